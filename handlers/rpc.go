@@ -1,0 +1,225 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
+)
+
+var errUnsupportedVersion = errors.New("unsupported protocol version")
+
+// handle answers one inbound frame. A non-nil result ends the connection.
+func (c *conn) handle(frame []byte) error {
+	msg, err := ahp.DecodeMessage(frame)
+	switch {
+	case errors.Is(err, ahp.ErrParse):
+		c.log.Info("rejected frame: not JSON", "bytes", len(frame))
+		c.send(ahp.EncodeError(nil, ahp.Errorf(ahp.CodeParseError, "parse error: the frame is not valid JSON")))
+		return nil
+	case err != nil:
+		c.log.Info("rejected frame: not a JSON-RPC request", "bytes", len(frame))
+		var id json.RawMessage
+		if msg != nil && msg.ID != nil && msg.Method != "" {
+			id = msg.ID
+		}
+		c.send(ahp.EncodeError(id, ahp.Errorf(ahp.CodeInvalidRequest, "invalid request: expected one JSON-RPC 2.0 request or notification object")))
+		return nil
+	}
+	if msg.IsNotification() {
+		c.notification(msg)
+		return nil
+	}
+	result, rpcErr := c.request(msg)
+	if rpcErr != nil {
+		if rpcErr.Code != ahp.CodeMethodNotFound && rpcErr.Code != ahp.CodeNotFound {
+			c.log.Info("request failed", "method", msg.Method, "code", rpcErr.Code, "err", rpcErr.Message)
+		}
+		frame := ahp.EncodeError(msg.ID, rpcErr)
+		if rpcErr.Code == ahp.CodeUnsupportedProtocolVersion {
+			// Answer, then close (§5.1).
+			_ = c.ws.Write(c.ctx, websocket.MessageText, frame)
+			return errUnsupportedVersion
+		}
+		c.send(frame)
+		return nil
+	}
+	out, err := ahp.EncodeResult(msg.ID, result, c.shape)
+	if err != nil {
+		c.send(ahp.EncodeError(msg.ID, ahp.Errorf(ahp.CodeInternalError, "internal error")))
+		c.log.Warn("encode result", "method", msg.Method, "err", err)
+		return nil
+	}
+	c.send(out)
+	return nil
+}
+
+// decodeParams unmarshals params into v, with -32602 on failure.
+func decodeParams(msg *ahp.Message, v any) *ahp.Error {
+	if len(msg.Params) == 0 || string(msg.Params) == "null" {
+		return ahp.Errorf(ahp.CodeInvalidParams, "%s needs params", msg.Method)
+	}
+	if err := json.Unmarshal(msg.Params, v); err != nil {
+		return ahp.Errorf(ahp.CodeInvalidParams, "invalid params for %s: %v", msg.Method, err)
+	}
+	return nil
+}
+
+// request answers a request with a result (nil = JSON null) or an error.
+func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
+	switch msg.Method {
+	case ahp.MethodPing:
+		return nil, nil
+	case ahp.MethodInitialize:
+		if c.initialized {
+			return nil, ahp.Errorf(ahp.CodeInvalidRequest, "initialize may only be sent once per connection")
+		}
+		return c.initialize(msg)
+	case ahp.MethodReconnect:
+		if c.initialized {
+			return nil, ahp.Errorf(ahp.CodeInvalidRequest, "reconnect must be the first request on a connection")
+		}
+		return c.reconnect(msg)
+	}
+	if !c.initialized {
+		return nil, ahp.Errorf(ahp.CodeInvalidRequest, "%s before initialize: send initialize or reconnect first", msg.Method)
+	}
+	switch msg.Method {
+	case ahp.MethodSubscribe:
+		var p ahp.SubscribeParams
+		if err := decodeParams(msg, &p); err != nil {
+			return nil, err
+		}
+		snap, err := c.s.m.Subscribe(c, p.Channel)
+		if err != nil {
+			return nil, c.mapError(err)
+		}
+		return ahp.SubscribeResult{Snapshot: &snap}, nil
+	case ahp.MethodCreateTerminal:
+		var p ahp.CreateTerminalParams
+		if err := decodeParams(msg, &p); err != nil {
+			return nil, err
+		}
+		if c.scope != "" {
+			return nil, ahp.Errorf(ahp.CodePermissionDenied, "a shared terminal link cannot create terminals")
+		}
+		if err := c.s.m.Create(p); err != nil {
+			return nil, c.mapError(err)
+		}
+		return nil, nil
+	case ahp.MethodDisposeTerminal:
+		var p ahp.ChannelParams
+		if err := decodeParams(msg, &p); err != nil {
+			return nil, err
+		}
+		if c.scope != "" {
+			return nil, ahp.Errorf(ahp.CodePermissionDenied, "a shared terminal link cannot dispose terminals")
+		}
+		if _, err := ahp.TerminalID(p.Channel); err != nil {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
+		}
+		if err := c.s.m.Dispose(p.Channel); err != nil {
+			return nil, c.mapError(err)
+		}
+		return nil, nil
+	case ahp.MethodListSessions:
+		return ahp.ListSessionsResult{Items: []json.RawMessage{}}, nil
+	case ahp.MethodAuthenticate:
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "this server has no protected resources to authenticate")
+	}
+	return nil, ahp.Errorf(ahp.CodeMethodNotFound, "method %q is not implemented by this terminal server", msg.Method)
+}
+
+func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
+	var p ahp.InitializeParams
+	if err := decodeParams(msg, &p); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid initialize params: %v", err)
+	}
+	version, shape, ok := ahp.Negotiate(p.ProtocolVersions)
+	if !ok {
+		c.log.Info("unsupported protocol versions", "offered", p.ProtocolVersions)
+		return nil, ahp.UnsupportedVersionError()
+	}
+	c.begin(p.ClientID, version, shape)
+	c.s.remember(p.ClientID, version, shape)
+	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
+	c.log.Debug("initialized", "client", p.ClientID, "version", version)
+	return ahp.InitializeResult{ProtocolVersion: version, ServerSeq: seq, Snapshots: snaps,
+		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}}, nil
+}
+
+func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
+	var p ahp.ReconnectParams
+	if err := decodeParams(msg, &p); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid reconnect params: %v", err)
+	}
+	rec, ok := c.s.resume(p.ClientID)
+	if !ok {
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "unknown or expired clientId %q: send initialize", p.ClientID)
+	}
+	c.begin(p.ClientID, rec.version, rec.shape)
+	return c.s.m.Reconnect(c, p), nil
+}
+
+// begin records the negotiated protocol state for this connection.
+func (c *conn) begin(clientID, version string, shape ahp.Shape) {
+	c.initialized, c.clientID, c.version, c.shape = true, clientID, version, shape
+	c.s.m.Connected(clientID)
+}
+
+// notification handles unsubscribe and dispatchAction; others are ignored.
+func (c *conn) notification(msg *ahp.Message) {
+	if !c.initialized {
+		c.log.Debug("notification before initialize ignored", "method", msg.Method)
+		return
+	}
+	switch msg.Method {
+	case ahp.MethodUnsubscribe:
+		var p ahp.ChannelParams
+		if decodeParams(msg, &p) == nil {
+			c.s.m.Unsubscribe(c, p.Channel)
+		}
+	case ahp.MethodDispatchAction:
+		var p ahp.DispatchActionParams
+		if err := decodeParams(msg, &p); err != nil || p.Channel == "" || len(p.Action) == 0 {
+			c.log.Info("dropped malformed dispatchAction", "client", c.clientID)
+			return
+		}
+		c.s.m.Dispatch(c, ahp.Origin{ClientID: c.clientID, ClientSeq: p.ClientSeq}, p.Channel, p.Action, c.policy())
+	default:
+		c.log.Debug("unknown notification ignored", "method", msg.Method)
+	}
+}
+
+// policy is the role check for dispatches; owners may dispatch anything.
+func (c *conn) policy() terminals.Policy { return nil }
+
+// mapError turns a manager error into a JSON-RPC error with a safe message.
+func (c *conn) mapError(err error) *ahp.Error {
+	code := ahp.CodeInternalError
+	switch {
+	case errors.Is(err, terminals.ErrNotFound):
+		code = ahp.CodeNotFound
+	case errors.Is(err, terminals.ErrExists):
+		code = ahp.CodeAlreadyExists
+	case errors.Is(err, terminals.ErrInvalid):
+		code = ahp.CodeInvalidParams
+	case errors.Is(err, terminals.ErrLimit):
+		code = ahp.CodePermissionDenied
+	}
+	if code == ahp.CodeInternalError {
+		c.log.Warn("internal error", "err", err)
+		return &ahp.Error{Code: code, Message: fmt.Sprintf("internal error: %v", err)}
+	}
+	return &ahp.Error{Code: code, Message: err.Error()}
+}

@@ -1,0 +1,154 @@
+package terminals
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/termhost/termhost/terminals/shellint"
+)
+
+// Config configures a Manager. Zero values get the product defaults.
+type Config struct {
+	Shell            string   // --shell; else $SHELL, the passwd entry, /bin/sh
+	ShellArgs        []string // extra arguments for the shell (tests use --norc via integration off)
+	Cwd              string   // --cwd; else $HOME
+	Roots            []string // if set, a requested cwd must lie under one of these
+	Scrollback       int      // bytes of content per terminal (default 1 MiB)
+	MaxTerminals     int      // default 64
+	ShellIntegration bool     // inject bash/zsh/fish integration
+	Env              []string // base environment for shells (default os.Environ())
+	DisposeGrace     time.Duration
+	ReplayBytes      int // replay ring budget (default 4 MiB)
+	InputQueue       int // bytes of queued keyboard input per terminal (default 1 MiB)
+	Logger           *slog.Logger
+	Clock            shellint.Clock // nil = real clock
+}
+
+func (c *Config) setDefaults() {
+	if c.Shell == "" {
+		c.Shell = DefaultShell()
+	}
+	if c.Cwd == "" {
+		c.Cwd, _ = os.UserHomeDir()
+		if c.Cwd == "" {
+			c.Cwd = "/"
+		}
+	}
+	if c.Scrollback == 0 {
+		c.Scrollback = 1 << 20
+	}
+	if c.MaxTerminals == 0 {
+		c.MaxTerminals = 64
+	}
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	if c.DisposeGrace == 0 {
+		c.DisposeGrace = 2 * time.Second
+	}
+	if c.ReplayBytes == 0 {
+		c.ReplayBytes = 4 << 20
+	}
+	if c.InputQueue == 0 {
+		c.InputQueue = 1 << 20
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// DefaultShell is $SHELL, else the user's passwd shell, else /bin/sh.
+func DefaultShell() string {
+	if s := os.Getenv("SHELL"); s != "" {
+		return s
+	}
+	if u, err := user.Current(); err == nil {
+		if s := passwdShell(u.Username); s != "" {
+			return s
+		}
+	}
+	return "/bin/sh"
+}
+
+func passwdShell(name string) string {
+	data, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) == 7 && f[0] == name {
+			return f[6]
+		}
+	}
+	return ""
+}
+
+// shellEnv is the environment of a new shell: the base environment without the
+// server's own secrets, with the terminal variables set.
+func shellEnv(base []string) []string {
+	env := make([]string, 0, len(base)+3)
+	lang := ""
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "TERMHOST_"), k == "TERM", k == "COLORTERM":
+			continue
+		case k == "LANG":
+			lang = v
+			continue
+		}
+		env = append(env, kv)
+	}
+	if lang == "" {
+		lang = "C.UTF-8"
+	}
+	return append(env, "TERM=xterm-256color", "COLORTERM=truecolor", "LANG="+lang)
+}
+
+// errBadCwd is wrapped for every unusable requested cwd.
+var errBadCwd = errors.New("bad cwd")
+
+// resolveCwd turns a createTerminal cwd URI into an existing directory allowed
+// by the configured roots.
+func (c *Config) resolveCwd(uri string) (string, error) {
+	if uri == "" {
+		return c.Cwd, nil
+	}
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) {
+		return "", fmt.Errorf("%w: cwd must be a file:///absolute/path URI, got %q", errBadCwd, uri)
+	}
+	dir := filepath.Clean(u.Path)
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%w: %s is not an existing directory", errBadCwd, dir)
+	}
+	if len(c.Roots) > 0 {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s: %v", errBadCwd, dir, err)
+		}
+		ok := false
+		for _, root := range c.Roots {
+			if r, err := filepath.EvalSymlinks(root); err == nil && (real == r || strings.HasPrefix(real, r+"/")) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return "", fmt.Errorf("%w: %s is outside the allowed roots", errBadCwd, dir)
+		}
+	}
+	return dir, nil
+}
+
+// FileURI formats an absolute path as a file:// URI.
+func FileURI(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }

@@ -1,0 +1,145 @@
+package terminals
+
+import (
+	"sync"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// Subscriber is one connection's view of the channels. The hub calls its
+// methods while holding its lock, so they must not block.
+type Subscriber interface {
+	// Shape is the wire shape negotiated by the connection.
+	Shape() ahp.Shape
+	// Scope is the only terminal URI the connection may see, or "" for all.
+	Scope() string
+	// Deliver queues one encoded frame. It returns false when the connection's
+	// queue is over its bound; the hub then drops the subscriber from every
+	// channel and the connection closes itself (the client recovers by reconnect).
+	Deliver(frame []byte) bool
+}
+
+// hub owns the one serverSeq counter, every channel's state and subscribers, and
+// the replay ring. One mutex keeps "assign seq, reduce, enqueue to subscribers"
+// atomic across channels, so a connection always receives envelopes in serverSeq
+// order and a legacy reconnect watermark never skips one.
+type hub struct {
+	mu       sync.Mutex
+	seq      int64
+	root     ahp.RootState
+	channels map[string]*channel // by URI, the root included
+	ring     *ring
+}
+
+// channel is a terminal's (or the root's) subscribers.
+type channel struct {
+	subs map[Subscriber]struct{}
+}
+
+func newHub(replayBytes int) *hub {
+	h := &hub{
+		root:     ahp.RootState{Agents: nil, Terminals: []ahp.TerminalInfo{}},
+		channels: map[string]*channel{ahp.RootURI: {subs: map[Subscriber]struct{}{}}},
+		ring:     newRing(replayBytes),
+	}
+	return h
+}
+
+// frames encodes one envelope lazily, once per (shape, scope) combination that a
+// subscriber needs, so the same bytes go to every subscriber with that view.
+type frames struct {
+	env     ahp.Envelope
+	byShape [2][]byte
+	scoped  map[scopeKey][]byte
+}
+
+type scopeKey struct {
+	shape ahp.Shape
+	scope string
+}
+
+func (f *frames) get(s Subscriber) []byte {
+	shape, scope := s.Shape(), s.Scope()
+	if scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
+		k := scopeKey{shape, scope}
+		if b, ok := f.scoped[k]; ok {
+			return b
+		}
+		env := f.env
+		env.Action.Terminals = filterInfos(env.Action.Terminals, scope)
+		b := mustEncode(env, shape)
+		if f.scoped == nil {
+			f.scoped = map[scopeKey][]byte{}
+		}
+		f.scoped[k] = b
+		return b
+	}
+	if b := f.byShape[shape]; b != nil {
+		return b
+	}
+	b := mustEncode(f.env, shape)
+	f.byShape[shape] = b
+	if !shapeDependent(f.env.Action.Type) {
+		f.byShape[1-shape] = b
+	}
+	return b
+}
+
+func shapeDependent(actionType string) bool {
+	return actionType == ahp.RootTerminalsChanged || actionType == ahp.TerminalClaimed || actionType == ""
+}
+
+func mustEncode(env ahp.Envelope, shape ahp.Shape) []byte {
+	b, err := ahp.EncodeEnvelope(env, shape)
+	if err != nil {
+		panic("terminals: encode envelope: " + err.Error()) // our own types always encode
+	}
+	return b
+}
+
+func filterInfos(list []ahp.TerminalInfo, scope string) []ahp.TerminalInfo {
+	out := []ahp.TerminalInfo{}
+	for _, t := range list {
+		if t.Resource == scope {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// publishLocked assigns the next serverSeq to an accepted action, records it for
+// replay and queues it to every subscriber of the channel. The caller has
+// already applied the action to the channel's state. h.mu must be held.
+func (h *hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) int64 {
+	h.seq++
+	f := &frames{env: ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: origin}}
+	h.ring.add(f.env)
+	if ch := h.channels[uri]; ch != nil {
+		for s := range ch.subs {
+			if !s.Deliver(f.get(s)) {
+				h.dropLocked(s)
+			}
+		}
+	}
+	return h.seq
+}
+
+// rejectLocked sends a rejection envelope to the dispatcher only; it takes a
+// serverSeq but is not replayed (§8.4).
+func (h *hub) rejectLocked(s Subscriber, uri string, a ahp.Action, origin ahp.Origin, reason string) {
+	h.seq++
+	env := ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: &origin, RejectionReason: reason}
+	if !s.Deliver(mustEncode(env, s.Shape())) {
+		h.dropLocked(s)
+	}
+}
+
+func (h *hub) dropLocked(s Subscriber) {
+	for _, ch := range h.channels {
+		delete(ch.subs, s)
+	}
+}
+
+func (h *hub) subscribeLocked(uri string, s Subscriber) {
+	h.channels[uri].subs[s] = struct{}{}
+}
