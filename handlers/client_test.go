@@ -28,7 +28,9 @@ type testServer struct {
 	srv *handlers.Server
 }
 
-type serverOption func(*terminals.Config, *handlers.Config)
+type handlersConfig = handlers.Config
+
+type serverOption func(*terminals.Config, *handlersConfig)
 
 func newServer(t *testing.T, opts ...serverOption) *testServer {
 	t.Helper()
@@ -76,7 +78,10 @@ type client struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	frames  [][]byte
-	methods map[string]string // request id → method, for schema checks
+	msgs    []*ahp.Message              // frames decoded once, by the reader
+	envs    map[int]ahp.Envelope        // action envelopes by frame index
+	outputs map[string]*strings.Builder // terminal/data per channel
+	methods map[string]string           // request id → method, for schema checks
 	closed  error
 	nextID  int
 	seq     int64 // clientSeq
@@ -103,7 +108,7 @@ func (ts *testServer) tryDial(t *testing.T, headers ...string) (*client, error) 
 		return nil, err
 	}
 	ws.SetReadLimit(64 << 20)
-	c := &client{t: t, ws: ws, ctx: ctx, methods: map[string]string{}}
+	c := &client{t: t, ws: ws, ctx: ctx, methods: map[string]string{}, envs: map[int]ahp.Envelope{}, outputs: map[string]*strings.Builder{}}
 	c.cond = sync.NewCond(&c.mu)
 	done := make(chan struct{})
 	go func() {
@@ -117,7 +122,7 @@ func (ts *testServer) tryDial(t *testing.T, headers ...string) (*client, error) 
 				c.mu.Unlock()
 				return
 			}
-			c.frames = append(c.frames, data)
+			c.record(data)
 			c.cond.Broadcast()
 			c.mu.Unlock()
 		}
@@ -128,6 +133,29 @@ func (ts *testServer) tryDial(t *testing.T, headers ...string) (*client, error) 
 		c.checkFrames()
 	})
 	return c, nil
+}
+
+// record decodes a frame once; c.mu is held.
+func (c *client) record(data []byte) {
+	var m ahp.Message
+	if err := json.Unmarshal(data, &m); err != nil {
+		c.t.Errorf("server sent invalid JSON: %v: %s", err, truncate(data))
+	}
+	i := len(c.frames)
+	c.frames = append(c.frames, data)
+	c.msgs = append(c.msgs, &m)
+	if m.Method == "action" {
+		e := decodeEnvelope(c.t, m.Params)
+		c.envs[i] = e
+		if e.Action.Type == ahp.TerminalData && e.RejectionReason == "" {
+			b := c.outputs[e.Channel]
+			if b == nil {
+				b = &strings.Builder{}
+				c.outputs[e.Channel] = b
+			}
+			b.WriteString(e.Action.Data)
+		}
+	}
 }
 
 // checkFrames validates every frame received on a legacy connection.
@@ -240,12 +268,8 @@ func (c *client) waitFrame(pred func(*ahp.Message, int) bool, what string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := 0; ; {
-		for ; i < len(c.frames); i++ {
-			var m ahp.Message
-			if err := json.Unmarshal(c.frames[i], &m); err != nil {
-				c.t.Fatalf("server sent invalid JSON: %v: %s", err, truncate(c.frames[i]))
-			}
-			if pred(&m, i) {
+		for ; i < len(c.msgs); i++ {
+			if pred(c.msgs[i], i) {
 				return
 			}
 		}
@@ -264,10 +288,7 @@ func (c *client) waitAction(what string, pred func(ahp.Envelope) bool) ahp.Envel
 		if i < c.cursor || m.Method != "action" {
 			return false
 		}
-		var e ahp.Envelope
-		if err := json.Unmarshal(m.Params, &e); err != nil {
-			c.t.Fatalf("bad envelope: %v", err)
-		}
+		e := c.envs[i]
 		if pred(e) {
 			env, c.cursor = e, i+1
 			return true
@@ -282,13 +303,9 @@ func (c *client) envelopes() []ahp.Envelope {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []ahp.Envelope
-	for _, f := range c.frames {
-		var m ahp.Message
-		if json.Unmarshal(f, &m) == nil && m.Method == "action" {
-			var e ahp.Envelope
-			if json.Unmarshal(m.Params, &e) == nil {
-				out = append(out, e)
-			}
+	for i := range c.msgs {
+		if e, ok := c.envs[i]; ok {
+			out = append(out, e)
 		}
 	}
 	return out
@@ -317,38 +334,27 @@ func (c *client) initialize(version, clientID string, subs ...string) map[string
 	return out
 }
 
-// output concatenates terminal/data on channel received so far.
+// output is the terminal/data received on channel so far.
 func (c *client) output(channel string) string {
-	var b strings.Builder
-	for _, e := range c.envelopes() {
-		if e.Channel == channel && e.Action.Type == ahp.TerminalData && e.RejectionReason == "" {
-			b.WriteString(e.Action.Data)
-		}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.outputLocked(channel)
+}
+
+func (c *client) outputLocked(channel string) string {
+	if b := c.outputs[channel]; b != nil {
+		return b.String()
 	}
-	return b.String()
+	return ""
 }
 
 // waitOutput waits until the channel's output contains want.
 func (c *client) waitOutput(channel, want string) {
 	c.t.Helper()
-	c.waitFrame(func(*ahp.Message, int) bool { return strings.Contains(c.outputLocked(channel), want) }, fmt.Sprintf("output %q", want))
-}
-
-func (c *client) outputLocked(channel string) string {
-	var b strings.Builder
-	for _, f := range c.frames {
-		if !strings.Contains(string(f), `"terminal/data"`) {
-			continue
-		}
-		var m ahp.Message
-		if json.Unmarshal(f, &m) == nil && m.Method == "action" {
-			var e ahp.Envelope
-			if json.Unmarshal(m.Params, &e) == nil && e.Channel == channel && e.Action.Type == ahp.TerminalData {
-				b.WriteString(e.Action.Data)
-			}
-		}
-	}
-	return b.String()
+	c.waitFrame(func(*ahp.Message, int) bool {
+		b := c.outputs[channel]
+		return b != nil && strings.Contains(b.String()[max(0, b.Len()-len(want)-64<<10):], want)
+	}, fmt.Sprintf("output %q", want))
 }
 
 // createTerminal creates and subscribes a terminal owned by clientID.
@@ -373,4 +379,29 @@ func (c *client) subscribe(uri string) ahp.Snapshot {
 		c.t.Fatalf("subscribe result: %v", err)
 	}
 	return r.Snapshot
+}
+
+// decodeEnvelope decodes an envelope; a rejection may carry an invalid action,
+// which is kept raw with its type.
+func decodeEnvelope(t *testing.T, params json.RawMessage) ahp.Envelope {
+	var e ahp.Envelope
+	if err := json.Unmarshal(params, &e); err == nil {
+		return e
+	}
+	var raw struct {
+		Channel   string `json:"channel"`
+		ServerSeq int64  `json:"serverSeq"`
+		Origin    *ahp.Origin
+		Reason    string          `json:"rejectionReason"`
+		Action    json.RawMessage `json:"action"`
+	}
+	if err := json.Unmarshal(params, &raw); err != nil || raw.Reason == "" {
+		t.Fatalf("bad envelope %s: %v", params, err)
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw.Action, &head)
+	return ahp.Envelope{Channel: raw.Channel, ServerSeq: raw.ServerSeq, Origin: raw.Origin, RejectionReason: raw.Reason,
+		Action: ahp.Action{Type: head.Type, Raw: raw.Action}}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/coder/websocket"
-
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals"
 )
@@ -42,7 +40,7 @@ func (c *conn) handle(frame []byte) error {
 		frame := ahp.EncodeError(msg.ID, rpcErr)
 		if rpcErr.Code == ahp.CodeUnsupportedProtocolVersion {
 			// Answer, then close (§5.1).
-			_ = c.ws.Write(c.ctx, websocket.MessageText, frame)
+			c.send(frame)
 			return errUnsupportedVersion
 		}
 		c.send(frame)

@@ -27,7 +27,9 @@ type Config struct {
 	// MaxFrame is the largest inbound WebSocket message (default 1 MiB).
 	MaxFrame int64
 	// SendQueue is the per-connection bound of queued outbound bytes; a
-	// subscriber past it is disconnected (default 8 MiB).
+	// subscriber past it is disconnected (default 8 MiB, at least 4 MiB so
+	// that a claim holder is paced by the pty's flow control, which pauses
+	// the shell at 2 MiB, before it could be evicted).
 	SendQueue int
 	// PingInterval is the WebSocket ping period that keeps proxies from closing
 	// idle connections (default 20 s).
@@ -46,6 +48,7 @@ func (c *Config) setDefaults() {
 	if c.SendQueue == 0 {
 		c.SendQueue = 8 << 20
 	}
+	c.SendQueue = max(c.SendQueue, minSendQueue)
 	if c.PingInterval == 0 {
 		c.PingInterval = 20 * time.Second
 	}
@@ -56,6 +59,8 @@ func (c *Config) setDefaults() {
 		c.Version = "dev"
 	}
 }
+
+const minSendQueue = 4 << 20
 
 // Server serves termhost over HTTP.
 type Server struct {

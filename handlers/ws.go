@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -62,23 +63,23 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 
 // conn is one WebSocket speaking JSON-RPC. One reader goroutine (run) handles
 // every inbound message in order; one writer goroutine drains the bounded
-// outbound queue; one pinger keeps proxies awake.
+// outbound queue and performs every close; one pinger keeps proxies awake.
 type conn struct {
 	s   *Server
 	ws  *websocket.Conn
-	log interface {
-		Debug(string, ...any)
-		Info(string, ...any)
-		Warn(string, ...any)
-	}
+	log *slog.Logger
+
+	// ctx ends the writer and pinger; the reader ends when the socket closes.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	mu      sync.Mutex
-	queue   [][]byte
-	queued  int
-	wake    chan struct{}
-	evicted bool
+	mu        sync.Mutex
+	queue     [][]byte
+	queued    int
+	wake      chan struct{}
+	closeCode websocket.StatusCode // set once: the writer closes with it
+	closeText string
+	dropped   bool // evicted: queued frames were discarded
 
 	// Protocol state: written by the reader before any subscription exists,
 	// so the hub's reads under its lock happen after.
@@ -89,39 +90,67 @@ type conn struct {
 	scope       string
 }
 
-var errSlow = errors.New("slow consumer")
-
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
-	c := &conn{s: s, ws: ws, wake: make(chan struct{}, 1)}
-	c.log = s.log.With("remote", remote)
-	c.ctx, c.cancel = context.WithCancelCause(s.ctx)
+	c := &conn{s: s, ws: ws, wake: make(chan struct{}, 1), log: s.log.With("remote", remote)}
+	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	return c
 }
 
-// Shape, Scope and Deliver make conn a terminals.Subscriber.
+// Shape, Scope, ClientID, Backlog and Deliver make conn a terminals.Subscriber.
 func (c *conn) Shape() ahp.Shape { return c.shape }
 func (c *conn) Scope() string    { return c.scope }
+func (c *conn) ClientID() string { return c.clientID }
+func (c *conn) Backlog() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queued
+}
 
-// Deliver queues a frame without blocking; past the queue bound the connection
-// is marked for eviction and the caller drops it.
+// Deliver queues a frame without blocking. Past the queue bound the connection
+// is evicted: its queue is dropped, the writer closes it with 4001 and the
+// client recovers by reconnecting (replay or snapshot).
 func (c *conn) Deliver(frame []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.evicted {
+	if c.closeCode != 0 {
 		return false
 	}
 	if c.queued+len(frame) > c.s.cfg.SendQueue {
-		c.evicted = true
-		c.cancel(errSlow)
+		c.closeLocked(closeSlowConsumer, "too slow: reconnect to resume", true)
+		c.log.Info("evicting slow subscriber", "client", c.clientID, "queued", c.queued)
 		return false
 	}
 	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
+	c.signal()
+	return true
+}
+
+func (c *conn) signal() {
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	return true
+}
+
+// closeWith asks the writer to send what is queued and close the socket with
+// code; the first request wins.
+func (c *conn) closeWith(code websocket.StatusCode, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeLocked(code, reason, false)
+}
+
+// closeLocked records the close; drop discards the queue (eviction), so only
+// the frame in flight is finished before the close frame.
+func (c *conn) closeLocked(code websocket.StatusCode, reason string, drop bool) {
+	if c.closeCode == 0 {
+		c.closeCode, c.closeText = code, reason
+	}
+	if drop {
+		c.queue, c.queued, c.dropped = nil, 0, true
+	}
+	c.signal()
 }
 
 // send queues a response or notification of our own.
@@ -133,37 +162,40 @@ func (c *conn) send(frame []byte) {
 
 func (c *conn) run() {
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); c.writeLoop() }()
 	go func() { defer wg.Done(); c.pingLoop() }()
+	go func() {
+		defer wg.Done()
+		select {
+		case <-c.s.ctx.Done():
+			c.closeWith(websocket.StatusGoingAway, "server shutting down")
+		case <-c.ctx.Done():
+		}
+	}()
 	err := c.readLoop()
-	c.cancel(err)
+	switch {
+	case errors.Is(err, errUnsupportedVersion):
+		c.closeWith(websocket.StatusPolicyViolation, "unsupported protocol version")
+	case errors.Is(err, websocket.ErrMessageTooBig):
+		c.log.Warn("closed: inbound message over the limit", "limit", c.s.cfg.MaxFrame, "client", c.clientID)
+	default:
+		c.log.Debug("connection closed", "client", c.clientID, "err", err)
+	}
+	c.closeWith(websocket.StatusNormalClosure, "")
+	<-c.ctx.Done() // the writer has closed the socket
 	wg.Wait()
 	c.s.m.Leave(c)
 	if c.initialized {
 		c.s.m.Disconnected(c.clientID)
 		c.s.forget(c.clientID)
 	}
-	cause := context.Cause(c.ctx)
-	switch {
-	case errors.Is(cause, errSlow):
-		c.log.Info("evicted slow subscriber", "client", c.clientID)
-		_ = c.ws.Close(closeSlowConsumer, "too slow: reconnect to resume")
-	case errors.Is(c.s.ctx.Err(), context.Canceled):
-		_ = c.ws.Close(websocket.StatusGoingAway, "server shutting down")
-	case errors.Is(cause, websocket.ErrMessageTooBig):
-		c.log.Warn("closed: inbound message over the limit", "limit", c.s.cfg.MaxFrame, "client", c.clientID)
-	case errors.Is(cause, errUnsupportedVersion):
-		_ = c.ws.Close(websocket.StatusPolicyViolation, "unsupported protocol version")
-	default:
-		c.log.Debug("connection closed", "client", c.clientID, "cause", cause)
-		_ = c.ws.CloseNow()
-	}
 }
 
 func (c *conn) readLoop() error {
 	for {
-		_, data, err := c.ws.Read(c.ctx)
+		// Not c.ctx: cancelling a Read closes the socket without a close code.
+		_, data, err := c.ws.Read(context.Background())
 		if err != nil {
 			return err
 		}
@@ -173,28 +205,49 @@ func (c *conn) readLoop() error {
 	}
 }
 
+// writeLoop sends queued frames in order, then, once asked to, closes the
+// socket with the requested code.
 func (c *conn) writeLoop() {
+	defer c.cancel(errors.New("writer done"))
 	for {
 		select {
+		case <-c.wake:
 		case <-c.ctx.Done():
 			return
-		case <-c.wake:
 		}
 		c.mu.Lock()
-		batch := c.queue
+		batch, code, reason := c.queue, c.closeCode, c.closeText
 		c.queue = nil
 		c.mu.Unlock()
 		for _, frame := range batch {
-			if err := c.ws.Write(c.ctx, websocket.MessageText, frame); err != nil {
-				c.cancel(err)
+			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+			err := c.ws.Write(ctx, websocket.MessageText, frame)
+			cancel()
+			if err != nil {
+				c.log.Debug("write failed", "client", c.clientID, "err", err)
+				_ = c.ws.CloseNow()
 				return
 			}
 			c.mu.Lock()
-			c.queued -= len(frame)
+			dropped := c.dropped
+			if !dropped {
+				c.queued -= len(frame)
+			}
 			c.mu.Unlock()
+			if dropped {
+				break
+			}
+		}
+		if code != 0 {
+			_ = c.ws.Close(code, reason)
+			return
 		}
 	}
 }
+
+// writeTimeout bounds one frame write: a peer that accepts nothing for this
+// long is gone.
+const writeTimeout = time.Minute
 
 func (c *conn) pingLoop() {
 	t := time.NewTicker(c.s.cfg.PingInterval)
@@ -209,7 +262,7 @@ func (c *conn) pingLoop() {
 			cancel()
 			if err != nil && c.ctx.Err() == nil {
 				c.log.Info("websocket ping failed", "client", c.clientID, "err", err)
-				c.cancel(err)
+				_ = c.ws.CloseNow()
 				return
 			}
 		}

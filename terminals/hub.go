@@ -13,6 +13,10 @@ type Subscriber interface {
 	Shape() ahp.Shape
 	// Scope is the only terminal URI the connection may see, or "" for all.
 	Scope() string
+	// ClientID is the AHP clientId of the connection ("" before initialize).
+	ClientID() string
+	// Backlog is the number of bytes queued and not yet written.
+	Backlog() int
 	// Deliver queues one encoded frame. It returns false when the connection's
 	// queue is over its bound; the hub then drops the subscriber from every
 	// channel and the connection closes itself (the client recovers by reconnect).

@@ -173,18 +173,43 @@ func (m *Manager) Dispose(uri string) error {
 	return nil
 }
 
-// publishOutput publishes an action produced by a terminal's shell.
-func (m *Manager) publishOutput(t *terminal, a ahp.Action) {
+// publishOutput publishes an action produced by a terminal's shell. It
+// returns the claim holder's backlog so the owner can pause reading the pty
+// while the driver falls behind.
+func (m *Manager) publishOutput(t *terminal, a ahp.Action) int {
 	m.hub.mu.Lock()
 	defer m.hub.mu.Unlock()
 	if t.disposed || (a.Type == ahp.TerminalTitleChanged && t.titlePinned) {
-		return
+		return 0
 	}
 	m.applyLocked(t, a)
 	m.hub.publishLocked(t.uri, a, nil)
 	if a.Type == ahp.TerminalTitleChanged {
 		m.publishCatalogueLocked()
 	}
+	return m.holderBacklogLocked(t)
+}
+
+// holderBacklog is the largest send backlog among the claim holder's
+// connections subscribed to the terminal.
+func (m *Manager) holderBacklog(t *terminal) int {
+	m.hub.mu.Lock()
+	defer m.hub.mu.Unlock()
+	return m.holderBacklogLocked(t)
+}
+
+func (m *Manager) holderBacklogLocked(t *terminal) int {
+	ch := m.hub.channels[t.uri]
+	if ch == nil || t.state.Claim.Kind != ahp.ClaimClient {
+		return 0
+	}
+	most := 0
+	for s := range ch.subs {
+		if s.ClientID() == t.state.Claim.ClientID {
+			most = max(most, s.Backlog())
+		}
+	}
+	return most
 }
 
 // terminalExited reports a process exit and updates the catalogue.

@@ -26,6 +26,12 @@ const (
 	drainQuiet     = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
 	drainMax       = time.Second
 	readyTimeout   = 3 * time.Second
+
+	// Flow control (shell-integration spec §7.9): stop reading the pty while
+	// the claim holder has more than highWater bytes unsent, until it is below
+	// lowWater. Other subscribers never slow the shell; they are evicted.
+	highWater = 2 << 20
+	lowWater  = 256 << 10
 )
 
 // terminal is one shell in a pty. Its owner goroutine is the only reader of the
@@ -172,9 +178,10 @@ func (t *terminal) own() {
 			close(t.ready)
 		}
 	}
+	backlog := 0
 	flush := func() {
 		if len(pending) > 0 {
-			t.m.publishOutput(t, ahp.Action{Type: ahp.TerminalData, Data: string(pending)})
+			backlog = t.m.publishOutput(t, ahp.Action{Type: ahp.TerminalData, Data: string(pending)})
 			pending = pending[:0]
 		}
 		lastFlush = time.Now()
@@ -191,9 +198,13 @@ func (t *terminal) own() {
 			return
 		}
 		flush() // never merge data across a command, cwd or title boundary
-		t.m.publishOutput(t, eventAction(ev))
+		backlog = t.m.publishOutput(t, eventAction(ev))
 	}
 	for {
+		if backlog > highWater {
+			flush()
+			backlog = t.waitForHolder()
+		}
 		n, err := t.pty.Read(buf)
 		if n > 0 {
 			t.proc.Write(buf[:n], emit)
@@ -240,6 +251,27 @@ finish:
 	t.proc.Close(emit)
 	flush()
 	t.m.terminalExited(t, t.exitCode)
+}
+
+// waitForHolder pauses until the claim holder's backlog drops below lowWater
+// (the kernel buffer fills and the program blocks on write, so Ctrl-C stays
+// responsive), or the terminal ends.
+func (t *terminal) waitForHolder() int {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		b := t.m.holderBacklog(t)
+		if b < lowWater {
+			return b
+		}
+		select {
+		case <-tick.C:
+		case <-t.done:
+			return 0
+		case <-t.ctx.Done():
+			return 0
+		}
+	}
 }
 
 func eventAction(ev shellint.Event) ahp.Action {

@@ -1,0 +1,172 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
+)
+
+// lastSeq is the highest serverSeq the client has seen.
+func (c *client) lastSeq() int64 {
+	var last int64
+	for _, e := range c.envelopes() {
+		if e.ServerSeq > last {
+			last = e.ServerSeq
+		}
+	}
+	return last
+}
+
+func TestReconnectReplay(t *testing.T) {
+	for _, version := range []string{"0.8.0", "1.0.0"} {
+		t.Run(version, func(t *testing.T) {
+			ts := newServer(t)
+			a := ts.dial(t)
+			a.initialize(version, "roamer")
+			uri, _ := a.createTerminal("r", "roamer", nil)
+			a.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo before\r"})
+			a.waitOutput(uri, "before\r\n")
+			seen := a.lastSeq()
+			before := a.output(uri)
+			_ = a.ws.CloseNow()
+			a.waitClosed(t)
+
+			// While a is away, someone else makes output.
+			b := ts.dial(t)
+			b.initialize("1.0.0", "helper")
+			b.subscribe(uri)
+			b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo while-$((6*7))\r"})
+			b.waitOutput(uri, "while-42\r\n")
+			ts.m.Create(ahp.CreateTerminalParams{Channel: "ahp-terminal:/gone", Claim: &ahp.Claim{Kind: "client", ClientID: "helper"}})
+			b.mustCall("disposeTerminal", map[string]any{"channel": "ahp-terminal:/gone"})
+
+			a2 := ts.dial(t)
+			a2.legacy, a2.checker = a.legacy, a.checker
+			res := a2.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "roamer",
+				"lastSeenServerSeq": seen, "subscriptions": []string{ahp.RootURI, uri, "ahp-terminal:/gone"}})
+			var r struct {
+				Type    string            `json:"type"`
+				Actions []json.RawMessage `json:"actions"`
+				Missing []string          `json:"missing"`
+			}
+			if err := json.Unmarshal(res, &r); err != nil || r.Type != "replay" {
+				t.Fatalf("reconnect = %s (%v), want a replay", res, err)
+			}
+			if len(r.Missing) != 1 || r.Missing[0] != "ahp-terminal:/gone" {
+				t.Errorf("missing = %v", r.Missing)
+			}
+			var replayed strings.Builder
+			last := seen
+			for _, raw := range r.Actions {
+				e := decodeEnvelope(t, raw)
+				if e.ServerSeq <= last {
+					t.Fatalf("replay not ascending or not after the watermark: %d after %d", e.ServerSeq, last)
+				}
+				last = e.ServerSeq
+				if e.Channel == uri && e.Action.Type == ahp.TerminalData {
+					replayed.WriteString(e.Action.Data)
+				}
+			}
+			if !strings.Contains(replayed.String(), "while-42") || strings.Contains(replayed.String(), "before\r\n") {
+				t.Errorf("replayed output %q: want exactly what was missed", replayed.String())
+			}
+			// Subscriptions are live again, with no duplicate or gap.
+			b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo af''ter\r"})
+			a2.waitOutput(uri, "after\r\n")
+			full := before + replayed.String() + a2.output(uri)
+			if strings.Count(full, "while-42\r\n") != 1 || strings.Count(full, "after\r\n") != 1 {
+				t.Errorf("stream after reconnect has duplicates or gaps: %q", full)
+			}
+		})
+	}
+}
+
+func TestReconnectSnapshotFallback(t *testing.T) {
+	ts := newServer(t, func(tc *terminals.Config, _ *handlersConfig) { tc.ReplayBytes = 2048 })
+	a := ts.dial(t)
+	a.initialize("1.0.0", "late")
+	uri, _ := a.createTerminal("s", "late", nil)
+	a.waitOutput(uri, "$ ")
+	seen := a.lastSeq()
+	_ = a.ws.CloseNow()
+	a.waitClosed(t)
+	b := ts.dial(t)
+	b.initialize("1.0.0", "loud")
+	b.subscribe(uri)
+	b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "for i in $(seq 1 300); do echo line-$i; done\r"})
+	b.waitOutput(uri, "line-300\r\n")
+
+	a2 := ts.dial(t)
+	res := a2.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "late",
+		"lastSeenServerSeq": seen, "subscriptions": []string{ahp.RootURI, uri}})
+	var r struct {
+		Type      string         `json:"type"`
+		Snapshots []ahp.Snapshot `json:"snapshots"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.Type != "snapshot" || len(r.Snapshots) != 2 {
+		t.Fatalf("reconnect = %.300s (%v), want two snapshots", res, err)
+	}
+	st := r.Snapshots[1].State.(ahp.TerminalState)
+	var text strings.Builder
+	for _, p := range st.Content {
+		text.WriteString(p.Text())
+	}
+	if !strings.Contains(text.String(), "line-300") {
+		t.Errorf("snapshot content lacks the latest output")
+	}
+}
+
+func TestReconnectPerChannel(t *testing.T) {
+	ts := newServer(t)
+	a := ts.dial(t)
+	a.initialize("1.0.0", "pc")
+	uri, snap := a.createTerminal("pc", "pc", nil)
+	a.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo one\r"})
+	a.waitOutput(uri, "one\r\n")
+	seen := a.lastSeq()
+	_ = a.ws.CloseNow()
+	a.waitClosed(t)
+	ts.m.Dispose(uri)
+	a2 := ts.dial(t)
+	res := a2.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "pc", "subscriptions": []any{
+		map[string]any{"channel": ahp.RootURI, "lastSeenServerSeq": seen},
+		map[string]any{"channel": uri, "lastSeenServerSeq": snap.FromSeq},
+		map[string]any{"channel": "ahp-terminal:/never", "lastSeenServerSeq": 0},
+	}})
+	var r struct {
+		Channels []struct {
+			Kind    string            `json:"kind"`
+			Channel string            `json:"channel"`
+			Actions []json.RawMessage `json:"actions"`
+		} `json:"channels"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || len(r.Channels) != 3 {
+		t.Fatalf("reconnect = %s (%v)", res, err)
+	}
+	kinds := map[string]string{}
+	for _, ch := range r.Channels {
+		kinds[ch.Channel] = ch.Kind
+		if ch.Kind == "replay" {
+			for _, raw := range ch.Actions {
+				if e := decodeEnvelope(t, raw); e.Channel != ch.Channel {
+					t.Errorf("replay for %s holds an action of %s", ch.Channel, e.Channel)
+				}
+			}
+		}
+	}
+	if kinds[ahp.RootURI] != "replay" || kinds[uri] != "missing" || kinds["ahp-terminal:/never"] != "missing" {
+		t.Errorf("kinds = %v", kinds)
+	}
+}
+
+func TestReconnectUnknownClient(t *testing.T) {
+	ts := newServer(t)
+	c := ts.dial(t)
+	c.callErr("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "stranger", "lastSeenServerSeq": 5, "subscriptions": []string{}}, ahp.CodeInvalidParams)
+	c.callErr("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "stranger"}, ahp.CodeInvalidParams)
+	// Falling back to initialize works on the same connection.
+	c.initialize("1.0.0", "stranger")
+}

@@ -1,0 +1,166 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
+)
+
+// mixedLines is the generator the shell runs (awk) and its Go twin: ASCII,
+// ANSI colours and multi-byte UTF-8.
+const mixedAwk = `awk 'BEGIN{for(i=0;i<%d;i++) printf "%%07d \033[1;3%%dmcolour\033[0m text ü € 漢字 ok %%s\n", i, i%%8, "abcdefghij"}'`
+
+func mixedLines(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%07d \033[1;3%dmcolour\033[0m text ü € 漢字 ok %s\n", i, i%8, "abcdefghij")
+	}
+	return b.Bytes()
+}
+
+// streamOutput reads a terminal's data envelopes from a raw WebSocket until
+// the stream contains end, checking order and returning the bytes.
+func streamOutput(t *testing.T, ws *websocket.Conn, uri, end string) []byte {
+	var out bytes.Buffer
+	var last int64
+	for {
+		_, frame, err := ws.Read(t.Context())
+		if err != nil {
+			t.Errorf("read: %v after %d bytes", err, out.Len())
+			return out.Bytes()
+		}
+		if !bytes.Contains(frame, []byte(`"terminal/data"`)) {
+			continue
+		}
+		var m struct {
+			Params ahp.Envelope `json:"params"`
+		}
+		if err := json.Unmarshal(frame, &m); err != nil {
+			t.Fatalf("bad frame: %v", err)
+		}
+		if m.Params.Channel != uri {
+			continue
+		}
+		if m.Params.ServerSeq <= last {
+			t.Fatalf("serverSeq %d after %d", m.Params.ServerSeq, last)
+		}
+		last = m.Params.ServerSeq
+		out.WriteString(m.Params.Action.Data)
+		if tail := out.Bytes()[max(0, out.Len()-len(end)-64):]; bytes.Contains(tail, []byte(end)) {
+			return out.Bytes()
+		}
+	}
+}
+
+func rawSubscriber(t *testing.T, ts *testServer, clientID, uri string) *websocket.Conn {
+	ws, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SetReadLimit(64 << 20)
+	t.Cleanup(func() { _ = ws.CloseNow() })
+	send := func(id int, method string, params any) {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if err := ws.Write(t.Context(), websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(1, "initialize", map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}, "clientId": clientID})
+	send(2, "subscribe", map[string]any{"channel": uri})
+	return ws
+}
+
+// TestLargeOutputTwoSubscribers: 64 MiB of mixed output reaches two
+// subscribers byte-identical to the source.
+func TestLargeOutputTwoSubscribers(t *testing.T) {
+	lines := 1 << 20 // 64 bytes a line: 64 MiB
+	if testing.Short() {
+		lines = 1 << 16
+	}
+	want := mixedLines(lines)
+	// Queues big enough that these (race-instrumented) readers are never
+	// evicted: this test is about delivery, TestSlowSubscriberEvicted about
+	// eviction.
+	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 512 << 20 })
+	owner := ts.dial(t)
+	owner.initialize("1.0.0", "owner")
+	uri, _ := owner.createTerminal("big", "owner", nil)
+	owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty -onlcr\r"})
+	owner.waitOutput(uri, "stty -onlcr\r\n")
+
+	subs := []*websocket.Conn{rawSubscriber(t, ts, "s1", uri), rawSubscriber(t, ts, "s2", uri)}
+	owner.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	_ = owner.ws.CloseNow() // the recording client is not one of the two
+
+	results := make([][]byte, len(subs))
+	var wg sync.WaitGroup
+	for i, ws := range subs {
+		wg.Add(1)
+		go func() { defer wg.Done(); results[i] = streamOutput(t, ws, uri, "END-OF-STREAM\n") }()
+	}
+	// Typed from a third connection once both are subscribed.
+	driver := ts.dial(t)
+	driver.initialize("1.0.0", "owner")
+	cmd := "printf 'START-OF-''STREAM\\n'; " + fmt.Sprintf(mixedAwk, lines) + "; printf 'END-OF-''STREAM\\n'\r"
+	driver.dispatch(uri, map[string]any{"type": "terminal/input", "data": cmd})
+	wg.Wait()
+	sum := sha256.Sum256(want)
+	for i, got := range results {
+		start := bytes.Index(got, []byte("START-OF-STREAM\n"))
+		end := bytes.LastIndex(got, []byte("END-OF-STREAM\n"))
+		if start < 0 || end < start {
+			t.Fatalf("subscriber %d: markers missing in %d bytes", i+1, len(got))
+		}
+		body := got[start+len("START-OF-STREAM\n") : end]
+		if gotSum := sha256.Sum256(body); gotSum != sum {
+			t.Errorf("subscriber %d: %d bytes, sha256 %x; want %d bytes, %x", i+1, len(body), gotSum[:8], len(want), sum[:8])
+			_ = os.WriteFile(filepath.Join(t.TempDir(), "got"+strconv.Itoa(i)), body, 0o600)
+		}
+	}
+}
+
+// TestSlowSubscriberEvicted: a subscriber that stops reading is cut off with
+// close code 4001 (reconnect to resume) while the shell and a live subscriber
+// carry on unharmed.
+func TestSlowSubscriberEvicted(t *testing.T) {
+	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 4 << 20 })
+	driver := ts.dial(t)
+	driver.initialize("1.0.0", "driver")
+	uri, _ := driver.createTerminal("slow", "driver", nil)
+	driver.notify("unsubscribe", map[string]any{"channel": uri})
+	live := rawSubscriber(t, ts, "driver", uri) // the claim holder: it paces the shell
+
+	// A subscriber that never reads: its socket buffers fill, then its queue.
+	stuck := rawSubscriber(t, ts, "stuck", uri)
+	driver.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	driver.dispatch(uri, map[string]any{"type": "terminal/input", "data": "head -c 32000000 /dev/zero | tr '\\0' x; echo; echo DO''NE\r"})
+	if got := streamOutput(t, live, uri, "DONE"); len(got) < 32000000 {
+		t.Errorf("live subscriber got %d bytes, want all 32000000", len(got))
+	}
+	// Now drain the stuck socket: it must end with our close code.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	var err error
+	for {
+		if _, _, err = stuck.Read(ctx); err != nil {
+			break
+		}
+	}
+	if websocket.CloseStatus(err) != 4001 {
+		t.Errorf("stuck subscriber closed with %v (%v), want 4001", websocket.CloseStatus(err), err)
+	}
+}
