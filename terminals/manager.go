@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/termhost/termhost/ahp"
@@ -125,9 +127,23 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	m.terms[p.Channel] = t
 	m.hub.mu.Unlock()
 
+	argv, err := commandFromMeta(p.Meta)
+	if err != nil {
+		m.hub.mu.Lock()
+		delete(m.terms, p.Channel)
+		m.hub.mu.Unlock()
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
 	env := shellEnv(m.cfg.Env)
 	inj := shellint.Plain(m.cfg.Shell, m.cfg.ShellArgs, env)
-	if m.cfg.ShellIntegration {
+	switch {
+	case argv != nil:
+		// A command instead of a shell (termhost run): its exit is the terminal's.
+		inj = shellint.Plain(argv[0], argv[1:], env)
+		if p.Name == nil || *p.Name == "" {
+			t.state.Title = shellName(argv[0])
+		}
+	case m.cfg.ShellIntegration:
 		if inj, err = shellint.Inject(m.scripts, m.cfg.Shell, m.cfg.ShellArgs, env); err != nil {
 			m.log.Warn("shell integration unavailable", "shell", m.cfg.Shell, "err", err)
 			inj = shellint.Plain(m.cfg.Shell, m.cfg.ShellArgs, env)
@@ -139,8 +155,8 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		m.hub.mu.Lock()
 		delete(m.terms, p.Channel)
 		m.hub.mu.Unlock()
-		m.log.Error("spawn shell", "shell", m.cfg.Shell, "err", err)
-		return fmt.Errorf("start shell %s: %w", m.cfg.Shell, err)
+		m.log.Error("spawn", "argv0", inj.Argv[0], "err", err)
+		return fmt.Errorf("start %s: %w", inj.Argv[0], err)
 	}
 
 	m.hub.mu.Lock()
@@ -322,4 +338,35 @@ func rawAction(raw json.RawMessage) ahp.Action {
 		raw = json.RawMessage(`{"type":""}`)
 	}
 	return ahp.Action{Type: head.Type, Raw: raw}
+}
+
+// MetaCommand is the createTerminal _meta key of termhost's extension that
+// runs a command in the new terminal instead of a shell:
+// "_meta": {"termhost/command": ["make", "build"]}.
+const MetaCommand = "termhost/command"
+
+func commandFromMeta(meta json.RawMessage) ([]string, error) {
+	if len(meta) == 0 {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return nil, fmt.Errorf("_meta must be an object")
+	}
+	raw, ok := m[MetaCommand]
+	if !ok {
+		return nil, nil
+	}
+	var argv []string
+	if err := json.Unmarshal(raw, &argv); err != nil || len(argv) == 0 || argv[0] == "" {
+		return nil, fmt.Errorf("_meta %q must be a non-empty array of strings", MetaCommand)
+	}
+	if !strings.Contains(argv[0], "/") {
+		path, err := exec.LookPath(argv[0])
+		if err != nil {
+			return nil, fmt.Errorf("command %q not found in PATH", argv[0])
+		}
+		argv[0] = path
+	}
+	return argv, nil
 }
