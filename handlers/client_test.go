@@ -31,6 +31,8 @@ type testServer struct {
 
 type handlersConfig = handlers.Config
 
+type terminalsConfig = terminals.Config
+
 type serverOption func(*terminals.Config, *handlersConfig)
 
 func newServer(t *testing.T, opts ...serverOption) *testServer {

@@ -1,0 +1,141 @@
+package handlers_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// children lists the live (non-zombie) processes whose parent is this process.
+func children(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := strconv.Itoa(os.Getpid())
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func openFDs(t *testing.T) int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// TestCreateDispose100: after creating and disposing 100 terminals (some with
+// background jobs, some already exited) no child process is left and the fd
+// count is back to its baseline.
+func TestCreateDispose100(t *testing.T) {
+	ts := newServer(t, func(tc *terminalsConfig, _ *handlersConfig) { tc.MaxTerminals = 100 })
+	c := ts.dial(t)
+	c.initialize("1.0.0", "churn")
+	c.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	baseFDs := openFDs(t)
+	if kids := children(t); len(kids) != 0 {
+		t.Fatalf("children before: %v", kids)
+	}
+	const n = 100
+	for i := range n {
+		c.mustCall("createTerminal", map[string]any{"channel": ahp.TerminalURI(fmt.Sprint("t", i)),
+			"claim": map[string]any{"kind": "client", "clientId": "churn"}})
+	}
+	// A third run background jobs that ignore SIGHUP; a third exit by themselves.
+	for i := 0; i < n; i += 3 {
+		c.dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": "(trap '' HUP; sleep 300) & sleep 300 &\r"})
+	}
+	for i := 1; i < n; i += 3 {
+		c.dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": "exit 0\r"})
+	}
+	c.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	time.Sleep(200 * time.Millisecond) // let the jobs start; what matters is after dispose
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ts.m.Dispose(ahp.TerminalURI(fmt.Sprint("t", i))); err != nil {
+				t.Errorf("dispose t%d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if kids := children(t); len(kids) != 0 {
+		t.Errorf("children left after dispose: %v", kids)
+	}
+	if got := openFDs(t); got > baseFDs {
+		t.Errorf("open fds: %d, baseline %d", got, baseFDs)
+	}
+	if len(ts.m.Terminals()) != 0 {
+		t.Errorf("catalogue not empty")
+	}
+}
+
+// TestBadInputIsolation: one client floods garbage, wrong params and input
+// while another drives a terminal; the other sees exact output.
+func TestBadInputIsolation(t *testing.T) {
+	ts := newServer(t)
+	good := ts.dial(t)
+	good.initialize("1.0.0", "good")
+	uri, _ := good.createTerminal("iso", "good", nil)
+
+	bad := ts.dial(t)
+	bad.initialize("1.0.0", "bad")
+	bad.subscribe(uri)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		frames := []string{`{`, `[]`, `{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"channel":5}}`,
+			`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"` + uri + `","clientSeq":1,"action":{"type":"terminal/resized","cols":-1,"rows":0}}}`,
+			`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"` + uri + `","clientSeq":2,"action":{"type":"terminal/data","data":"FORGED"}}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"createTerminal","params":{"channel":"` + uri + `","claim":{"kind":"client","clientId":"bad"}}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"disposeTerminal","params":{"channel":"ahp-terminal:/other"}}`,
+		}
+		for i := 0; i < 300; i++ {
+			for _, f := range frames {
+				if bad.ws.Write(t.Context(), 1, []byte(f)) != nil {
+					return
+				}
+			}
+		}
+	}()
+	for i := range 5 {
+		good.dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("echo good-$((%d*11))\r", i)})
+		good.waitOutput(uri, fmt.Sprintf("good-%d\r\n", i*11))
+	}
+	<-done
+	bad.nextID = 1000 // above the raw frames' ids
+	bad.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	out := good.output(uri)
+	if strings.Contains(out, "FORGED") {
+		t.Error("forged data reached another client")
+	}
+	st := good.subscribe(uri).State.(ahp.TerminalState)
+	if st.Cols != 80 || st.Rows != 24 || st.Claim.ClientID != "good" || st.Lifecycle.Exited() {
+		t.Errorf("state harmed by bad input: %+v", st)
+	}
+}
