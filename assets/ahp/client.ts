@@ -1,0 +1,610 @@
+// The browser AHP client: one WebSocket, JSON-RPC requests with ids, channel
+// mirrors with write-ahead reconciliation, protocol ping for latency, and
+// automatic reconnect (legacy `reconnect`, replay or snapshot, `missing`;
+// fresh `initialize` + resubscribe if the server no longer knows us).
+//
+// It has no DOM dependencies besides a WebSocket-like object, so it runs in
+// node tests with a fake socket and fake timers.
+
+import { backoffDelay, defaultBackoff, type BackoffOptions } from './backoff';
+import { ChannelMirror, type PendingAction } from './mirror';
+import {
+  PROTOCOL_VERSIONS,
+  ROOT_CHANNEL,
+  type ActionEnvelope,
+  type CreateTerminalParams,
+  type InitializeResult,
+  type JsonRpcError,
+  type ReconnectResult,
+  type Snapshot,
+  type StateAction,
+  type SubscribeResult,
+} from './types';
+
+/** The subset of the browser WebSocket the client uses. */
+export interface SocketLike {
+  readonly readyState: number;
+  onopen: ((ev: unknown) => void) | null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(h: unknown): void;
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(h: unknown): void;
+  now(): number;
+}
+
+const realTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
+  now: () => (typeof performance !== 'undefined' ? performance.now() : Date.now()),
+};
+
+export interface ClientOptions {
+  url: string;
+  clientId: string;
+  clientInfo?: { name: string; version?: string };
+  createSocket?: (url: string) => SocketLike;
+  timers?: Timers;
+  random?: () => number;
+  backoff?: BackoffOptions;
+  pingIntervalMs?: number;
+  /** No answer to a ping for this long → the socket is considered dead. */
+  pingTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export type ConnectionState = 'connecting' | 'online' | 'offline' | 'closed';
+
+export type SnapshotReason = 'initialize' | 'subscribe' | 'reconnect' | 'reinitialize';
+
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(e: JsonRpcError) {
+    super(e.message);
+    this.code = e.code;
+    this.data = e.data;
+  }
+}
+
+export interface ClientEvents {
+  /** Connection state changed. */
+  state: (s: ConnectionState, detail: { attempt: number; nextRetryMs?: number; error?: string }) => void;
+  /** A channel was (re)loaded from a snapshot: views must redraw from `state`. */
+  snapshot: (channel: string, state: unknown, reason: SnapshotReason) => void;
+  /** A confirmed action was applied to a channel (own echo or foreign). */
+  action: (env: ActionEnvelope, state: unknown, own: boolean) => void;
+  /** The server rejected one of our actions. */
+  rejected: (env: ActionEnvelope, reason: string) => void;
+  /** A subscribed channel no longer exists (reconnect `missing`, or resubscribe failed). */
+  missing: (channel: string) => void;
+  /** Round-trip time of the last protocol ping, in ms. */
+  latency: (ms: number) => void;
+  /** The view state of a channel changed (confirmed or pending changed). */
+  view: (channel: string, state: unknown) => void;
+}
+
+type Listener<K extends keyof ClientEvents> = ClientEvents[K];
+
+interface PendingRequest {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer: unknown;
+}
+
+const OPEN = 1;
+
+export class AhpClient {
+  readonly clientId: string;
+  readonly url: string;
+  protocolVersion = '';
+  serverInfo: InitializeResult['serverInfo'];
+  connection: ConnectionState = 'connecting';
+  /** Highest serverSeq seen on any channel: the legacy reconnect watermark. */
+  lastSeenServerSeq = 0;
+  latencyMs: number | undefined;
+
+  readonly #o: Required<Omit<ClientOptions, 'clientInfo'>> & Pick<ClientOptions, 'clientInfo'>;
+  #ws: SocketLike | undefined;
+  #nextId = 1;
+  #clientSeq = 0;
+  #requests = new Map<number, PendingRequest>();
+  #mirrors = new Map<string, ChannelMirror>();
+  /** Channels we want to be subscribed to (survives reconnects). */
+  #wanted = new Set<string>();
+  /** Envelopes that arrived for a channel whose subscribe answer is still outstanding. */
+  #early = new Map<string, ActionEnvelope[]>();
+  #listeners: { [K in keyof ClientEvents]?: Set<Listener<K>> } = {};
+  #attempt = 0;
+  #retryTimer: unknown;
+  #pingTimer: unknown;
+  #pingOutstanding = false;
+  #closed = false;
+  #handshakeDone = false;
+  #generation = 0;
+  #holding: ActionEnvelope[] | undefined;
+
+  constructor(o: ClientOptions) {
+    this.clientId = o.clientId;
+    this.url = o.url;
+    this.#o = {
+      createSocket: (url) => new WebSocket(url) as unknown as SocketLike,
+      timers: realTimers,
+      random: Math.random,
+      backoff: defaultBackoff,
+      pingIntervalMs: 10_000,
+      pingTimeoutMs: 20_000,
+      requestTimeoutMs: 30_000,
+      ...o,
+    };
+    this.#wanted.add(ROOT_CHANNEL);
+  }
+
+  on<K extends keyof ClientEvents>(ev: K, fn: ClientEvents[K]): () => void {
+    let set = this.#listeners[ev] as Set<Listener<K>> | undefined;
+    if (!set) {
+      set = new Set();
+      (this.#listeners as Record<string, Set<unknown>>)[ev] = set as Set<unknown>;
+    }
+    set.add(fn);
+    return () => set!.delete(fn);
+  }
+
+  #emit<K extends keyof ClientEvents>(ev: K, ...args: Parameters<ClientEvents[K]>): void {
+    const set = this.#listeners[ev] as Set<(...a: unknown[]) => void> | undefined;
+    if (!set) return;
+    for (const fn of [...set]) {
+      try {
+        fn(...args);
+      } catch (e) {
+        console.error(`termhost: ${ev} listener failed`, e);
+      }
+    }
+  }
+
+  /** Confirmed + predicted state of a channel, if loaded. */
+  state<S>(channel: string): S | undefined {
+    return this.#mirrors.get(channel)?.view as S | undefined;
+  }
+
+  /** Server-confirmed state of a channel, if loaded. */
+  confirmed<S>(channel: string): S | undefined {
+    return this.#mirrors.get(channel)?.confirmed as S | undefined;
+  }
+
+  pending(channel: string): readonly PendingAction[] {
+    return this.#mirrors.get(channel)?.pending ?? [];
+  }
+
+  isSubscribed(channel: string): boolean {
+    return this.#wanted.has(channel);
+  }
+
+  get online(): boolean {
+    return this.connection === 'online';
+  }
+
+  // ---- connection ----
+
+  connect(): void {
+    this.#closed = false;
+    this.#open();
+  }
+
+  /** Close for good (no reconnect). */
+  close(): void {
+    this.#closed = true;
+    this.#o.timers.clearTimeout(this.#retryTimer);
+    this.#stopPing();
+    const ws = this.#ws;
+    this.#ws = undefined;
+    if (ws) {
+      ws.onclose = ws.onmessage = ws.onerror = ws.onopen = null;
+      try {
+        ws.close(1000, 'client closed');
+      } catch {
+        /* ignore */
+      }
+    }
+    this.#failRequests(new Error('client closed'));
+    this.#setState('closed');
+  }
+
+  /** Drop the current socket as if the network failed (used by tests and the "Reconnect" action). */
+  dropConnection(): void {
+    this.#ws?.close(4000, 'client reconnect');
+  }
+
+  #setState(s: ConnectionState, detail: { nextRetryMs?: number; error?: string } = {}): void {
+    this.connection = s;
+    this.#emit('state', s, { attempt: this.#attempt, ...detail });
+  }
+
+  #open(): void {
+    const gen = ++this.#generation;
+    this.#handshakeDone = false;
+    this.#setState(this.#attempt === 0 && this.lastSeenServerSeq === 0 ? 'connecting' : 'offline');
+    let ws: SocketLike;
+    try {
+      ws = this.#o.createSocket(this.url);
+    } catch (e) {
+      this.#scheduleRetry(String(e));
+      return;
+    }
+    this.#ws = ws;
+    ws.onopen = () => {
+      if (gen !== this.#generation) return;
+      void this.#handshake(gen);
+    };
+    ws.onmessage = (ev) => {
+      if (gen !== this.#generation) return;
+      this.#onMessage(ev.data);
+    };
+    ws.onerror = () => {
+      /* onclose follows */
+    };
+    ws.onclose = (ev) => {
+      if (gen !== this.#generation) return;
+      this.#ws = undefined;
+      this.#stopPing();
+      this.#failRequests(new Error(`connection closed (${ev.code}${ev.reason ? ' ' + ev.reason : ''})`));
+      for (const m of this.#mirrors.values()) m.clearPending();
+      if (this.#closed) return;
+      this.#scheduleRetry(ev.reason || `closed with code ${ev.code}`);
+    };
+  }
+
+  #scheduleRetry(error: string): void {
+    const delay = backoffDelay(this.#attempt, this.#o.random(), this.#o.backoff);
+    this.#attempt++;
+    this.#setState('offline', { nextRetryMs: delay, error });
+    this.#o.timers.clearTimeout(this.#retryTimer);
+    this.#retryTimer = this.#o.timers.setTimeout(() => this.#open(), delay);
+  }
+
+  /** Retry now instead of waiting for the backoff timer. */
+  retryNow(): void {
+    if (this.connection !== 'offline' || this.#ws) return;
+    this.#o.timers.clearTimeout(this.#retryTimer);
+    this.#open();
+  }
+
+  async #handshake(gen: number): Promise<void> {
+    // Hold live envelopes until the handshake answer is applied, so a live
+    // action can never overtake the replay (the mirrors then drop duplicates
+    // by serverSeq).
+    this.#holding = [];
+    try {
+      let reason: SnapshotReason | undefined = 'initialize';
+      if (this.lastSeenServerSeq > 0) {
+        reason = 'reinitialize';
+        try {
+          const r = (await this.#request('reconnect', {
+            channel: ROOT_CHANNEL,
+            clientId: this.clientId,
+            lastSeenServerSeq: this.lastSeenServerSeq,
+            subscriptions: [...this.#wanted].filter((c) => this.#mirrors.has(c)),
+          })) as ReconnectResult;
+          if (gen !== this.#generation) return;
+          this.#applyReconnect(r);
+          reason = undefined;
+        } catch (e) {
+          if (gen !== this.#generation || !(e instanceof RpcError)) throw e;
+          // Unknown clientId or expired retention: start over with initialize.
+        }
+      }
+      if (reason) await this.#initialize(gen, reason);
+      if (gen !== this.#generation) return;
+      this.#flushHolding();
+      // Channels wanted but not loaded (asked for while offline, or dropped
+      // by a re-initialize): subscribe now, each with a fresh snapshot.
+      const todo = [...this.#wanted].filter((c) => !this.#mirrors.has(c));
+      await Promise.all(
+        todo.map(async (ch) => {
+          try {
+            await this.#subscribe(ch, reason ?? 'subscribe');
+          } catch (e) {
+            if (e instanceof RpcError) this.#drop(ch);
+            else throw e;
+          }
+        }),
+      );
+      if (gen !== this.#generation) return;
+      this.#handshakeDone = true;
+      this.#attempt = 0;
+      this.#setState('online');
+      this.#startPing();
+    } catch (e) {
+      if (gen !== this.#generation) return;
+      // A failed handshake: drop the socket; onclose schedules the retry.
+      console.warn('termhost: handshake failed', e);
+      this.#ws?.close(4001, 'handshake failed');
+    } finally {
+      // On failure, whatever was held may sit after a gap: discard it; the
+      // next handshake recovers from the unchanged watermark.
+      if (gen === this.#generation) this.#holding = undefined;
+    }
+  }
+
+  #flushHolding(): void {
+    const held = this.#holding;
+    this.#holding = undefined;
+    for (const env of held ?? []) this.#onEnvelope(env);
+  }
+
+  async #initialize(gen: number, reason: SnapshotReason): Promise<void> {
+    const r = (await this.#request('initialize', {
+      channel: ROOT_CHANNEL,
+      protocolVersions: [...PROTOCOL_VERSIONS],
+      clientId: this.clientId,
+      clientInfo: this.#o.clientInfo ?? { name: 'termhost-web' },
+      initialSubscriptions: [ROOT_CHANNEL],
+    })) as InitializeResult;
+    if (gen !== this.#generation) return;
+    this.protocolVersion = r.protocolVersion;
+    this.serverInfo = r.serverInfo;
+    // A new server-side session: every other channel is reloaded from a
+    // fresh snapshot by the caller; forget what we had so a half-finished
+    // resubscribe can never be resumed from a stale cursor.
+    for (const ch of [...this.#mirrors.keys()]) if (ch !== ROOT_CHANNEL) this.#mirrors.delete(ch);
+    this.lastSeenServerSeq = 0;
+    this.#seen(r.serverSeq);
+    for (const s of r.snapshots ?? []) this.#loadSnapshot(s, reason);
+  }
+
+  #applyReconnect(r: ReconnectResult): void {
+    for (const ch of r.missing ?? []) this.#drop(ch);
+    if (r.type === 'replay') {
+      for (const env of r.actions ?? []) this.#apply(env);
+    } else {
+      const got = new Set<string>();
+      for (const s of r.snapshots ?? []) {
+        got.add(s.resource);
+        this.#loadSnapshot(s, 'reconnect');
+      }
+      // In the snapshot variant a subscription without a snapshot is dropped.
+      for (const ch of [...this.#mirrors.keys()]) if (!got.has(ch)) this.#drop(ch);
+    }
+    for (const m of this.#mirrors.values()) m.clearPending();
+  }
+
+  #drop(ch: string): void {
+    const had = this.#wanted.delete(ch) || this.#mirrors.has(ch);
+    this.#mirrors.delete(ch);
+    this.#early.delete(ch);
+    if (ch === ROOT_CHANNEL) this.#wanted.add(ROOT_CHANNEL);
+    if (had) this.#emit('missing', ch);
+  }
+
+  #startPing(): void {
+    this.#stopPing();
+    this.#pingOutstanding = false;
+    const tick = () => {
+      if (this.#pingOutstanding) return;
+      this.#pingOutstanding = true;
+      const t0 = this.#o.timers.now();
+      this.#request('ping', { channel: ROOT_CHANNEL }, this.#o.pingTimeoutMs).then(
+        () => {
+          this.#pingOutstanding = false;
+          this.latencyMs = Math.round((this.#o.timers.now() - t0) * 10) / 10;
+          this.#emit('latency', this.latencyMs);
+        },
+        (e) => {
+          this.#pingOutstanding = false;
+          if (String(e).includes('timed out')) this.#ws?.close(4002, 'ping timeout');
+        },
+      );
+    };
+    tick();
+    this.#pingTimer = this.#o.timers.setInterval(tick, this.#o.pingIntervalMs);
+  }
+
+  #stopPing(): void {
+    if (this.#pingTimer !== undefined) this.#o.timers.clearInterval(this.#pingTimer);
+    this.#pingTimer = undefined;
+  }
+
+  // ---- JSON-RPC ----
+
+  #send(msg: unknown): boolean {
+    const ws = this.#ws;
+    if (!ws || ws.readyState !== OPEN) return false;
+    ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  #request(method: string, params: Record<string, unknown>, timeoutMs = this.#o.requestTimeoutMs): Promise<unknown> {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      if (!this.#send({ jsonrpc: '2.0', id, method, params })) {
+        reject(new Error('offline'));
+        return;
+      }
+      const timer = this.#o.timers.setTimeout(() => {
+        this.#requests.delete(id);
+        reject(new Error(`${method} timed out`));
+      }, timeoutMs);
+      this.#requests.set(id, { resolve, reject, timer });
+    });
+  }
+
+  #failRequests(e: Error): void {
+    for (const [id, r] of this.#requests) {
+      this.#o.timers.clearTimeout(r.timer);
+      r.reject(e);
+      this.#requests.delete(id);
+    }
+  }
+
+  /** A request after the handshake; fails at once while offline. */
+  request(method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (!this.#handshakeDone) return Promise.reject(new Error('offline'));
+    return this.#request(method, params);
+  }
+
+  #onMessage(data: unknown): void {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data as ArrayBuffer));
+    } catch {
+      console.warn('termhost: undecodable frame');
+      return;
+    }
+    if (typeof msg !== 'object' || msg === null) return;
+    if ('method' in msg && !('id' in msg)) {
+      if (msg.method === 'action') this.#onEnvelope(msg.params as ActionEnvelope);
+      return;
+    }
+    if ('id' in msg && ('result' in msg || 'error' in msg)) {
+      const r = this.#requests.get(msg.id as number);
+      if (!r) return;
+      this.#requests.delete(msg.id as number);
+      this.#o.timers.clearTimeout(r.timer);
+      if (msg.error) r.reject(new RpcError(msg.error as JsonRpcError));
+      else r.resolve(msg.result);
+    }
+  }
+
+  #seen(seq: number): void {
+    if (typeof seq === 'number' && seq > this.lastSeenServerSeq) this.lastSeenServerSeq = seq;
+  }
+
+  #onEnvelope(env: ActionEnvelope): void {
+    if (!env || typeof env.channel !== 'string' || !env.action) return;
+    if (this.#holding) {
+      this.#holding.push(env);
+      return;
+    }
+    const early = this.#early.get(env.channel);
+    if (early) {
+      early.push(env);
+      return;
+    }
+    this.#apply(env);
+  }
+
+  #apply(env: ActionEnvelope): void {
+    const m = this.#mirrors.get(env.channel);
+    if (!m) return;
+    const out = m.receive(env, this.clientId);
+    if (out.kind === 'rejected') {
+      this.#emit('rejected', env, out.reason);
+      this.#emit('view', env.channel, m.view);
+      return;
+    }
+    this.#seen(env.serverSeq);
+    if (out.kind === 'stale') return;
+    this.#emit('action', env, m.confirmed, out.own);
+    // Output and keystrokes change only content: listeners of 'view' (tabs,
+    // status bar) need not run for every chunk of a flood.
+    const t = env.action.type;
+    if (t !== 'terminal/data' && t !== 'terminal/input') this.#emit('view', env.channel, m.view);
+  }
+
+  #loadSnapshot(s: Snapshot, reason: SnapshotReason): void {
+    this.#seen(s.fromSeq);
+    let m = this.#mirrors.get(s.resource);
+    if (m) m.reset(s.state, s.fromSeq);
+    else {
+      m = new ChannelMirror(s.resource, s.state, s.fromSeq);
+      this.#mirrors.set(s.resource, m);
+    }
+    this.#wanted.add(s.resource);
+    this.#emit('snapshot', s.resource, s.state, reason);
+    // Envelopes that raced ahead of the subscribe answer.
+    const early = this.#early.get(s.resource);
+    this.#early.delete(s.resource);
+    for (const env of early ?? []) this.#apply(env);
+    this.#emit('view', s.resource, m.view);
+  }
+
+  // ---- subscriptions ----
+
+  async #subscribe(channel: string, reason: SnapshotReason): Promise<unknown> {
+    this.#early.set(channel, []);
+    try {
+      const r = (await this.#request('subscribe', { channel })) as SubscribeResult;
+      if (!r?.snapshot) throw new Error(`subscribe ${channel}: no snapshot`);
+      this.#loadSnapshot(r.snapshot, reason);
+      return r.snapshot.state;
+    } finally {
+      this.#early.delete(channel);
+    }
+  }
+
+  /** Subscribe to a channel; resolves with its snapshot state. */
+  async subscribe(channel: string): Promise<unknown> {
+    if (this.#mirrors.has(channel)) return this.#mirrors.get(channel)!.view;
+    this.#wanted.add(channel);
+    if (!this.#handshakeDone) {
+      // Will be subscribed by the handshake; wait for the snapshot.
+      return new Promise((resolve, reject) => {
+        const offS = this.on('snapshot', (ch, st) => {
+          if (ch === channel) {
+            offS();
+            offM();
+            resolve(st);
+          }
+        });
+        const offM = this.on('missing', (ch) => {
+          if (ch === channel) {
+            offS();
+            offM();
+            reject(new Error(`${channel} not found`));
+          }
+        });
+      });
+    }
+    try {
+      return await this.#subscribe(channel, 'subscribe');
+    } catch (e) {
+      if (e instanceof RpcError) this.#wanted.delete(channel);
+      throw e;
+    }
+  }
+
+  unsubscribe(channel: string): void {
+    if (channel === ROOT_CHANNEL) return;
+    this.#wanted.delete(channel);
+    this.#mirrors.delete(channel);
+    this.#send({ jsonrpc: '2.0', method: 'unsubscribe', params: { channel } });
+  }
+
+  // ---- actions ----
+
+  /**
+   * Dispatch a client action. Returns the clientSeq, or undefined when
+   * offline (nothing is queued: input is never replayed later).
+   */
+  dispatch(channel: string, action: StateAction): number | undefined {
+    if (!this.#handshakeDone) return undefined;
+    const m = this.#mirrors.get(channel);
+    const clientSeq = ++this.#clientSeq;
+    if (!this.#send({ jsonrpc: '2.0', method: 'dispatchAction', params: { channel, clientSeq, action } })) {
+      this.#clientSeq--;
+      return undefined;
+    }
+    if (m) {
+      m.addPending({ clientSeq, action });
+      this.#emit('view', channel, m.view);
+    }
+    return clientSeq;
+  }
+
+  createTerminal(p: CreateTerminalParams): Promise<unknown> {
+    return this.request('createTerminal', { ...p });
+  }
+
+  disposeTerminal(channel: string): Promise<unknown> {
+    return this.request('disposeTerminal', { channel });
+  }
+}

@@ -1,0 +1,111 @@
+// Write-ahead reconciliation for one channel (spec/ahp-terminals.md §8.5).
+//
+// The mirror keeps the server-confirmed state plus the client's pending
+// actions. The view state is confirmed + pending *reconcilable* actions, so
+// e.g. a rename shows at once. `terminal/input` is a side-effect-only action:
+// it is queued (so its echo can be matched) but never predicted; pty output
+// only ever comes from the server.
+
+import { reduceChannel } from './reducers';
+import type { ActionEnvelope, StateAction } from './types';
+
+export interface PendingAction {
+  clientSeq: number;
+  action: StateAction;
+}
+
+/** Actions a client may dispatch whose effect it can predict locally. */
+export function isReconcilable(action: StateAction): boolean {
+  switch (action.type) {
+    case 'terminal/resized':
+    case 'terminal/claimed':
+    case 'terminal/titleChanged':
+    case 'terminal/cleared':
+    case 'root/configChanged':
+      return true;
+    default:
+      return false;
+  }
+}
+
+export type EnvelopeOutcome =
+  | { kind: 'stale' } // seq at or below what this mirror already has
+  | { kind: 'applied'; own: boolean } // state advanced (own echo or foreign action)
+  | { kind: 'rejected'; pending?: PendingAction; reason: string };
+
+export class ChannelMirror<S = unknown> {
+  readonly channel: string;
+  /** Highest serverSeq reflected in `confirmed` (the snapshot's fromSeq at first). */
+  seq: number;
+  confirmed: S;
+  pending: PendingAction[] = [];
+  #view: S | undefined;
+
+  constructor(channel: string, snapshotState: S, fromSeq: number) {
+    this.channel = channel;
+    this.confirmed = snapshotState;
+    this.seq = fromSeq;
+  }
+
+  /** Confirmed state with pending reconcilable actions applied on top. */
+  get view(): S {
+    if (this.#view === undefined) {
+      let s = this.confirmed;
+      for (const p of this.pending) if (isReconcilable(p.action)) s = reduceChannel(this.channel, s, p.action) as S;
+      this.#view = s;
+    }
+    return this.#view;
+  }
+
+  /** Replace everything from a snapshot (subscribe, reconnect, re-initialize). */
+  reset(state: S, fromSeq: number): void {
+    this.confirmed = state;
+    this.seq = fromSeq;
+    this.pending = [];
+    this.#view = undefined;
+  }
+
+  addPending(p: PendingAction): void {
+    this.pending.push(p);
+    if (isReconcilable(p.action)) this.#view = undefined;
+  }
+
+  clearPending(): void {
+    this.pending = [];
+    this.#view = undefined;
+  }
+
+  /**
+   * Apply an envelope addressed to this channel. `clientId` identifies us, so
+   * our own echoes pop the pending queue.
+   */
+  receive(env: ActionEnvelope, clientId: string): EnvelopeOutcome {
+    const own = env.origin?.clientId === clientId;
+    if (env.rejectionReason !== undefined) {
+      // Rejections never change state and are not part of the channel's
+      // sequence; drop the matching pending action.
+      let dropped: PendingAction | undefined;
+      if (own) {
+        const i = this.pending.findIndex((p) => p.clientSeq === env.origin!.clientSeq);
+        if (i >= 0) {
+          dropped = this.pending[i];
+          this.pending.splice(i, 1);
+          this.#view = undefined;
+        }
+      }
+      return dropped ? { kind: 'rejected', pending: dropped, reason: env.rejectionReason } : { kind: 'rejected', reason: env.rejectionReason };
+    }
+    if (env.serverSeq <= this.seq) return { kind: 'stale' };
+    this.seq = env.serverSeq;
+    this.confirmed = reduceChannel(this.channel, this.confirmed, env.action) as S;
+    if (own) {
+      // Pop the echoed action; anything queued before it that never came back
+      // was lost (e.g. across a reconnect) and is dropped too.
+      const seq = env.origin!.clientSeq;
+      const i = this.pending.findIndex((p) => p.clientSeq === seq);
+      if (i >= 0) this.pending.splice(0, i + 1);
+    }
+    this.#view = undefined;
+    return { kind: 'applied', own };
+  }
+}

@@ -1,0 +1,265 @@
+// Agent Host Protocol types used by the browser client: the root and terminal
+// channels (spec/ahp-terminals.md §5–§11). Field names are the wire names.
+// Optional fields are absent, never null. Unknown fields are tolerated and kept.
+
+export const ROOT_CHANNEL = 'ahp-root://';
+export const TERMINAL_SCHEME = 'ahp-terminal:';
+/** The versions this client offers in `initialize` (current terminal shape). */
+export const PROTOCOL_VERSIONS = ['1.0.0'] as const;
+
+export type URI = string;
+
+// ---- claims and lifecycle (§10.1, §10.2) ----
+
+export interface TerminalClientClaim {
+  kind: 'client';
+  clientId: string;
+}
+
+export interface TerminalSessionClaim {
+  kind: 'session';
+  session: URI;
+  /** Required from 0.9.0; absent in legacy fixtures. */
+  chat?: URI;
+  turnId?: string;
+  toolCallId?: string;
+}
+
+export type TerminalClaim = TerminalClientClaim | TerminalSessionClaim;
+
+export type TerminalLifecycleState = { status: 'running' } | { status: 'exited'; exitCode?: number };
+
+// ---- content parts (§10.3) ----
+
+export interface TerminalUnclassifiedPart {
+  type: 'unclassified';
+  value: string;
+}
+
+export interface TerminalCommandPart {
+  type: 'command';
+  commandId: string;
+  commandLine: string;
+  output: string;
+  timestamp: number;
+  isComplete: boolean;
+  exitCode?: number;
+  durationMs?: number;
+}
+
+export type TerminalContentPart = TerminalUnclassifiedPart | TerminalCommandPart;
+
+// ---- channel states ----
+
+export interface TerminalState {
+  title: string;
+  cwd?: URI;
+  cols?: number;
+  rows?: number;
+  content: TerminalContentPart[];
+  /** 0.9.0+ (required there). */
+  lifecycle?: TerminalLifecycleState;
+  /** ≤0.8 shape only. */
+  exitCode?: number;
+  claim: TerminalClaim;
+  supportsCommandDetection?: boolean;
+  isPty?: boolean;
+}
+
+export interface TerminalInfo {
+  resource: URI;
+  title: string;
+  claim: TerminalClaim;
+  lifecycle?: TerminalLifecycleState;
+  /** ≤0.8 shape only. */
+  exitCode?: number;
+}
+
+export interface RootConfigState {
+  schema?: unknown;
+  values: Record<string, unknown>;
+}
+
+export interface RootState {
+  agents: unknown[];
+  activeSessions?: number;
+  terminals?: TerminalInfo[];
+  config?: RootConfigState;
+  _meta?: Record<string, unknown>;
+}
+
+// ---- actions (§9.3, §10.4) ----
+
+export interface RootAgentsChanged { type: 'root/agentsChanged'; agents: unknown[] }
+export interface RootActiveSessionsChanged { type: 'root/activeSessionsChanged'; activeSessions: number }
+export interface RootTerminalsChanged { type: 'root/terminalsChanged'; terminals: TerminalInfo[] }
+export interface RootConfigChanged { type: 'root/configChanged'; config: Record<string, unknown>; replace?: boolean }
+
+export type RootAction = RootAgentsChanged | RootActiveSessionsChanged | RootTerminalsChanged | RootConfigChanged;
+
+export interface TerminalData { type: 'terminal/data'; data: string }
+export interface TerminalInput { type: 'terminal/input'; data: string }
+export interface TerminalResized { type: 'terminal/resized'; cols: number; rows: number }
+export interface TerminalClaimed { type: 'terminal/claimed'; claim: TerminalClaim }
+export interface TerminalTitleChanged { type: 'terminal/titleChanged'; title: string }
+export interface TerminalCwdChanged { type: 'terminal/cwdChanged'; cwd: URI }
+export interface TerminalExited { type: 'terminal/exited'; exitCode?: number }
+export interface TerminalCleared { type: 'terminal/cleared' }
+export interface TerminalCommandDetectionAvailable { type: 'terminal/commandDetectionAvailable' }
+export interface TerminalCommandExecuted {
+  type: 'terminal/commandExecuted';
+  commandId: string;
+  commandLine: string;
+  timestamp: number;
+}
+export interface TerminalCommandFinished {
+  type: 'terminal/commandFinished';
+  commandId: string;
+  exitCode?: number;
+  durationMs?: number;
+}
+
+export type TerminalAction =
+  | TerminalData
+  | TerminalInput
+  | TerminalResized
+  | TerminalClaimed
+  | TerminalTitleChanged
+  | TerminalCwdChanged
+  | TerminalExited
+  | TerminalCleared
+  | TerminalCommandDetectionAvailable
+  | TerminalCommandExecuted
+  | TerminalCommandFinished;
+
+/** Any action; unknown types are carried through untouched. */
+export type StateAction = RootAction | TerminalAction | { type: string; [k: string]: unknown };
+
+// ---- envelopes and messages (§3, §8) ----
+
+export interface ActionOrigin {
+  clientId: string;
+  clientSeq: number;
+}
+
+export interface ActionEnvelope {
+  channel: URI;
+  action: StateAction;
+  serverSeq: number;
+  origin?: ActionOrigin;
+  rejectionReason?: string;
+}
+
+export interface Snapshot<S = unknown> {
+  resource: URI;
+  state: S;
+  fromSeq: number;
+}
+
+export interface InitializeParams {
+  channel: typeof ROOT_CHANNEL;
+  protocolVersions: string[];
+  clientId: string;
+  clientInfo?: { name: string; version?: string; title?: string };
+  initialSubscriptions?: URI[];
+  locale?: string;
+  capabilities?: Record<string, unknown>;
+}
+
+export interface InitializeResult {
+  protocolVersion: string;
+  serverSeq: number;
+  snapshots: Snapshot[];
+  serverInfo?: { name: string; version?: string; title?: string };
+}
+
+export interface ReconnectParams {
+  channel: typeof ROOT_CHANNEL;
+  clientId: string;
+  lastSeenServerSeq: number;
+  subscriptions: URI[];
+}
+
+export type ReconnectResult =
+  | { type: 'replay'; actions: ActionEnvelope[]; missing?: URI[] }
+  | { type: 'snapshot'; snapshots: Snapshot[]; missing?: URI[] };
+
+export interface SubscribeResult {
+  snapshot?: Snapshot;
+}
+
+export interface CreateTerminalParams {
+  channel: URI;
+  claim: TerminalClaim;
+  name?: string;
+  cwd?: URI;
+  cols?: number;
+  rows?: number;
+}
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: number;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: number | null;
+  result?: unknown;
+  error?: JsonRpcError;
+}
+
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** Error codes (§12). */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  UnsupportedProtocolVersion: -32005,
+  AuthRequired: -32007,
+  NotFound: -32008,
+  PermissionDenied: -32009,
+  AlreadyExists: -32010,
+} as const;
+
+export function isTerminalChannel(uri: string): boolean {
+  return uri.startsWith(TERMINAL_SCHEME);
+}
+
+/** `ahp-terminal:/abc` → `abc`. */
+export function terminalIdOf(uri: string): string {
+  return uri.startsWith('ahp-terminal:/') ? uri.slice('ahp-terminal:/'.length) : uri;
+}
+
+export function terminalUri(id: string): string {
+  return 'ahp-terminal:/' + id;
+}
+
+/** Exit code of a terminal in either shape; `undefined` if running or unknown. */
+export function exitCodeOf(s: { lifecycle?: TerminalLifecycleState; exitCode?: number }): number | undefined {
+  if (s.lifecycle) return s.lifecycle.status === 'exited' ? s.lifecycle.exitCode : undefined;
+  return s.exitCode;
+}
+
+/** Whether a terminal has exited, in either shape. */
+export function hasExited(s: { lifecycle?: TerminalLifecycleState; exitCode?: number }): boolean {
+  if (s.lifecycle) return s.lifecycle.status === 'exited';
+  return s.exitCode !== undefined;
+}

@@ -1,0 +1,61 @@
+// Tiny DOM helpers: no framework, just typed element construction.
+
+type Attrs = Record<string, string | number | boolean | undefined | null | EventListener>;
+type Child = Node | string | null | undefined | false;
+
+/** h('div.a.b', {title: 'x', onclick: fn}, child, …) */
+export function h<K extends keyof HTMLElementTagNameMap>(spec: K | `${K}.${string}` | `${K}#${string}`, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const parts = spec.match(/^[a-z0-9]+|[.#][^.#]+/gi) ?? [];
+  const el = document.createElement(parts[0] as K);
+  const classes: string[] = [];
+  for (const p of parts.slice(1)) {
+    if (p[0] === '#') el.id = p.slice(1);
+    else classes.push(p.slice(1));
+  }
+  if (classes.length) el.className = classes.join(' ');
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v as EventListener);
+      else if (k === 'class') el.className = [el.className, String(v)].filter(Boolean).join(' ');
+      else if (v === true) el.setAttribute(k, '');
+      else el.setAttribute(k, String(v));
+    }
+  }
+  append(el, ...children);
+  return el;
+}
+
+export function append(el: Node, ...children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+  }
+}
+
+export function clear(el: Element): void {
+  while (el.firstChild) el.removeChild(el.firstChild);
+}
+
+/** An element from an SVG string (icons). */
+export function svg(markup: string, cls = 'codicon'): HTMLElement {
+  const span = document.createElement('span');
+  span.className = cls;
+  span.setAttribute('aria-hidden', 'true');
+  span.innerHTML = markup;
+  return span;
+}
+
+export function isMac(): boolean {
+  return /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+}
+
+/** Primary modifier: Cmd on macOS, Ctrl elsewhere. */
+export function primary(e: KeyboardEvent | MouseEvent): boolean {
+  return isMac() ? e.metaKey : e.ctrlKey;
+}
+
+export function keyLabel(k: string): string {
+  if (!isMac()) return k;
+  return k.replace(/Ctrl\+/g, '⌘').replace(/Shift\+/g, '⇧').replace(/Alt\+/g, '⌥');
+}

@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { claimLabel, cwdLabel, formatDuration, newTerminalId, stripAnsi } from './format';
+
+test('formatDuration', () => {
+  const cases: [number, string][] = [
+    [5, '5 ms'],
+    [999, '999 ms'],
+    [1234, '1.2 s'],
+    [42_000, '42 s'],
+    [125_000, '2m 5s'],
+    [3_720_000, '1h 2m'],
+  ];
+  for (const [ms, want] of cases) assert.equal(formatDuration(ms), want, `formatDuration(${ms})`);
+});
+
+test('stripAnsi', () => {
+  const cases: [string, string][] = [
+    ['plain\r\ntext\r\n', 'plain\ntext\n'],
+    ['\x1b[1;31merror\x1b[0m: x', 'error: x'],
+    ['\x1b]0;title\x07hi', 'hi'],
+    ['\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\', 'link'],
+    ['50%\r100%\n', '100%\n'],
+    ['abc\rX', 'Xbc'],
+    ['\x1b(Bok\x1b=', 'ok'],
+  ];
+  for (const [inp, want] of cases) assert.equal(stripAnsi(inp), want, `stripAnsi(${JSON.stringify(inp)})`);
+});
+
+test('claimLabel', () => {
+  assert.equal(claimLabel({ kind: 'client', clientId: 'me' }, 'me'), 'you');
+  assert.equal(claimLabel({ kind: 'client', clientId: 'web-abc' }, 'me'), 'web-abc');
+  assert.equal(claimLabel({ kind: 'client', clientId: 'web-1d82463fd0a1b2c3' }, 'me'), 'tab 1d82');
+  assert.equal(claimLabel({ kind: 'client', clientId: 'a-very-long-client-id' }, 'me'), 'a-very-long-c…');
+  assert.equal(claimLabel({ kind: 'session', session: 'copilot:/s', chat: 'copilot:/c' }, 'me'), 'an agent session');
+});
+
+test('cwdLabel', () => {
+  assert.equal(cwdLabel('file:///home/u/src', '/home/u'), '~/src');
+  assert.equal(cwdLabel('file:///tmp/a%20b'), '/tmp/a b');
+  assert.equal(cwdLabel('file://host/srv'), '/srv');
+  assert.equal(cwdLabel(undefined), '');
+  assert.equal(cwdLabel('/plain/path'), '/plain/path');
+});
+
+test('newTerminalId is URL-safe and random', () => {
+  const a = newTerminalId();
+  assert.match(a, /^[a-z2-9]{10}$/);
+  assert.notEqual(a, newTerminalId());
+});

@@ -1,0 +1,220 @@
+// Side bar: the TERMINALS view (root catalogue) and the COMMANDS view (shell
+// integration commands of the focused terminal), as collapsible panes.
+
+import { exitCodeOf, hasExited, terminalIdOf, type TerminalInfo } from '../ahp/types';
+import { h, clear, svg } from './dom';
+import { icons } from './icons';
+import { claimLabel, formatDuration } from './format';
+import { commandStatus, type CommandRecord, type TerminalView } from './terminalView';
+
+export interface SidebarHost {
+  clientId: string;
+  role: string;
+  openTerminal(uri: string, toSide?: boolean): void;
+  newTerminal(): void;
+  rename(uri: string): void;
+  kill(uri: string): void;
+  revealCommand(view: TerminalView, commandId: string): void;
+  copyCommandOutput(view: TerminalView, commandId: string): void;
+  isOpen(uri: string): boolean;
+  activeUri(): string | undefined;
+}
+
+class Pane {
+  readonly element: HTMLElement;
+  readonly body: HTMLElement;
+  readonly actions: HTMLElement;
+  readonly titleEl: HTMLElement;
+  #twistie: HTMLElement;
+  collapsed = false;
+
+  constructor(title: string, id: string) {
+    this.#twistie = svg(icons.chevronDown, 'codicon twistie');
+    this.actions = h('div.pane-actions');
+    this.titleEl = h('h3.pane-title', null, title);
+    const header = h('div.pane-header', { tabindex: 0, role: 'button', 'aria-expanded': 'true' }, this.#twistie, this.titleEl, this.actions);
+    this.body = h('div.pane-body', { role: 'tree', 'aria-label': title });
+    this.element = h('section.pane', { id }, header, this.body);
+    const toggle = (e: Event) => {
+      if ((e.target as HTMLElement).closest('.pane-actions')) return;
+      this.setCollapsed(!this.collapsed);
+    };
+    header.addEventListener('click', toggle);
+    header.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        toggle(e);
+      }
+    });
+  }
+
+  setCollapsed(c: boolean): void {
+    this.collapsed = c;
+    this.element.classList.toggle('collapsed', c);
+    this.#twistie.innerHTML = c ? icons.chevronRight : icons.chevronDown;
+    this.element.querySelector('.pane-header')!.setAttribute('aria-expanded', String(!c));
+  }
+}
+
+export function action(icon: string, title: string, run: (e: Event) => void, cls = ''): HTMLElement {
+  return h(`button.icon-button${cls ? '.' + cls : ''}` as 'button', { type: 'button', title, 'aria-label': title, onclick: (e: Event) => (e.stopPropagation(), run(e)) }, svg(icon));
+}
+
+export class Sidebar {
+  readonly element: HTMLElement;
+  readonly terminals: Pane;
+  readonly commands: Pane;
+  failedOnly = false;
+  #host: SidebarHost;
+  #filterBtn: HTMLElement;
+  #catalogue: TerminalInfo[] = [];
+  #view: TerminalView | undefined;
+
+  constructor(container: HTMLElement, host: SidebarHost) {
+    this.#host = host;
+    this.terminals = new Pane('Terminals', 'terminals-view');
+    this.commands = new Pane('Commands', 'commands-view');
+    if (host.role !== 'viewer') this.terminals.actions.append(action(icons.add, 'New Terminal', () => host.newTerminal()));
+    this.#filterBtn = action(icons.filter, 'Show Failed Commands Only', () => this.toggleFailedOnly(), 'filter-toggle');
+    this.commands.actions.append(this.#filterBtn);
+    this.element = h(
+      'div.sidebar-content',
+      null,
+      h('div.sidebar-title', null, h('h2', null, 'Terminal Explorer'), h('div.sidebar-title-actions')),
+      h('div.panes', null, this.terminals.element, this.commands.element),
+    );
+    container.append(this.element);
+    this.renderTerminals([]);
+    this.renderCommands(undefined);
+  }
+
+  toggleFailedOnly(v = !this.failedOnly): void {
+    this.failedOnly = v;
+    this.#filterBtn.classList.toggle('checked', v);
+    this.#filterBtn.setAttribute('aria-pressed', String(v));
+    this.#filterBtn.title = v ? 'Show All Commands' : 'Show Failed Commands Only';
+    this.#filterBtn.innerHTML = '';
+    this.#filterBtn.append(svg(v ? icons.filterFilled : icons.filter));
+    this.renderCommands(this.#view);
+  }
+
+  renderTerminals(list: TerminalInfo[]): void {
+    this.#catalogue = list;
+    const body = this.terminals.body;
+    clear(body);
+    if (list.length === 0) {
+      body.append(
+        h(
+          'div.welcome-view',
+          null,
+          h('p', null, this.#host.role === 'viewer' ? 'No terminals are shared with you.' : 'No terminals are running on this server.'),
+          this.#host.role !== 'viewer' ? h('button.button.primary.wide', { type: 'button', onclick: () => this.#host.newTerminal() }, 'New Terminal') : null,
+        ),
+      );
+      return;
+    }
+    const active = this.#host.activeUri();
+    for (const t of list) {
+      const exited = hasExited(t);
+      const code = exitCodeOf(t);
+      const failed = exited && code !== undefined && code !== 0;
+      const icon = exited ? (failed ? icons.error : icons.pass) : icons.terminal;
+      const state = exited ? (code === undefined ? 'exited' : `exited (${code})`) : 'running';
+      const holder = claimLabel(t.claim, this.#host.clientId);
+      const row = h(
+        'div.list-row.terminal-item',
+        {
+          role: 'treeitem',
+          tabindex: 0,
+          'data-terminal': terminalIdOf(t.resource),
+          'aria-selected': String(t.resource === active),
+          title: `${t.title} — ${state} — controlled by ${holder}\n${t.resource}`,
+        },
+        svg(icon, `codicon row-icon ${exited ? (failed ? 'status-failure' : 'status-exited') : ''}`),
+        h('span.row-label', null, t.title || terminalIdOf(t.resource)),
+        h('span.row-description', null, h('span.terminal-state', { class: failed ? 'failed' : exited ? 'exited' : 'running' }, state), h('span.terminal-holder', null, ` · ${holder}`)),
+        h('div.row-actions', null,
+          action(icons.split, 'Open to the Side', () => this.#host.openTerminal(t.resource, true)),
+          this.#host.role !== 'viewer' ? action(icons.edit, 'Rename…', () => this.#host.rename(t.resource)) : null,
+          this.#host.role !== 'viewer' ? action(icons.trash, 'Kill Terminal', () => this.#host.kill(t.resource)) : null,
+        ),
+      );
+      if (t.resource === active) row.classList.add('selected');
+      if (this.#host.isOpen(t.resource)) row.classList.add('open');
+      row.addEventListener('click', () => this.#host.openTerminal(t.resource));
+      row.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') this.#host.openTerminal(t.resource);
+        else if (e.key === 'F2' && this.#host.role !== 'viewer') this.#host.rename(t.resource);
+        else if (e.key === 'Delete' && this.#host.role !== 'viewer') this.#host.kill(t.resource);
+        else if (e.key === 'ArrowDown') (row.nextElementSibling as HTMLElement | null)?.focus();
+        else if (e.key === 'ArrowUp') (row.previousElementSibling as HTMLElement | null)?.focus();
+        else return;
+        e.preventDefault();
+      });
+      body.append(row);
+    }
+  }
+
+  refreshSelection(): void {
+    this.renderTerminals(this.#catalogue);
+  }
+
+  renderCommands(view: TerminalView | undefined): void {
+    this.#view = view;
+    const body = this.commands.body;
+    clear(body);
+    if (!view) {
+      body.append(h('div.welcome-view', null, h('p', null, 'Open a terminal to see the commands it ran.')));
+      return;
+    }
+    const all = view.commands;
+    if (all.length === 0) {
+      const detected = view.state?.supportsCommandDetection;
+      body.append(
+        h('div.welcome-view', null, h('p', null, detected ? 'No commands have run in this terminal yet.' : 'Shell integration has not reported any command in this terminal (bash, zsh and fish are supported).')),
+      );
+      return;
+    }
+    const shown = this.failedOnly ? all.filter((c) => commandStatus(c) === 'failure') : all;
+    const failedCount = all.filter((c) => commandStatus(c) === 'failure').length;
+    body.append(
+      h('div.commands-summary', null, `${view.state?.title ?? view.id} · ${all.length} command${all.length === 1 ? '' : 's'}${failedCount ? `, ${failedCount} failed` : ''}`),
+    );
+    if (shown.length === 0) {
+      body.append(h('div.welcome-view', null, h('p', null, 'No failed commands.')));
+      return;
+    }
+    for (const c of [...shown].reverse()) body.append(this.#commandRow(view, c));
+  }
+
+  #commandRow(view: TerminalView, c: CommandRecord): HTMLElement {
+    const s = commandStatus(c);
+    const icon = s === 'running' ? icons.loading : s === 'failure' ? icons.error : icons.pass;
+    const desc =
+      s === 'running' ? 'running' : [c.exitCode !== undefined && c.exitCode !== 0 ? `exit ${c.exitCode}` : null, c.durationMs !== undefined ? formatDuration(c.durationMs) : null].filter(Boolean).join(' · ');
+    const row = h(
+      'div.list-row.command-item',
+      {
+        role: 'treeitem',
+        tabindex: 0,
+        'data-command': c.commandId,
+        'data-status': s,
+        'data-exit-code': c.exitCode !== undefined ? String(c.exitCode) : undefined,
+        title: `${c.commandLine}\n${s === 'running' ? 'Running' : c.exitCode === undefined ? 'Finished' : `Exit code ${c.exitCode}`}${c.durationMs !== undefined ? ` · ${formatDuration(c.durationMs)}` : ''} · ${new Date(c.timestamp).toLocaleString()}`,
+      },
+      svg(icon, `codicon row-icon status-${s}`),
+      h('span.row-label.mono', null, c.commandLine || '(empty)'),
+      h('span.row-description', null, desc),
+      h('div.row-actions', null, action(icons.copy, 'Copy Output', () => this.#host.copyCommandOutput(view, c.commandId))),
+    );
+    row.addEventListener('click', () => this.#host.revealCommand(view, c.commandId));
+    row.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') this.#host.revealCommand(view, c.commandId);
+      else if (e.key === 'ArrowDown') (row.nextElementSibling as HTMLElement | null)?.focus();
+      else if (e.key === 'ArrowUp') (row.previousElementSibling as HTMLElement | null)?.focus();
+      else return;
+      e.preventDefault();
+    });
+    return row;
+  }
+}

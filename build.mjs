@@ -1,0 +1,152 @@
+// Front-end build for termhost (see STYLE.md, "Front-end build").
+//
+//   node build.mjs           one-shot production build into static/dist/
+//   node build.mjs --watch   rebuild on change
+//   node build.mjs --test    compile assets/**/*.test.ts and run them with node --test
+//
+// Output (all minified, byte-for-byte reproducible for a given lockfile):
+//   static/dist/vendor.js         xterm.js + addons, exposed on globalThis.__termhostVendor
+//   static/dist/app.js(.map)      our code; @xterm/* imports resolve to the vendor global
+//   static/dist/vendor.css        xterm.css
+//   static/dist/app.css           the workbench styles
+// Keeping vendor and app apart keeps most diffs of the committed bundles small.
+import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+const outdir = path.join(root, 'static', 'dist');
+const args = new Set(process.argv.slice(2));
+
+// Every @xterm package the app may import. vendor.ts registers exactly these.
+const vendorPackages = [
+  '@xterm/xterm',
+  '@xterm/addon-fit',
+  '@xterm/addon-webgl',
+  '@xterm/addon-search',
+  '@xterm/addon-web-links',
+  '@xterm/addon-unicode11',
+  '@xterm/addon-clipboard',
+];
+
+/** Resolves @xterm/* imports in the app bundle to the vendor bundle's global. */
+const vendorGlobal = {
+  name: 'vendor-global',
+  setup(build) {
+    build.onResolve({ filter: /^@xterm\// }, (a) => {
+      if (!vendorPackages.includes(a.path)) {
+        return { errors: [{ text: `${a.path} is not in the vendor bundle (build.mjs vendorPackages)` }] };
+      }
+      return { path: a.path, namespace: 'vendor-global' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'vendor-global' }, (a) => ({
+      contents: `module.exports = globalThis.__termhostVendor[${JSON.stringify(a.path)}];`,
+      loader: 'js',
+    }));
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: true,
+  sourcemap: 'linked',
+  target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
+  logLevel: 'warning',
+  absWorkingDir: root,
+  legalComments: 'eof',
+  charset: 'utf8',
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: { vendor: 'assets/vendor.ts' },
+    outdir,
+    format: 'iife',
+    // The xterm packages ship minified code whose own maps point at sources
+    // we do not ship; a vendor map would be 700 KB of dead weight.
+    sourcemap: false,
+  },
+  {
+    ...common,
+    entryPoints: { app: 'assets/main.ts' },
+    outdir,
+    format: 'iife',
+    plugins: [vendorGlobal],
+  },
+  {
+    ...common,
+    sourcemap: false,
+    entryPoints: { vendor: 'node_modules/@xterm/xterm/css/xterm.css' },
+    outdir,
+    loader: { '.css': 'css' },
+  },
+  {
+    ...common,
+    sourcemap: false,
+    entryPoints: { app: 'assets/styles/app.css' },
+    outdir,
+    loader: { '.css': 'css' },
+  },
+];
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+async function runTests() {
+  const testOut = path.join(root, 'node_modules', '.cache', 'termhost-test');
+  rmSync(testOut, { recursive: true, force: true });
+  mkdirSync(testOut, { recursive: true });
+  const entries = findTests(path.join(root, 'assets'));
+  if (entries.length === 0) throw new Error('no *.test.ts files under assets/');
+  await esbuild.build({
+    entryPoints: entries,
+    outdir: testOut,
+    outbase: path.join(root, 'assets'),
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'inline',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  const files = entries.map((e) =>
+    path.join(testOut, path.relative(path.join(root, 'assets'), e)).replace(/\.ts$/, '.mjs'),
+  );
+  const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', ...files], {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, TERMHOST_REPO_ROOT: root },
+  });
+  process.exit(r.status ?? 1);
+}
+
+async function main() {
+  if (args.has('--test')) return runTests();
+  if (args.has('--watch')) {
+    const ctxs = await Promise.all(builds.map((b) => esbuild.context({ ...b, logLevel: 'info' })));
+    await Promise.all(ctxs.map((c) => c.watch()));
+    console.log('watching assets/ …');
+    return;
+  }
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  // Sequential: the machines have 2 cores and the builds are small.
+  for (const b of builds) await esbuild.build(b);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

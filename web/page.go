@@ -1,0 +1,62 @@
+package web
+
+import (
+	"strings"
+
+	"github.com/termhost/termhost/static"
+)
+
+// Page is what every view needs to know.
+type Page struct {
+	// BasePath is "" or a prefix such as "/term" (no trailing slash).
+	BasePath string
+	// TerminalID is "" for the workbench, or the id of /t/{id}
+	// (the path part of ahp-terminal:/<id>).
+	TerminalID string
+	// Version is the server's version, shown in the status bar.
+	Version string
+	// Role is "owner", "driver" or "viewer".
+	Role string
+}
+
+// Config is the JSON the TypeScript app reads from
+// <script id="termhost-config" type="application/json">.
+type Config struct {
+	BasePath   string `json:"basePath"`
+	TerminalID string `json:"terminalId"`
+	Version    string `json:"version"`
+	Role       string `json:"role"`
+}
+
+func (p Page) config() Config {
+	return Config{BasePath: p.base(), TerminalID: p.TerminalID, Version: p.Version, Role: p.Role}
+}
+
+func (p Page) base() string {
+	return strings.TrimRight(p.BasePath, "/")
+}
+
+// asset is the URL of a bundle in static/dist, with its content hash.
+func (p Page) asset(name string) string {
+	return p.base() + "/static/" + static.URL(name)
+}
+
+// home is the URL of the workbench.
+func (p Page) home() string {
+	return p.base() + "/"
+}
+
+func (p Page) title() string {
+	if p.TerminalID != "" {
+		return p.TerminalID + " — termhost"
+	}
+	return "termhost"
+}
+
+// favicon is the neutral icon shown until the app draws its status icon.
+const favicon = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%231f1f1f'/%3E%3Cpath d='M3 4.5l3.5 3.5L3 11.5' stroke='%23cccccc' stroke-width='1.6' fill='none'/%3E%3Cpath d='M8 12h5' stroke='%23cccccc' stroke-width='1.6'/%3E%3C/svg%3E"
+
+// loginConfig is what the login page's script needs.
+type loginConfig struct {
+	Endpoint string `json:"endpoint"`
+}
