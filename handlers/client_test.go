@@ -41,7 +41,7 @@ func newServer(t *testing.T, opts ...serverOption) *testServer {
 	tc := terminals.Config{Shell: "/bin/bash", ShellArgs: []string{"--norc", "--noprofile"}, Cwd: t.TempDir(),
 		Logger: log, DisposeGrace: 500 * time.Millisecond,
 		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PS1=$ ", "TERMHOST_TOKEN=secret"}}
-	hc := handlers.Config{Logger: log}
+	hc := handlers.Config{Logger: log, OwnerToken: ownerToken}
 	for _, o := range opts {
 		o(&tc, &hc)
 	}
@@ -100,13 +100,26 @@ func (ts *testServer) dial(t *testing.T, headers ...string) *client {
 	return c
 }
 
+// ownerToken is the test servers' owner secret; dial sends it unless the
+// headers say otherwise ("Authorization", "" sends none).
+const ownerToken = "test-owner-token"
+
 func (ts *testServer) tryDial(t *testing.T, headers ...string) (*client, error) {
 	h := http.Header{}
+	h.Set("Authorization", "Bearer "+ownerToken)
 	for i := 0; i+1 < len(headers); i += 2 {
 		h.Set(headers[i], headers[i+1])
+		if headers[i+1] == "" {
+			h.Del(headers[i])
+		}
 	}
 	ctx := t.Context()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", &websocket.DialOptions{HTTPHeader: h})
+	path := "/ws"
+	if q := h.Get("X-Test-Query"); q != "" {
+		path += "?" + q
+		h.Del("X-Test-Query")
+	}
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+path, &websocket.DialOptions{HTTPHeader: h})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals"
@@ -94,6 +95,9 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		}
 		snap, err := c.s.m.Subscribe(c, p.Channel)
 		if err != nil {
+			if c.scope != "" && errors.Is(err, terminals.ErrNotFound) {
+				c.s.metrics.permissionDenied.WithLabelValues("subscribe").Inc()
+			}
 			return nil, c.mapError(err)
 		}
 		return ahp.SubscribeResult{Snapshot: &snap}, nil
@@ -102,8 +106,8 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := decodeParams(msg, &p); err != nil {
 			return nil, err
 		}
-		if c.scope != "" {
-			return nil, ahp.Errorf(ahp.CodePermissionDenied, "a shared terminal link cannot create terminals")
+		if c.role != RoleOwner {
+			return nil, c.denied("command", "a share link cannot create terminals")
 		}
 		if err := c.s.m.Create(p); err != nil {
 			return nil, c.mapError(err)
@@ -114,8 +118,8 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := decodeParams(msg, &p); err != nil {
 			return nil, err
 		}
-		if c.scope != "" {
-			return nil, ahp.Errorf(ahp.CodePermissionDenied, "a shared terminal link cannot dispose terminals")
+		if c.role != RoleOwner {
+			return nil, c.denied("command", "a share link cannot dispose terminals")
 		}
 		if _, err := ahp.TerminalID(p.Channel); err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
@@ -123,7 +127,15 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := c.s.m.Dispose(p.Channel); err != nil {
 			return nil, c.mapError(err)
 		}
+		for _, sh := range c.s.auth.shares.revokeTerminal(p.Channel) {
+			c.s.disconnectShare(sh.ID, "the terminal was disposed")
+		}
 		return nil, nil
+	case methodShareCreate, methodShareList, methodShareRevoke:
+		if c.role != RoleOwner {
+			return nil, c.denied("command", "only the owner can manage share links")
+		}
+		return c.shareCommand(msg)
 	case ahp.MethodListSessions:
 		return ahp.ListSessionsResult{Items: []json.RawMessage{}}, nil
 	case ahp.MethodAuthenticate:
@@ -163,10 +175,20 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	rec, ok := c.s.resume(p.ClientID)
 	if !ok {
+		c.s.metrics.reconnects.WithLabelValues("rejected").Inc()
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "unknown or expired clientId %q: send initialize", p.ClientID)
 	}
 	c.begin(p.ClientID, rec.version, rec.shape)
-	return c.s.m.Reconnect(c, p), nil
+	res := c.s.m.Reconnect(c, p)
+	switch res.(type) {
+	case ahp.ReplayResult:
+		c.s.metrics.reconnects.WithLabelValues("replay").Inc()
+	case ahp.SnapshotResult:
+		c.s.metrics.reconnects.WithLabelValues("snapshot").Inc()
+	default:
+		c.s.metrics.reconnects.WithLabelValues("channels").Inc()
+	}
+	return res, nil
 }
 
 // begin records the negotiated protocol state for this connection.
@@ -199,8 +221,50 @@ func (c *conn) notification(msg *ahp.Message) {
 	}
 }
 
-// policy is the role check for dispatches; owners may dispatch anything.
-func (c *conn) policy() terminals.Policy { return nil }
+// denied counts and builds a -32009 for a role refusal.
+func (c *conn) denied(kind, msg string) *ahp.Error {
+	c.s.metrics.permissionDenied.WithLabelValues(kind).Inc()
+	c.log.Info("permission denied", "client", c.clientID, "role", c.role, "what", msg)
+	return ahp.Errorf(ahp.CodePermissionDenied, "%s", msg)
+}
+
+// policy is the role check for dispatches: owners may dispatch anything,
+// drivers every terminal action a client may dispatch, viewers nothing.
+func (c *conn) policy() terminals.Policy {
+	switch c.role {
+	case RoleOwner:
+		return nil
+	case RoleDriver:
+		return func(a ahp.Action) string {
+			if strings.HasPrefix(a.Type, "terminal/") {
+				return ""
+			}
+			c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
+			return "a driver link may only act on its terminal"
+		}
+	default:
+		return func(a ahp.Action) string {
+			c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
+			return "view only: this share link cannot " + verb(a.Type)
+		}
+	}
+}
+
+func verb(actionType string) string {
+	switch actionType {
+	case ahp.TerminalInput:
+		return "type"
+	case ahp.TerminalResized:
+		return "resize the terminal"
+	case ahp.TerminalClaimed:
+		return "take control"
+	case ahp.TerminalTitleChanged:
+		return "rename the terminal"
+	case ahp.TerminalCleared:
+		return "clear the terminal"
+	}
+	return "change anything"
+}
 
 // mapError turns a manager error into a JSON-RPC error with a safe message.
 func (c *conn) mapError(err error) *ahp.Error {

@@ -4,8 +4,12 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +40,18 @@ type Config struct {
 	PingInterval time.Duration
 	// Retention is how long a disconnected client can reconnect (default 10 min).
 	Retention time.Duration
+
+	// OwnerToken is the secret that makes a client the owner (full access).
+	// NoAuth disables authentication (loopback listeners only; cmd checks).
+	OwnerToken string
+	NoAuth     bool
+	// BasePath serves everything under a prefix such as "/term".
+	BasePath string
+	// PublicURL is the URL browsers use (behind a proxy); login and share
+	// links are built from it and its origin may open the WebSocket.
+	PublicURL string
+	// TrustedProxies may set X-Forwarded-Proto/Host/Prefix/For.
+	TrustedProxies []netip.Prefix
 }
 
 func (c *Config) setDefaults() {
@@ -58,6 +74,12 @@ func (c *Config) setDefaults() {
 	if c.Version == "" {
 		c.Version = "dev"
 	}
+	c.BasePath = strings.TrimRight(c.BasePath, "/")
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" {
+			c.AllowedOrigins = append(c.AllowedOrigins, u.Scheme+"://"+u.Host)
+		}
+	}
 }
 
 const minSendQueue = 4 << 20
@@ -73,8 +95,12 @@ type Server struct {
 	cancel context.CancelFunc
 	conns  sync.WaitGroup
 
+	auth    *auth
+	metrics *metrics
+
 	mu      sync.Mutex
-	clients map[string]*clientRecord // by clientId, for reconnect
+	clients map[string]*clientRecord  // by clientId, for reconnect
+	byShare map[string]map[*conn]bool // live connections of each share link
 }
 
 // clientRecord is what a reconnect needs to know about a client.
@@ -88,14 +114,118 @@ type clientRecord struct {
 // New builds the router.
 func New(cfg Config) (*Server, error) {
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager, clients: map[string]*clientRecord{}}
+	if cfg.Manager == nil {
+		return nil, errors.New("handlers: a terminals.Manager is required")
+	}
+	if !cfg.NoAuth && cfg.OwnerToken == "" {
+		return nil, errors.New("handlers: an owner token is required unless NoAuth is set")
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
+		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{},
+		auth: newAuth(cfg.OwnerToken, cfg.NoAuth)}
+	s.metrics = newMetrics(func() float64 { return float64(len(s.m.Terminals())) })
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	r := chi.NewRouter()
-	r.Get("/ws", s.serveWS)
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
-	s.mountPages(r)
-	s.router = r
+
+	app := chi.NewRouter()
+	app.Get("/healthz", s.healthz)
+	app.Get("/readyz", s.readyz)
+	app.Post("/auth/login", s.login)
+	app.Post("/auth/logout", s.logout)
+	app.Get("/ws", s.serveWS)
+	app.With(s.requireOwner).Get("/metrics", s.metrics.handler().ServeHTTP)
+	s.mountPages(app)
+
+	root := chi.NewRouter()
+	root.Use(s.withRequestInfo)
+	if cfg.BasePath == "" {
+		root.Mount("/", app)
+	} else {
+		root.Get("/healthz", s.healthz)
+		root.Get("/readyz", s.readyz)
+		root.Get(cfg.BasePath, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, basePath(r)+"/", http.StatusMovedPermanently)
+		})
+		root.Mount(cfg.BasePath+"/", http.StripPrefix(cfg.BasePath, app))
+	}
+	s.router = root
+	s.conns.Add(1)
+	go s.expireShares()
 	return s, nil
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }
+
+// readyz says whether the server accepts work (not while shutting down).
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	if s.ctx.Err() != nil {
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = w.Write([]byte("ready\n"))
+}
+
+// requireOwner lets only the owner through.
+func (s *Server) requireOwner(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := s.identify(r, ""); !ok || p.role != RoleOwner {
+			s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// expireShares closes the connections of share links that expired.
+func (s *Server) expireShares() {
+	defer s.conns.Done()
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+			s.mu.Lock()
+			var ids []string
+			for id := range s.byShare {
+				if !s.auth.shares.valid(id) {
+					ids = append(ids, id)
+				}
+			}
+			s.mu.Unlock()
+			for _, id := range ids {
+				s.disconnectShare(id, "share link expired")
+			}
+		}
+	}
+}
+
+// disconnectShare closes every live connection of a share link.
+func (s *Server) disconnectShare(id, reason string) {
+	s.mu.Lock()
+	conns := s.byShare[id]
+	delete(s.byShare, id)
+	s.mu.Unlock()
+	for c := range conns {
+		c.closeWith(closeRevoked, reason)
+	}
+}
+
+func (s *Server) trackShare(c *conn, id string, add bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if add {
+		if s.byShare[id] == nil {
+			s.byShare[id] = map[*conn]bool{}
+		}
+		s.byShare[id][c] = true
+		return
+	}
+	delete(s.byShare[id], c)
+	if len(s.byShare[id]) == 0 {
+		delete(s.byShare, id)
+	}
 }
 
 // ServeHTTP implements http.Handler.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,7 +68,8 @@ func streamOutput(t *testing.T, ws *websocket.Conn, uri, end string) []byte {
 }
 
 func rawSubscriber(t *testing.T, ts *testServer, clientID, uri string) *websocket.Conn {
-	ws, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", nil)
+	ws, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + ownerToken}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,15 @@ import (
 // Close codes of our own (4000–4999).
 const (
 	closeSlowConsumer = websocket.StatusCode(4001) // queue overflow: reconnect to resume
+	closeRevoked      = websocket.StatusCode(4003) // the share link was revoked or expired: do not retry
 )
 
-// originAllowed checks a browser's Origin against the configured public
-// origins. Requests without an Origin header are not from a browser page.
+// originAllowed checks a browser's Origin against the public origins: the
+// configured ones (--public-url, --allowed-origin, the listener's own), and
+// the one a trusted proxy reports. Never against a bare Host header, except
+// when nothing is configured at all (embedded use and tests): then only a
+// same-origin page is allowed. Requests without an Origin are not from a
+// browser page.
 func (s *Server) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -31,22 +36,38 @@ func (s *Server) originAllowed(r *http.Request) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	if len(s.cfg.AllowedOrigins) == 0 {
-		return strings.EqualFold(u.Host, r.Host)
-	}
+	got := strings.ToLower(u.Scheme + "://" + u.Host)
 	for _, allowed := range s.cfg.AllowedOrigins {
-		if strings.EqualFold(strings.TrimSuffix(allowed, "/"), u.Scheme+"://"+u.Host) {
+		if got == strings.ToLower(strings.TrimSuffix(allowed, "/")) {
 			return true
 		}
 	}
-	return false
+	if s.trusted(r) {
+		info := requestInfo(r)
+		if got == strings.ToLower(info.scheme+"://"+info.host) {
+			return true
+		}
+	}
+	return len(s.cfg.AllowedOrigins) == 0 && strings.EqualFold(u.Host, r.Host)
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !s.originAllowed(r) {
-		s.log.Warn("websocket refused: origin not allowed", "origin", r.Header.Get("Origin"),
-			"allowed", s.cfg.AllowedOrigins, "remote", r.RemoteAddr)
+		s.metrics.authFailures.WithLabelValues("origin").Inc()
+		s.log.Warn("websocket refused: Origin is not an allowed origin (set --public-url or --allowed-origin)",
+			"origin", r.Header.Get("Origin"), "allowed", s.cfg.AllowedOrigins, "remote", s.clientAddr(r))
 		http.Error(w, "origin not allowed", http.StatusForbidden)
+		return
+	}
+	terminal := ""
+	if id := r.URL.Query().Get("terminal"); id != "" {
+		terminal = ahp.TerminalURI(id)
+	}
+	who, ok := s.identify(r, terminal)
+	if !ok {
+		s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
+		s.log.Info("websocket refused: not authenticated", "remote", s.clientAddr(r))
+		http.Error(w, "authentication required", http.StatusUnauthorized)
 		return
 	}
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // origin checked above
@@ -57,7 +78,15 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(s.cfg.MaxFrame)
 	s.conns.Add(1)
 	defer s.conns.Done()
-	c := newConn(s, ws, r.RemoteAddr)
+	c := newConn(s, ws, s.clientAddr(r))
+	c.role, c.scope, c.publicBase = who.role, who.scope(), s.publicBase(r)
+	if who.share != nil {
+		c.shareID = who.share.ID
+		s.trackShare(c, c.shareID, true)
+		defer s.trackShare(c, c.shareID, false)
+	}
+	s.metrics.connections.Inc()
+	defer s.metrics.connections.Dec()
 	c.run()
 }
 
@@ -87,7 +116,12 @@ type conn struct {
 	clientID    string
 	version     string
 	shape       ahp.Shape
-	scope       string
+
+	// Access, fixed at accept.
+	role       string // RoleOwner, RoleDriver or RoleViewer
+	scope      string // the one terminal a share link grants, or ""
+	shareID    string
+	publicBase string // for share URLs
 }
 
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
@@ -116,6 +150,7 @@ func (c *conn) Deliver(frame []byte) bool {
 		return false
 	}
 	if c.queued+len(frame) > c.s.cfg.SendQueue {
+		c.s.metrics.evictions.Inc()
 		c.closeLocked(closeSlowConsumer, "too slow: reconnect to resume", true)
 		c.log.Info("evicting slow subscriber", "client", c.clientID, "queued", c.queued)
 		return false
@@ -199,6 +234,7 @@ func (c *conn) readLoop() error {
 		if err != nil {
 			return err
 		}
+		c.s.metrics.bytesIn.Add(float64(len(data)))
 		if stop := c.handle(data); stop != nil {
 			return stop
 		}
@@ -228,6 +264,7 @@ func (c *conn) writeLoop() {
 				_ = c.ws.CloseNow()
 				return
 			}
+			c.s.metrics.bytesOut.Add(float64(len(frame)))
 			c.mu.Lock()
 			dropped := c.dropped
 			if !dropped {

@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the server's Prometheus series, in a registry of its own so
+// several servers (tests) can live in one process.
+type metrics struct {
+	reg              *prometheus.Registry
+	connections      prometheus.Gauge
+	bytesIn          prometheus.Counter
+	bytesOut         prometheus.Counter
+	evictions        prometheus.Counter
+	reconnects       *prometheus.CounterVec
+	authFailures     *prometheus.CounterVec
+	permissionDenied *prometheus.CounterVec
+}
+
+func newMetrics(terminals func() float64) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		connections: prometheus.NewGauge(prometheus.GaugeOpts{Name: "termhost_connections",
+			Help: "Open AHP WebSocket connections."}),
+		bytesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_websocket_received_bytes_total",
+			Help: "Bytes of WebSocket messages received."}),
+		bytesOut: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_websocket_sent_bytes_total",
+			Help: "Bytes of WebSocket messages sent."}),
+		evictions: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_slow_client_evictions_total",
+			Help: "Connections closed because their send queue overflowed."}),
+		reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_reconnects_total",
+			Help: "AHP reconnects by outcome (replay, snapshot, channels, rejected)."}, []string{"result"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_auth_failures_total",
+			Help: "Refused logins and unauthenticated or cross-origin upgrades, by reason."}, []string{"reason"}),
+		permissionDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_permission_denied_total",
+			Help: "Requests and dispatches refused by role (share links), by kind."}, []string{"kind"}),
+	}
+	m.reg.MustRegister(m.connections, m.bytesIn, m.bytesOut, m.evictions, m.reconnects, m.authFailures, m.permissionDenied,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "termhost_terminals", Help: "Terminals (running or exited, not disposed)."}, terminals),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

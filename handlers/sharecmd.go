@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// termhost's AHP extension commands for share links (the x- prefix is
+// reserved for implementation-defined commands).
+const (
+	methodShareCreate = "x-share/create"
+	methodShareList   = "x-share/list"
+	methodShareRevoke = "x-share/revoke"
+)
+
+type shareInfo struct {
+	ID        string `json:"id"`
+	Terminal  string `json:"terminal"`
+	Role      string `json:"role"`
+	CreatedAt int64  `json:"createdAt"`
+	ExpiresAt *int64 `json:"expiresAt,omitempty"`
+	URL       string `json:"url,omitempty"` // only in the create result: it holds the secret
+}
+
+func infoOf(sh *share) shareInfo {
+	in := shareInfo{ID: sh.ID, Terminal: sh.Terminal, Role: sh.Role, CreatedAt: sh.CreatedAt.UnixMilli()}
+	if !sh.ExpiresAt.IsZero() {
+		ms := sh.ExpiresAt.UnixMilli()
+		in.ExpiresAt = &ms
+	}
+	return in
+}
+
+func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
+	var p struct {
+		Terminal   string `json:"terminal"`
+		Role       string `json:"role"`
+		TTLSeconds int64  `json:"ttlSeconds"`
+		ID         string `json:"id"`
+	}
+	if err := decodeParams(msg, &p); err != nil {
+		return nil, err
+	}
+	shares := c.s.auth.shares
+	switch msg.Method {
+	case methodShareCreate:
+		if _, err := ahp.TerminalID(p.Terminal); err != nil {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
+		}
+		if !c.s.m.Exists(p.Terminal) {
+			return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", p.Terminal)
+		}
+		if p.Role == "" {
+			p.Role = RoleViewer
+		}
+		if p.TTLSeconds < 0 || p.TTLSeconds > 10*365*24*3600 {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "ttlSeconds must be between 0 (no expiry) and ten years")
+		}
+		sh, token, err := shares.create(p.Terminal, p.Role, time.Duration(p.TTLSeconds)*time.Second)
+		if err != nil {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
+		}
+		in := infoOf(sh)
+		id := strings.TrimPrefix(p.Terminal, ahp.TerminalScheme+"/")
+		in.URL = c.publicBase + "/t/" + id + "#share=" + token
+		c.log.Info("share link created", "share", sh.ID, "terminal", p.Terminal, "role", sh.Role, "ttl", p.TTLSeconds)
+		return json.RawMessage(mustMarshal(in)), nil
+	case methodShareList:
+		list := []shareInfo{}
+		for _, sh := range shares.list(p.Terminal) {
+			list = append(list, infoOf(sh))
+		}
+		return json.RawMessage(mustMarshal(map[string]any{"shares": list})), nil
+	default: // revoke
+		sh, ok := shares.revoke(p.ID)
+		if !ok {
+			return nil, ahp.Errorf(ahp.CodeNotFound, "no such share link: %q", p.ID)
+		}
+		c.log.Info("share link revoked", "share", sh.ID, "terminal", sh.Terminal)
+		c.s.disconnectShare(sh.ID, "share link revoked")
+		return nil, nil
+	}
+}
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // plain structs always marshal
+	}
+	return b
+}
