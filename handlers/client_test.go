@@ -56,6 +56,7 @@ func newServer(t *testing.T, opts ...serverOption) *testServer {
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
+		http.DefaultClient.CloseIdleConnections()
 		ts.CloseClientConnections()
 		srv.Close()
 		ts.Close()

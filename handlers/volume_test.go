@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -67,9 +68,21 @@ func streamOutput(t *testing.T, ws *websocket.Conn, uri, end string) []byte {
 	}
 }
 
-func rawSubscriber(t *testing.T, ts *testServer, clientID, uri string) *websocket.Conn {
-	ws, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws",
-		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + ownerToken}}})
+// smallBuffers dials with a 16 KiB receive buffer.
+var smallBuffers = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err == nil {
+		_ = c.(*net.TCPConn).SetReadBuffer(16 << 10)
+	}
+	return c, err
+}}}
+
+func rawSubscriber(t *testing.T, ts *testServer, clientID, uri string, client ...*http.Client) *websocket.Conn {
+	opts := &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + ownerToken}}}
+	if len(client) > 0 {
+		opts.HTTPClient = client[0]
+	}
+	ws, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,21 +159,34 @@ func TestSlowSubscriberEvicted(t *testing.T) {
 	driver.notify("unsubscribe", map[string]any{"channel": uri})
 	live := rawSubscriber(t, ts, "driver", uri) // the claim holder: it paces the shell
 
-	// A subscriber that never reads: its socket buffers fill, then its queue.
-	stuck := rawSubscriber(t, ts, "stuck", uri)
+	// A subscriber that stops reading, with a small socket buffer: its socket
+	// fills, then its send queue.
+	stuck := rawSubscriber(t, ts, "stuck", uri, smallBuffers)
 	driver.mustCall("ping", map[string]any{"channel": ahp.RootURI})
-	driver.dispatch(uri, map[string]any{"type": "terminal/input", "data": "head -c 32000000 /dev/zero | tr '\\0' x; echo; echo DO''NE\r"})
-	if got := streamOutput(t, live, uri, "DONE"); len(got) < 32000000 {
-		t.Errorf("live subscriber got %d bytes, want all 32000000", len(got))
+	const size = 16000000
+	driver.dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
+	liveDone := make(chan []byte)
+	go func() { liveDone <- streamOutput(t, live, uri, "DONE") }()
+
+	// Once the server has evicted it, the stuck client drains its socket and
+	// finds our close code at the end.
+	for ts.metric(t, "termhost_slow_client_evictions_total") < 1 {
+		select {
+		case got := <-liveDone:
+			t.Fatalf("stream ended (%d bytes) without evicting the stuck subscriber", len(got))
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	// Now drain the stuck socket: it must end with our close code.
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	var err error
 	for {
 		if _, _, err = stuck.Read(ctx); err != nil {
 			break
 		}
+	}
+	if got := <-liveDone; len(got) < size {
+		t.Errorf("live subscriber got %d bytes, want all %d", len(got), size)
 	}
 	if websocket.CloseStatus(err) != 4001 {
 		t.Errorf("stuck subscriber closed with %v (%v), want 4001", websocket.CloseStatus(err), err)

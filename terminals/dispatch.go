@@ -34,9 +34,12 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, raw json
 		m.hub.rejectLocked(s, uri, rawAction(raw), origin, reason)
 		return
 	}
-	reason := m.checkLocked(t, uri, origin, a)
-	if reason == "" && policy != nil {
+	reason := ""
+	if policy != nil { // the connection's role comes first
 		reason = policy(a)
+	}
+	if reason == "" {
+		reason = m.checkLocked(t, uri, origin, a)
 	}
 	if reason == "" && t != nil {
 		reason = m.effectLocked(t, a)

@@ -20,6 +20,16 @@ func run(args []string) int {
 	switch cmd {
 	case "serve":
 		return serve(args)
+	case "run":
+		return runCommand(args)
+	case "attach":
+		return attachCommand(args)
+	case "ls":
+		return lsCommand(args)
+	case "share":
+		return shareCommand(args)
+	case "kill":
+		return killCommand(args)
 	case "help":
 		usage(os.Stdout)
 		return 0
@@ -36,8 +46,18 @@ func usage(w *os.File) {
 
 Usage:
   termhost [serve] [flags]   run the server (default)
+  termhost run [flags] -- CMD [ARGS…]
+                             run a command in a new terminal on the server, stream
+                             its output, exit with its exit code
+  termhost attach <id|url>   attach this terminal to a server terminal (detach: Ctrl-\ Ctrl-\)
+  termhost ls [--json]       list the server's terminals
+  termhost share <id|url> [--role viewer|driver] [--ttl 1h|24h|7d|0]
+                             create a share link for a terminal
+  termhost kill <id|url>     close a terminal
   termhost help              this text
 
-Run "termhost serve --help" for the server's flags.
+Run "termhost serve --help" for the server's flags and "termhost COMMAND --help"
+for a client command's. The client commands reach the server at --server
+(default http://127.0.0.1:7681, or $TERMHOST_SERVER).
 `)
 }

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/client"
+)
+
+const shareAbout = `Create a share link for a terminal and print its URL on stdout. Whoever opens
+the link sees that one terminal, and nothing else on the server: a viewer
+only watches; a driver may also type, resize, take the claim, rename and
+clear. The secret travels in the URL's fragment; links can be revoked in the
+web app.
+
+The link is made with termhost's AHP extension command x-share/create.`
+
+const shareExamples = `  termhost share 3f2c9a1b0d4e
+  termhost share --role driver --ttl 24h 3f2c9a1b0d4e
+  termhost share --ttl 0 http://127.0.0.1:7681/t/3f2c9a1b0d4e   # never expires`
+
+// methodShareCreate is termhost's extension command that creates a share link.
+const methodShareCreate = "x-share/create"
+
+func (a *app) share(args []string) int {
+	f := newCmdFlags("share", "share [flags] <id|url>", shareAbout, shareExamples)
+	role := f.String("role", "viewer", "what the link allows: viewer (read-only) or driver (may type)")
+	ttlFlag := f.String("ttl", "1h", "how long the link works: e.g. 1h, 24h, 7d, or 0 for no expiry")
+	pos, code, ok := f.parse(a, args, false)
+	if !ok {
+		return code
+	}
+	t, code, ok := a.oneTarget(f, pos)
+	if !ok {
+		return code
+	}
+	if err := checkRole(*role); err != nil {
+		return a.failf("share", "--role: %v", err)
+	}
+	ttl, err := parseTTL(*ttlFlag)
+	if err != nil {
+		return a.failf("share", "--ttl: %v", err)
+	}
+	ctx := context.Background()
+	c, base, code := a.connect(ctx, "share", f.conn, client.Options{})
+	if c == nil {
+		return code
+	}
+	defer func() { _ = c.Close() }()
+	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
+	defer cancel()
+	sh, err := createShare(cctx, c, base, t.id, *role, ttl)
+	if err != nil {
+		return a.fail("share", base, err)
+	}
+	fmt.Fprintln(a.stdout, sh.URL)
+	fmt.Fprintf(a.stderr, "termhost: share link to %s (%s)\n", t.id, sh.describe())
+	return exitOK
+}
+
+func checkRole(role string) error {
+	if role != "viewer" && role != "driver" {
+		return fmt.Errorf("want viewer or driver, got %q", role)
+	}
+	return nil
+}
+
+// parseTTL reads a link lifetime: a Go duration ("90m", "24h"), whole days
+// ("7d"), or 0 / "never" for no expiry. It is at least a second.
+func parseTTL(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "0", "never", "":
+		return 0, nil
+	}
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return 0, fmt.Errorf("want e.g. 1h, 24h, 7d or 0, got %q", s)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("want e.g. 1h, 24h, 7d or 0, got %q", s)
+		}
+	}
+	if d < time.Second {
+		return 0, fmt.Errorf("must be at least 1s (or 0 for no expiry), got %q", s)
+	}
+	return d, nil
+}
+
+// shareParams are the params of x-share/create; no ttlSeconds means no expiry.
+type shareParams struct {
+	Channel    string `json:"channel"`
+	Terminal   string `json:"terminal"`
+	Role       string `json:"role"`
+	TTLSeconds int64  `json:"ttlSeconds,omitempty"`
+}
+
+func newShareParams(id, role string, ttl time.Duration) shareParams {
+	return shareParams{Channel: ahp.RootURI, Terminal: ahp.TerminalURI(id), Role: role, TTLSeconds: int64(ttl / time.Second)}
+}
+
+// shareLink is the result of x-share/create.
+type shareLink struct {
+	ID        string `json:"id"`
+	URL       string `json:"url"`
+	Role      string `json:"role"`
+	ExpiresAt *int64 `json:"expiresAt,omitempty"` // Unix ms
+}
+
+func (l shareLink) describe() string {
+	if l.ExpiresAt == nil {
+		return l.Role + ", no expiry"
+	}
+	return l.Role + ", expires " + time.UnixMilli(*l.ExpiresAt).Local().Format("2006-01-02 15:04 MST")
+}
+
+func createShare(ctx context.Context, c *client.Client, base *url.URL, id, role string, ttl time.Duration) (shareLink, error) {
+	raw, err := c.Call(ctx, methodShareCreate, newShareParams(id, role, ttl))
+	if err != nil {
+		return shareLink{}, err
+	}
+	var l shareLink
+	if err := json.Unmarshal(raw, &l); err != nil || l.URL == "" {
+		return shareLink{}, fmt.Errorf("%s: unexpected result %.200s", methodShareCreate, raw)
+	}
+	if u, err := url.Parse(l.URL); err == nil && !u.IsAbs() {
+		l.URL = base.ResolveReference(u).String()
+	}
+	return l, nil
+}
