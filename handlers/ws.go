@@ -108,7 +108,9 @@ type conn struct {
 	wake      chan struct{}
 	closeCode websocket.StatusCode // set once: the writer closes with it
 	closeText string
-	dropped   bool // evicted: queued frames were discarded
+	dropped   bool     // evicted: queued frames were discarded
+	holding   bool     // see Hold
+	held      [][]byte // envelopes delivered while holding
 
 	// Protocol state: written by the reader before any subscription exists,
 	// so the hub's reads under its lock happen after.
@@ -146,6 +148,16 @@ func (c *conn) Backlog() int {
 func (c *conn) Deliver(frame []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.holding {
+		// A subscribe or reconnect answer is being prepared: envelopes after
+		// its snapshot wait so that they reach the client after the answer.
+		c.held = append(c.held, frame)
+	}
+	return c.enqueueLocked(frame, !c.holding)
+}
+
+// enqueueLocked accounts for a frame and, if add, appends it to the queue.
+func (c *conn) enqueueLocked(frame []byte, add bool) bool {
 	if c.closeCode != 0 {
 		return false
 	}
@@ -155,10 +167,40 @@ func (c *conn) Deliver(frame []byte) bool {
 		c.log.Info("evicting slow subscriber", "client", c.clientID, "queued", c.queued)
 		return false
 	}
-	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
-	c.signal()
+	if add {
+		c.queue = append(c.queue, frame)
+		c.signal()
+	}
 	return true
+}
+
+// Hold makes Deliver keep envelopes back until answer queues a response
+// ahead of them. The hub calls it, under its lock, when it takes the
+// snapshot of a subscribe, initialize or reconnect, so envelopes after the
+// snapshot reach the client after the answer that carries it.
+func (c *conn) Hold() {
+	c.mu.Lock()
+	c.holding = true
+	c.mu.Unlock()
+}
+
+// answer queues a response, then the envelopes held since Hold.
+func (c *conn) answer(frame []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok := c.enqueueLocked(frame, true)
+	if c.holding {
+		c.holding = false
+		if ok && c.closeCode == 0 {
+			c.queue = append(c.queue, c.held...)
+			c.signal()
+		}
+		c.held = nil
+	}
+	if !ok {
+		go c.s.m.Leave(c) // not under c.mu: Leave takes the hub lock, which Deliver callers hold
+	}
 }
 
 func (c *conn) signal() {
@@ -189,11 +231,7 @@ func (c *conn) closeLocked(code websocket.StatusCode, reason string, drop bool) 
 }
 
 // send queues a response or notification of our own.
-func (c *conn) send(frame []byte) {
-	if !c.Deliver(frame) {
-		c.s.m.Leave(c)
-	}
-}
+func (c *conn) send(frame []byte) { c.answer(frame) }
 
 func (c *conn) run() {
 	var wg sync.WaitGroup

@@ -147,3 +147,14 @@ func (h *hub) dropLocked(s Subscriber) {
 func (h *hub) subscribeLocked(uri string, s Subscriber) {
 	h.channels[uri].subs[s] = struct{}{}
 }
+
+// holder is implemented by subscribers that answer requests on the same
+// stream as envelopes: from Hold on they keep envelopes back until the answer
+// carrying the snapshot is queued, so nothing newer overtakes it.
+type holder interface{ Hold() }
+
+func holdLocked(s Subscriber) {
+	if h, ok := s.(holder); ok {
+		h.Hold()
+	}
+}

@@ -37,6 +37,7 @@ func (m *Manager) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
 	if err != nil {
 		return snap, err
 	}
+	holdLocked(s)
 	m.hub.subscribeLocked(uri, s)
 	return snap, nil
 }
@@ -46,6 +47,7 @@ func (m *Manager) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
 func (m *Manager) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
 	m.hub.mu.Lock()
 	defer m.hub.mu.Unlock()
+	holdLocked(s)
 	snaps := []ahp.Snapshot{}
 	for _, uri := range uris {
 		snap, err := m.snapshotLocked(uri, s)
@@ -83,6 +85,7 @@ func (m *Manager) Leave(s Subscriber) {
 func (m *Manager) Reconnect(s Subscriber, p ahp.ReconnectParams) any {
 	m.hub.mu.Lock()
 	defer m.hub.mu.Unlock()
+	holdLocked(s)
 	if p.PerChannel {
 		return m.reconnectChannelsLocked(s, p.Cursors)
 	}
