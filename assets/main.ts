@@ -3,6 +3,7 @@
 
 import { AhpClient } from './ahp/client';
 import { Workbench, type AppConfig } from './workbench/app';
+import { parseRole, wsUrl } from './workbench/access';
 
 function readConfig(): AppConfig {
   const el = document.getElementById('termhost-config');
@@ -16,7 +17,7 @@ function readConfig(): AppConfig {
     basePath: (raw.basePath ?? '').replace(/\/+$/, ''),
     terminalId: raw.terminalId ?? '',
     version: raw.version ?? '',
-    role: raw.role || 'owner',
+    role: parseRole(raw.role),
   };
 }
 
@@ -36,9 +37,9 @@ function tabClientId(): string {
 function start(): void {
   if (!document.getElementById('workbench')) return; // e.g. the not-found page
   const config = readConfig();
-  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const client = new AhpClient({
-    url: `${proto}//${location.host}${config.basePath}/ws`,
+    // A share link's page names its terminal so the server uses that link's cookie.
+    url: wsUrl(location, config.basePath, config.role, config.terminalId),
     clientId: tabClientId(),
     clientInfo: { name: 'termhost-web', version: config.version || undefined },
   });

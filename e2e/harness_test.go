@@ -48,22 +48,28 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// env is one server (behind a cuttable proxy) and one browser.
+// env is one server (behind a cuttable proxy, or nginx) and one browser.
 type env struct {
 	t       *testing.T
 	m       *terminals.Manager
 	srv     *handlers.Server
 	backend *httptest.Server
 	proxy   *proxy
-	URL     string // the proxy's URL: what the browser uses
+	URL     string // what the browser uses: the proxy's URL (with the base path behind nginx)
 	browser context.Context
 	home    string
+	token   string // the owner token (empty with NoAuth)
+	nginx   *nginx
 }
 
-func newEnv(t *testing.T) *env {
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// newManager is the terminal manager of a test: bash with shell integration
+// in a fresh home.
+func newManager(t *testing.T, log *slog.Logger) (*terminals.Manager, string) {
 	t.Helper()
-	path := chromiumPath(t)
-	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	home := t.TempDir()
 	m, err := terminals.NewManager(terminals.Config{
 		Shell:            "/bin/bash",
@@ -82,6 +88,13 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatalf("terminals.NewManager: %v", err)
 	}
+	return m, home
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	log := testLogger(t)
+	m, home := newManager(t, log)
 	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, Version: "e2e", NoAuth: true})
 	if err != nil {
 		t.Fatalf("handlers.New: %v", err)
@@ -89,7 +102,24 @@ func newEnv(t *testing.T) *env {
 	backend := httptest.NewServer(srv)
 	p := newProxy(t, strings.TrimPrefix(backend.URL, "http://"))
 	e := &env{t: t, m: m, srv: srv, backend: backend, proxy: p, URL: "http://" + p.addr(), home: home}
+	cancelBrowser := e.startBrowser()
+	t.Cleanup(func() {
+		cancelBrowser()
+		p.close()
+		backend.CloseClientConnections()
+		srv.Close()
+		backend.Close()
+		m.Close()
+	})
+	return e
+}
 
+// startBrowser starts headless Chromium with a fresh profile; the returned
+// func stops it.
+func (e *env) startBrowser() func() {
+	t := e.t
+	t.Helper()
+	path := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -116,16 +146,10 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("start chromium %s: %v", path, err)
 	}
 	e.browser = bctx
-	t.Cleanup(func() {
+	return func() {
 		cancelBrowser()
 		cancelAlloc()
-		p.close()
-		backend.CloseClientConnections()
-		srv.Close()
-		backend.Close()
-		m.Close()
-	})
-	return e
+	}
 }
 
 // page is one browser tab.
@@ -142,9 +166,11 @@ type page struct {
 }
 
 // newPage opens a tab (fresh sessionStorage, so a fresh AHP clientId).
-func (e *env) newPage(name string) *page {
+// chromedp.WithNewBrowserContext() makes it an incognito-like window with
+// its own cookies.
+func (e *env) newPage(name string, opts ...chromedp.ContextOption) *page {
 	e.t.Helper()
-	ctx, cancel := chromedp.NewContext(e.browser)
+	ctx, cancel := chromedp.NewContext(e.browser, opts...)
 	e.t.Cleanup(cancel)
 	p := &page{t: e.t, e: e, ctx: ctx, cancel: cancel, name: name}
 	msgs := chromedp.Console(ctx)

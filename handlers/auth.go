@@ -69,6 +69,13 @@ func (a *auth) newSession() string {
 	return id
 }
 
+func (a *auth) endSession(id string) {
+	h := sha256.Sum256([]byte(id))
+	a.mu.Lock()
+	delete(a.sessions, h)
+	a.mu.Unlock()
+}
+
 func (a *auth) validSession(id string) bool {
 	h := sha256.Sum256([]byte(id))
 	a.mu.Lock()
@@ -177,8 +184,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "that link is not valid (wrong, expired or revoked)", http.StatusUnauthorized)
 }
 
-// logout drops the owner session cookie.
+// logout ends the owner session on the server and drops its cookie.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(ownerCookie); err == nil {
+		s.auth.endSession(c.Value)
+	}
 	http.SetCookie(w, &http.Cookie{Name: ownerCookie, Path: basePath(r) + "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	w.WriteHeader(http.StatusNoContent)
 }

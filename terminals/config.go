@@ -29,6 +29,9 @@ type Config struct {
 	InputQueue       int // bytes of queued keyboard input per terminal (default 1 MiB)
 	Logger           *slog.Logger
 	Clock            shellint.Clock // nil = real clock
+	// Tap, when set, sees every raw pty read before processing (tests
+	// compare it with what clients receive). It must not keep b.
+	Tap func(uri string, b []byte)
 }
 
 func (c *Config) setDefaults() {

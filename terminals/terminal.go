@@ -207,6 +207,9 @@ func (t *terminal) own() {
 		}
 		n, err := t.pty.Read(buf)
 		if n > 0 {
+			if tap := t.m.cfg.Tap; tap != nil {
+				tap(t.uri, buf[:n])
+			}
 			t.proc.Write(buf[:n], emit)
 			// The first output after a quiet spell goes out at once (echo latency);
 			// a busy stream is batched for up to coalesceWindow.

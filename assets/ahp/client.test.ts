@@ -3,7 +3,7 @@
 // initialize), no duplicated output, ping latency, backoff.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, type SocketLike, type Timers } from './client';
+import { AhpClient, CloseCodes, closeAction, type ConnectionState, type SocketLike, type Timers } from './client';
 import { backoffDelay } from './backoff';
 import { contentText } from './reducers';
 import type { ActionEnvelope, TerminalState } from './types';
@@ -387,5 +387,100 @@ describe('AhpClient', () => {
       await x.timers.advance(1);
       assert.equal(x.sockets.length, i + 2);
     }
+  });
+  test('close codes: what the client does on each', () => {
+    assert.equal(closeAction(4003), 'stop', 'revoked share link');
+    assert.equal(closeAction(4001), 'immediate', 'evicted slow client');
+    for (const c of [1000, 1001, 1006, 1008, 1011, 4000, 4002]) assert.equal(closeAction(c), 'backoff', `code ${c}`);
+    assert.equal(CloseCodes.revoked, 4003);
+    assert.equal(CloseCodes.slowConsumer, 4001);
+  });
+
+  test('4003 (share link revoked) stops reconnecting for good', async () => {
+    const x = await online();
+    const states: [ConnectionState, number | undefined][] = [];
+    x.c.on('state', (s, d) => states.push([s, d.closeCode]));
+    x.sock().close(4003, 'share link revoked');
+    await flush();
+    assert.equal(x.c.connection, 'closed');
+    assert.deepEqual(states, [['closed', 4003]]);
+    assert.deepEqual(x.c.endedBy, { code: 4003, reason: 'share link revoked' });
+    assert.equal(x.c.dispatch(T, { type: 'terminal/input', data: 'x' }), undefined, 'no input after revocation');
+    await x.timers.advance(120_000);
+    assert.equal(x.sockets.length, 1, 'no reconnect attempt after 4003');
+    x.c.retryNow();
+    assert.equal(x.sockets.length, 1, 'Retry Now does nothing either');
+    // Live data that might still arrive on the dead socket is ignored.
+    x.sock().action({ channel: T, action: { type: 'terminal/data', data: 'late' }, serverSeq: 6 });
+    assert.equal(x.screens.get(T), '$ ');
+  });
+
+  test('4003 during the handshake (revoked before we got in) also stops', async () => {
+    const x = setup();
+    x.c.connect();
+    x.sock().open();
+    await flush();
+    x.sock().close(4003, 'share link expired');
+    await flush();
+    assert.equal(x.c.connection, 'closed');
+    await x.timers.advance(60_000);
+    assert.equal(x.sockets.length, 1);
+  });
+
+  test('4001 (evicted as too slow) reconnects at once and resumes by replay', async () => {
+    const x = await online();
+    x.sock().action({ channel: T, action: { type: 'terminal/data', data: 'a' }, serverSeq: 6 });
+    x.sock().close(4001, 'too slow: reconnect to resume');
+    await flush();
+    assert.equal(x.c.connection, 'offline');
+    await x.timers.advance(0);
+    assert.equal(x.sockets.length, 2, 'a new socket without waiting for the backoff');
+    x.sock().open();
+    await flush();
+    const rc = x.sock().requests('reconnect')[0]!;
+    assert.equal(rc.params!.lastSeenServerSeq, 6);
+    x.sock().reply(rc.id!, { type: 'replay', actions: [{ channel: T, action: { type: 'terminal/data', data: 'b' }, serverSeq: 7 }], missing: [] });
+    await flush();
+    assert.equal(x.c.connection, 'online');
+    assert.equal(x.screens.get(T), '$ ab');
+    // Evicted again later: again at once (the last handshake worked).
+    x.sock().close(4001, 'too slow');
+    await flush();
+    await x.timers.advance(0);
+    assert.equal(x.sockets.length, 3);
+  });
+
+  test('4001 again before the handshake completes falls back to the backoff', async () => {
+    const x = await online();
+    x.sock().close(4001, 'too slow');
+    await flush();
+    await x.timers.advance(0);
+    assert.equal(x.sockets.length, 2);
+    x.sock().close(4001, 'too slow');
+    await flush();
+    await x.timers.advance(0);
+    assert.equal(x.sockets.length, 2, 'no tight reconnect loop');
+    await x.timers.advance(backoffDelay(1, 0.5));
+    assert.equal(x.sockets.length, 3);
+  });
+
+  test('a socket the client closes itself follows the backoff whatever code comes back', async () => {
+    const x = await online();
+    x.c.dropConnection();
+    await flush();
+    assert.equal(x.sockets[0]!.readyState, 3);
+    await x.timers.advance(0);
+    assert.equal(x.sockets.length, 1, 'not immediate');
+    await x.timers.advance(backoffDelay(0, 0.5));
+    assert.equal(x.sockets.length, 2);
+    // A handshake that fails (bad answer) is closed by the client: backoff.
+    x.sock().open();
+    await flush();
+    x.sock().reply(x.sock().requests('reconnect')[0]!.id!, null);
+    await flush();
+    assert.equal(x.sock().readyState, 3);
+    assert.equal(x.c.connection, 'offline');
+    await x.timers.advance(0);
+    assert.equal(x.sockets.length, 2);
   });
 });

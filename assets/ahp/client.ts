@@ -64,6 +64,31 @@ export interface ClientOptions {
 
 export type ConnectionState = 'connecting' | 'online' | 'offline' | 'closed';
 
+/** termhost's own WebSocket close codes (4000–4999). */
+export const CloseCodes = {
+  /** Sent by this client when it drops a socket itself (reconnect, failed handshake, ping timeout). */
+  clientReconnect: 4000,
+  /** The server evicted us as too slow: reconnect at once to resume (replay or snapshot). */
+  slowConsumer: 4001,
+  /** The share link this page uses was revoked or expired (or its terminal disposed): never retry. */
+  revoked: 4003,
+} as const;
+
+/** What to do when the server closes the socket with `code`. */
+export function closeAction(code: number): 'stop' | 'immediate' | 'backoff' {
+  if (code === CloseCodes.revoked) return 'stop';
+  if (code === CloseCodes.slowConsumer) return 'immediate';
+  return 'backoff';
+}
+
+export interface StateDetail {
+  attempt: number;
+  nextRetryMs?: number;
+  error?: string;
+  /** The close code that ended the connection for good ('closed' only). */
+  closeCode?: number;
+}
+
 export type SnapshotReason = 'initialize' | 'subscribe' | 'reconnect' | 'reinitialize';
 
 export class RpcError extends Error {
@@ -78,7 +103,7 @@ export class RpcError extends Error {
 
 export interface ClientEvents {
   /** Connection state changed. */
-  state: (s: ConnectionState, detail: { attempt: number; nextRetryMs?: number; error?: string }) => void;
+  state: (s: ConnectionState, detail: StateDetail) => void;
   /** A channel was (re)loaded from a snapshot: views must redraw from `state`. */
   snapshot: (channel: string, state: unknown, reason: SnapshotReason) => void;
   /** A confirmed action was applied to a channel (own echo or foreign). */
@@ -132,6 +157,10 @@ export class AhpClient {
   #handshakeDone = false;
   #generation = 0;
   #holding: ActionEnvelope[] | undefined;
+  /** The current socket is being closed by us: its close code is our own. */
+  #selfClose = false;
+  /** Why the connection ended for good, when the server ended it (e.g. 4003). */
+  endedBy: { code: number; reason: string } | undefined;
 
   constructor(o: ClientOptions) {
     this.clientId = o.clientId;
@@ -221,10 +250,17 @@ export class AhpClient {
 
   /** Drop the current socket as if the network failed (used by tests and the "Reconnect" action). */
   dropConnection(): void {
-    this.#ws?.close(4000, 'client reconnect');
+    this.#closeSocket('client reconnect');
   }
 
-  #setState(s: ConnectionState, detail: { nextRetryMs?: number; error?: string } = {}): void {
+  /** Close the current socket ourselves; the retry then follows the backoff. */
+  #closeSocket(reason: string): void {
+    if (!this.#ws) return;
+    this.#selfClose = true;
+    this.#ws.close(CloseCodes.clientReconnect, reason);
+  }
+
+  #setState(s: ConnectionState, detail: Omit<StateDetail, 'attempt'> = {}): void {
     this.connection = s;
     this.#emit('state', s, { attempt: this.#attempt, ...detail });
   }
@@ -232,6 +268,7 @@ export class AhpClient {
   #open(): void {
     const gen = ++this.#generation;
     this.#handshakeDone = false;
+    this.#selfClose = false;
     this.#setState(this.#attempt === 0 && this.lastSeenServerSeq === 0 ? 'connecting' : 'offline');
     let ws: SocketLike;
     try {
@@ -246,7 +283,7 @@ export class AhpClient {
       void this.#handshake(gen);
     };
     ws.onmessage = (ev) => {
-      if (gen !== this.#generation) return;
+      if (gen !== this.#generation || this.#ws !== ws) return;
       this.#onMessage(ev.data);
     };
     ws.onerror = () => {
@@ -259,12 +296,24 @@ export class AhpClient {
       this.#failRequests(new Error(`connection closed (${ev.code}${ev.reason ? ' ' + ev.reason : ''})`));
       for (const m of this.#mirrors.values()) m.clearPending();
       if (this.#closed) return;
-      this.#scheduleRetry(ev.reason || `closed with code ${ev.code}`);
+      const what = this.#selfClose ? 'backoff' : closeAction(ev.code);
+      this.#handshakeDone = false;
+      if (what === 'stop') {
+        // The server withdrew our access: retrying would only be refused.
+        this.#closed = true;
+        this.#o.timers.clearTimeout(this.#retryTimer);
+        this.endedBy = { code: ev.code, reason: ev.reason };
+        this.#setState('closed', { closeCode: ev.code, error: ev.reason || `closed with code ${ev.code}` });
+        return;
+      }
+      this.#scheduleRetry(ev.reason || `closed with code ${ev.code}`, what === 'immediate');
     };
   }
 
-  #scheduleRetry(error: string): void {
-    const delay = backoffDelay(this.#attempt, this.#o.random(), this.#o.backoff);
+  #scheduleRetry(error: string, immediate = false): void {
+    // Immediate only after a working connection (attempt 0): a second
+    // failure before the next handshake completes backs off as usual.
+    const delay = immediate && this.#attempt === 0 ? 0 : backoffDelay(this.#attempt, this.#o.random(), this.#o.backoff);
     this.#attempt++;
     this.#setState('offline', { nextRetryMs: delay, error });
     this.#o.timers.clearTimeout(this.#retryTimer);
@@ -327,7 +376,7 @@ export class AhpClient {
       if (gen !== this.#generation) return;
       // A failed handshake: drop the socket; onclose schedules the retry.
       console.warn('termhost: handshake failed', e);
-      this.#ws?.close(4001, 'handshake failed');
+      this.#closeSocket('handshake failed');
     } finally {
       // On failure, whatever was held may sit after a gap: discard it; the
       // next handshake recovers from the unchanged watermark.
@@ -400,7 +449,7 @@ export class AhpClient {
         },
         (e) => {
           this.#pingOutstanding = false;
-          if (String(e).includes('timed out')) this.#ws?.close(4002, 'ping timeout');
+          if (String(e).includes('timed out')) this.#closeSocket('ping timeout');
         },
       );
     };

@@ -1,7 +1,7 @@
 // The workbench: wires the AHP client to the side bar, editor area, status
 // bar, command palette and terminal views.
 
-import { AhpClient, RpcError, type ConnectionState } from '../ahp/client';
+import { AhpClient, CloseCodes, RpcError, type ConnectionState, type StateDetail } from '../ahp/client';
 import { ROOT_CHANNEL, hasExited, exitCodeOf, terminalIdOf, terminalUri, type ActionEnvelope, type RootState, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { h, clear, svg, primary, isMac, keyLabel } from './dom';
 import { icons } from './icons';
@@ -12,12 +12,14 @@ import { Sidebar, type SidebarHost } from './sidebar';
 import { QuickInput, Notifications, confirmDialog, type QuickPickItem } from './quickinput';
 import { BuildIndicator, BackgroundNotifier, type BuildStatus } from './buildstatus';
 import { claimLabel, cwdLabel, formatDuration, newTerminalId } from './format';
+import { accessLost, accessProbeUrl, revokedMessage, roleDescriptions, roleLabels, type Role } from './access';
+import { openShareDialog } from './share';
 
 export interface AppConfig {
   basePath: string;
   terminalId: string;
   version: string;
-  role: string;
+  role: Role;
 }
 
 interface Keybinding {
@@ -61,7 +63,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   readonly client: AhpClient;
   readonly themes = new Themes();
   readonly config: AppConfig;
-  readonly role: string;
+  readonly role: Role;
   readonly clientId: string;
 
   #views = new Map<string, TerminalView>();
@@ -84,6 +86,9 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   #wasOnline = false;
   #restored = false;
   #pendingDeepLink: string | undefined;
+  #ended: HTMLElement | undefined;
+  #lastRejection = { text: '', at: 0 };
+  #probeAt = 0;
 
   constructor(config: AppConfig, client: AhpClient) {
     this.config = config;
@@ -94,6 +99,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     this.#sidebarEl = document.getElementById('sidebar')!;
     this.#banner = document.getElementById('offline-banner')!;
     this.#workbenchEl.dataset.role = this.role;
+    if (this.role === 'viewer') this.#buildAccessBanner();
     const editorEl = document.getElementById('editor')!;
     this.#editor = new EditorArea(editorEl, document.getElementById('editor-empty')!, this);
     this.#sidebar = new Sidebar(this.#sidebarEl, this);
@@ -150,7 +156,13 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
         'terminal/input': 'Input',
         'terminal/cleared': 'Clear',
       };
-      this.notify('error', `${what[env.action.type] ?? env.action.type} was refused by the server: ${reason}.`);
+      // The server is the authority on roles: show its reason, once per burst
+      // (a viewer's keystrokes would otherwise stack up identical toasts).
+      const text = `${what[env.action.type] ?? env.action.type} was refused by the server: ${reason}.`;
+      const now = Date.now();
+      if (text === this.#lastRejection.text && now - this.#lastRejection.at < 3000) return;
+      this.#lastRejection = { text, at: now };
+      this.notify('error', text);
     });
     c.on('missing', (ch) => {
       const v = this.#views.get(ch);
@@ -198,9 +210,18 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     this.#editor.renderTabs();
   }
 
-  #onConnection(s: ConnectionState, d: { attempt: number; nextRetryMs?: number; error?: string }): void {
+  #onConnection(s: ConnectionState, d: StateDetail): void {
     const online = s === 'online';
     this.#workbenchEl.classList.toggle('offline', s === 'offline');
+    if (s === 'closed') {
+      this.#banner.hidden = true;
+      clearInterval(this.#bannerTimer);
+      if (d.closeCode === CloseCodes.revoked) {
+        const m = revokedMessage(d.error ?? '');
+        this.#showEnded(m.title, m.detail, d.error ?? '');
+      }
+    }
+    if (s === 'offline' && d.attempt >= 2) void this.#probeAccess();
     if (online) {
       this.#banner.hidden = true;
       clearInterval(this.#bannerTimer);
@@ -231,6 +252,66 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
 
   online(): boolean {
     return this.client.online;
+  }
+
+  /** A viewer's page says so at the top, whatever terminal is shown. */
+  #buildAccessBanner(): void {
+    const b = h(
+      'div.access-banner#access-banner',
+      { role: 'status' },
+      svg(icons.eye),
+      h('strong', null, 'View only'),
+      h('span', null, 'This terminal was shared with you to watch. Your keystrokes are not sent.'),
+    );
+    this.#banner.after(b);
+  }
+
+  /**
+   * Reconnects keep failing: a refused upgrade (401) is invisible to the
+   * page, so ask for the page itself. A session or link that is gone ends
+   * the retries with a clear message; anything else keeps retrying.
+   */
+  async #probeAccess(): Promise<void> {
+    const now = Date.now();
+    if (this.#ended || now - this.#probeAt < 8000) return;
+    this.#probeAt = now;
+    let status: number;
+    try {
+      const r = await fetch(accessProbeUrl(this.config.basePath, this.role, this.config.terminalId), { credentials: 'same-origin', cache: 'no-store', redirect: 'manual' });
+      status = r.status;
+    } catch {
+      return; // the server is unreachable: the retries go on
+    }
+    const lost = accessLost(this.role, status);
+    if (!lost || this.client.online) return;
+    this.client.close();
+    this.#showEnded(lost.title, lost.detail, '');
+  }
+
+  /** Our access ended (share link revoked, signed out): say so; never reconnect. */
+  #showEnded(title: string, detail: string, reason: string): void {
+    if (this.#ended) return;
+    const m = { title, detail };
+    this.#workbenchEl.classList.add('ended');
+    document.getElementById('access-banner')?.remove();
+    const banner = h('div.offline-banner.ended-banner#ended-banner', { role: 'alert' }, svg(icons.error), h('strong', null, `${m.title}.`), h('span', null, m.detail));
+    this.#banner.after(banner);
+    this.#ended = h(
+      'div.ended-overlay#ended-overlay',
+      { 'data-title': m.title },
+      h(
+        'div.notfound-card',
+        null,
+        h('div.notfound-icon', { 'aria-hidden': 'true' }, '>_'),
+        h('h1', null, m.title),
+        h('p', null, `${m.detail}${this.role === 'owner' ? '' : " You no longer receive this terminal's output."}`),
+        reason ? h('p.ended-reason', null, `Server: ${reason}`) : null,
+        this.role === 'owner' ? h('p', null, h('button.button', { type: 'button', onclick: () => location.reload() }, 'Reload')) : null,
+      ),
+    );
+    document.getElementById('editor')!.append(this.#ended);
+    for (const v of this.#views.values()) v.updateInput();
+    this.#renderStatus();
   }
 
   // ---- views ----
@@ -306,7 +387,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   }
 
   async newTerminal(toSide = false): Promise<void> {
-    if (this.role === 'viewer') return;
+    if (this.role !== 'owner') return;
     if (!this.client.online) {
       this.notify('warning', 'Cannot create a terminal while offline.');
       return;
@@ -443,6 +524,31 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     }
   }
 
+  /** The Share dialog of a terminal (owner only). */
+  share(uri: string): void {
+    if (this.role !== 'owner') return;
+    if (!this.client.online) {
+      this.notify('warning', 'Cannot manage share links while offline.');
+      return;
+    }
+    const v = this.#views.get(uri);
+    const title = v ? this.titleOf(v) : this.#catalogue.find((t) => t.resource === uri)?.title || terminalIdOf(uri);
+    void openShareDialog(this, uri, title);
+  }
+
+  /** Drop the owner session cookie, then reload into the sign-in page. */
+  async signOut(): Promise<void> {
+    try {
+      const r = await fetch(`${this.config.basePath}/auth/logout`, { method: 'POST', credentials: 'same-origin' });
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    } catch (e) {
+      this.notify('error', `Could not sign out: ${(e as Error).message}`);
+      return;
+    }
+    this.client.close();
+    location.reload();
+  }
+
   terminalLink(view: TerminalView): string {
     return `${location.origin}${this.config.basePath}/t/${encodeURIComponent(view.id)}`;
   }
@@ -468,6 +574,10 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
 
   closeTab(view: TerminalView): void {
     this.#closeView(view);
+  }
+
+  shareTerminal(view: TerminalView): void {
+    this.share(view.uri);
   }
 
   killTerminal(view: TerminalView): void {
@@ -536,7 +646,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
       /* ignore */
     }
     const target = this.config.terminalId ? terminalUri(this.config.terminalId) : undefined;
-    const groups = Array.isArray(saved.groups) ? saved.groups.filter((g) => Array.isArray(g) && g.length) : [];
+    // A share link grants one terminal: never restore others into its page.
+    const groups = this.role !== 'owner' ? [] : Array.isArray(saved.groups) ? saved.groups.filter((g) => Array.isArray(g) && g.length) : [];
     groups.forEach((uris, gi) => {
       for (const uri of uris) {
         if (typeof uri !== 'string' || !uri.startsWith('ahp-terminal:')) continue;
@@ -547,7 +658,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
         if (this.#editor.groupOf(v) !== g) this.#editor.move(v, g, g.views.length);
       }
     });
-    const focus = target ?? saved.active;
+    const focus = target ?? (this.role === 'owner' ? saved.active : undefined);
     if (focus) {
       const v = this.#views.get(focus);
       if (v) this.#focusView(v);
@@ -616,11 +727,14 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
         this.#set('connection', icons.disconnect, 'Offline — reconnecting', 'Connection lost. Click to retry now.', 'status-failure');
         break;
       default:
-        this.#set('connection', icons.disconnect, 'Disconnected', 'Closed');
+        this.#set('connection', icons.disconnect, this.#ended ? (this.role === 'owner' ? 'Signed out' : 'Link ended') : 'Disconnected', this.#ended ? `${this.#ended.dataset.title}: no reconnect.` : 'Closed');
     }
     this.#status.connection!.classList.toggle('offline', c.connection === 'offline');
     this.#set('protocol', undefined, c.protocolVersion ? `AHP ${c.protocolVersion}` : '', `Agent Host Protocol version negotiated with the server${c.serverInfo ? `\nServer: ${c.serverInfo.name} ${c.serverInfo.version ?? ''}` : ''}`);
-    this.#set('role', this.role === 'viewer' ? icons.eye : icons.person, this.role, `Your role on this server: ${this.role}`);
+    const roleIcon = this.role === 'viewer' ? icons.eye : this.role === 'driver' ? icons.keyboard : icons.person;
+    const ended = !!this.#ended;
+    this.#set('role', roleIcon, this.role === 'viewer' ? 'Viewer · View Only' : roleLabels[this.role], `Your role: ${roleLabels[this.role]}\n${roleDescriptions[this.role]}${ended ? '\nThe share link was revoked or has expired.' : ''}`, '');
+    this.#status.role!.classList.toggle('role-shared', this.role !== 'owner');
     const v = this.activeView;
     const st = v?.state;
     if (v && st) {
@@ -706,7 +820,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   #buildWatermark(): void {
     const w = document.querySelector('#editor-empty .watermark');
     if (!w) return;
-    const entries = (this.role === 'viewer' ? ['workbench.palette', 'terminal.open'] : ['workbench.palette', 'terminal.new', 'terminal.open', 'terminal.split']).map((id) => this.#actions.find((a) => a.id === id)!);
+    const entries = (this.role !== 'owner' ? ['workbench.palette', 'terminal.open'] : ['workbench.palette', 'terminal.new', 'terminal.open', 'terminal.split']).map((id) => this.#actions.find((a) => a.id === id)!);
     w.append(
       h(
         'dl.watermark-box',
@@ -721,7 +835,10 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   // ---- actions and keys ----
 
   #registerActions(): void {
+    // Drivers may type, resize, claim, rename and clear; only the owner
+    // creates, kills and shares terminals. The server enforces the same.
     const canEdit = () => this.role !== 'viewer';
+    const isOwner = () => this.role === 'owner';
     const hasView = () => !!this.activeView;
     const view = () => this.activeView;
     const add = (a: Action) => {
@@ -729,14 +846,15 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
       if (a.key) for (const k of a.key.split(' or ')) this.#bindings.push({ action: a, key: parseKey(k) });
     };
     add({ id: 'workbench.palette', category: 'View', title: 'Show All Commands', key: 'Ctrl+Shift+P or F1', inTerminal: true, run: () => this.#showPalette() });
-    add({ id: 'terminal.new', category: 'Terminal', title: 'Create New Terminal', key: 'Ctrl+Shift+`', inTerminal: true, when: canEdit, run: () => this.newTerminal() });
-    add({ id: 'terminal.split', category: 'Terminal', title: 'Split Terminal (New Terminal to the Right)', key: 'Ctrl+Shift+5', inTerminal: true, when: canEdit, run: () => this.newTerminal(true) });
+    add({ id: 'terminal.new', category: 'Terminal', title: 'Create New Terminal', key: 'Ctrl+Shift+`', inTerminal: true, when: isOwner, run: () => this.newTerminal() });
+    add({ id: 'terminal.split', category: 'Terminal', title: 'Split Terminal (New Terminal to the Right)', key: 'Ctrl+Shift+5', inTerminal: true, when: isOwner, run: () => this.newTerminal(true) });
     add({ id: 'terminal.open', category: 'Terminal', title: 'Open Terminal…', key: 'Ctrl+P', run: () => this.openTerminalPicker() });
     add({ id: 'terminal.moveRight', category: 'View', title: 'Move Terminal into Group to the Right', when: hasView, run: () => void this.openTerminal(view()!.uri, true) });
     add({ id: 'terminal.nextTab', category: 'View', title: 'Open Next Terminal Tab', key: 'Alt+PageDown', inTerminal: true, when: hasView, run: () => this.#editor.focusNext(1) });
     add({ id: 'terminal.prevTab', category: 'View', title: 'Open Previous Terminal Tab', key: 'Alt+PageUp', inTerminal: true, when: hasView, run: () => this.#editor.focusNext(-1) });
     add({ id: 'terminal.rename', category: 'Terminal', title: 'Rename…', when: () => hasView() && canEdit(), run: () => this.rename(view()!.uri) });
-    add({ id: 'terminal.kill', category: 'Terminal', title: 'Kill the Active Terminal', when: () => hasView() && canEdit(), run: () => this.kill(view()!.uri) });
+    add({ id: 'terminal.kill', category: 'Terminal', title: 'Kill the Active Terminal', when: () => hasView() && isOwner(), run: () => this.kill(view()!.uri) });
+    add({ id: 'terminal.share', category: 'Terminal', title: 'Share Terminal…', when: () => hasView() && isOwner(), run: () => this.share(view()!.uri) });
     add({ id: 'terminal.close', category: 'View', title: 'Close Terminal Tab (Keep Running)', when: hasView, run: () => this.#closeView(view()!) });
     add({ id: 'terminal.takeControl', category: 'Terminal', title: 'Take Control (Size the Terminal to This Window)', when: () => hasView() && canEdit() && !view()!.isHolder, run: () => this.takeControl(view()!) });
     add({ id: 'terminal.copyLink', category: 'Terminal', title: 'Copy Link to Terminal', when: hasView, run: () => this.copyText(this.terminalLink(view()!)) });
@@ -759,6 +877,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     add({ id: 'renderer.toggle', category: 'Preferences', title: 'Toggle GPU (WebGL) Terminal Rendering (Reload)', run: () => this.#toggleRenderer() });
     add({ id: 'notifications.toggle', category: 'Notifications', title: 'Notify When Commands Finish in a Background Tab', run: () => this.#toggleNotifications() });
     add({ id: 'connection.reconnect', category: 'Connection', title: 'Reconnect Now', run: () => (this.client.online ? this.client.dropConnection() : this.client.retryNow()) });
+    add({ id: 'account.signOut', category: 'Account', title: 'Sign Out', when: isOwner, run: () => this.signOut() });
     add({ id: 'help.about', category: 'Help', title: 'About', run: () => this.#about() });
   }
 
@@ -884,7 +1003,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     const c = this.client;
     void confirmDialog({
       message: 'termhost',
-      detail: `Version: ${this.config.version || 'dev'}\nProtocol: AHP ${c.protocolVersion || '—'}\nServer: ${c.serverInfo ? `${c.serverInfo.name} ${c.serverInfo.version ?? ''}` : '—'}\nClient id: ${c.clientId}\nRole: ${this.role}`,
+      detail: `Version: ${this.config.version || 'dev'}\nProtocol: AHP ${c.protocolVersion || '—'}\nServer: ${c.serverInfo ? `${c.serverInfo.name} ${c.serverInfo.version ?? ''}` : '—'}\nClient id: ${c.clientId}\nRole: ${roleLabels[this.role]}`,
       primary: 'OK',
       icon: icons.info,
     });
@@ -895,6 +1014,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   testHook() {
     return {
       client: this.client,
+      role: this.role,
+      share: (id?: string) => this.share(id ? terminalUri(id) : this.activeView!.uri),
       views: () => [...this.#views.values()].map((v) => ({ uri: v.uri, id: v.id, loaded: v.loaded, renderer: v.renderer })),
       active: () => this.activeView?.id,
       buffer: (id?: string) => {

@@ -9,6 +9,8 @@ import type { TerminalView } from './terminalView';
 const DND_TYPE = 'application/x-termhost-tab';
 
 export interface EditorHost {
+  role: string;
+  shareTerminal(view: TerminalView): void;
   activated(view: TerminalView | undefined): void;
   closeTab(view: TerminalView): void;
   killTerminal(view: TerminalView): void;
@@ -30,11 +32,14 @@ export class EditorGroup {
   constructor(area: EditorArea) {
     this.#area = area;
     this.tabsEl = h('div.tabs-container', { role: 'tablist' });
+    // Share, split and kill are the owner's; a share link's page has none.
+    const owner = area.host.role === 'owner';
     const actions = h(
       'div.editor-actions',
       null,
-      h('button.icon-button', { type: 'button', title: 'Split Terminal (New Terminal to the Right)', 'aria-label': 'Split Terminal', onclick: () => area.host.splitRight(this) }, svg(icons.split)),
-      h('button.icon-button', { type: 'button', title: 'Kill Terminal', 'aria-label': 'Kill Terminal', onclick: () => this.active && area.host.killTerminal(this.active) }, svg(icons.trash)),
+      owner ? h('button.icon-button.share-action', { type: 'button', title: 'Share Terminal…', 'aria-label': 'Share Terminal', onclick: () => this.active && area.host.shareTerminal(this.active) }, svg(icons.share)) : null,
+      owner ? h('button.icon-button', { type: 'button', title: 'Split Terminal (New Terminal to the Right)', 'aria-label': 'Split Terminal', onclick: () => area.host.splitRight(this) }, svg(icons.split)) : null,
+      owner ? h('button.icon-button', { type: 'button', title: 'Kill Terminal', 'aria-label': 'Kill Terminal', onclick: () => this.active && area.host.killTerminal(this.active) }, svg(icons.trash)) : null,
     );
     this.content = h('div.editor-container');
     this.#dropOverlay = h('div.editor-drop-overlay', { hidden: true });

@@ -43,6 +43,9 @@ export const icons = {
   ellipsis: `<svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor"><circle cx="3.5" cy="8" r="1"/><circle cx="8" cy="8" r="1"/><circle cx="12.5" cy="8" r="1"/></svg>`,
   info: s('<circle cx="8" cy="8" r="6"/><path d="M8 7.5V11"/><circle cx="8" cy="5.2" r=".4" fill="currentColor"/>'),
   warning: s('<path d="M8 2L14.5 13.5h-13z"/><path d="M8 6.5v3.5"/><circle cx="8" cy="11.8" r=".4" fill="currentColor"/>'),
+  share: s('<path d="M8 1.8v8.4"/><path d="M5.3 4.3L8 1.6l2.7 2.7"/><path d="M5.5 6.5H4a1 1 0 00-1 1v5.5a1 1 0 001 1h8a1 1 0 001-1V7.5a1 1 0 00-1-1h-1.5"/>'),
+  keyboard: s('<rect x="1.5" y="4" width="13" height="8" rx="1"/><path d="M4 6.5h.5M6.25 6.5h.5M8.5 6.5h.5M10.75 6.5h.5M4 9.5h8"/>'),
+  signOut: s('<path d="M6 2.5H3.5a1 1 0 00-1 1v9a1 1 0 001 1H6"/><path d="M10.5 5L13.5 8l-3 3"/><path d="M13.5 8H6"/>'),
   clear: s('<path d="M3 13.5h10M5 10.5l6-6M9.5 3l3.5 3.5-5.5 5.5H4.5L3 10.5z"/>'),
 };
 

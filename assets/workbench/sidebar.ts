@@ -14,6 +14,7 @@ export interface SidebarHost {
   newTerminal(): void;
   rename(uri: string): void;
   kill(uri: string): void;
+  share(uri: string): void;
   revealCommand(view: TerminalView, commandId: string): void;
   copyCommandOutput(view: TerminalView, commandId: string): void;
   isOpen(uri: string): boolean;
@@ -74,7 +75,7 @@ export class Sidebar {
     this.#host = host;
     this.terminals = new Pane('Terminals', 'terminals-view');
     this.commands = new Pane('Commands', 'commands-view');
-    if (host.role !== 'viewer') this.terminals.actions.append(action(icons.add, 'New Terminal', () => host.newTerminal()));
+    if (host.role === 'owner') this.terminals.actions.append(action(icons.add, 'New Terminal', () => host.newTerminal()));
     this.#filterBtn = action(icons.filter, 'Show Failed Commands Only', () => this.toggleFailedOnly(), 'filter-toggle');
     this.commands.actions.append(this.#filterBtn);
     this.element = h(
@@ -107,8 +108,8 @@ export class Sidebar {
         h(
           'div.welcome-view',
           null,
-          h('p', null, this.#host.role === 'viewer' ? 'No terminals are shared with you.' : 'No terminals are running on this server.'),
-          this.#host.role !== 'viewer' ? h('button.button.primary.wide', { type: 'button', onclick: () => this.#host.newTerminal() }, 'New Terminal') : null,
+          h('p', null, this.#host.role !== 'owner' ? 'No terminals are shared with you.' : 'No terminals are running on this server.'),
+          this.#host.role === 'owner' ? h('button.button.primary.wide', { type: 'button', onclick: () => this.#host.newTerminal() }, 'New Terminal') : null,
         ),
       );
       return;
@@ -134,9 +135,10 @@ export class Sidebar {
         h('span.row-label', null, t.title || terminalIdOf(t.resource)),
         h('span.row-description', null, h('span.terminal-state', { class: failed ? 'failed' : exited ? 'exited' : 'running' }, state), h('span.terminal-holder', null, ` · ${holder}`)),
         h('div.row-actions', null,
+          this.#host.role === 'owner' ? action(icons.share, 'Share Terminal…', () => this.#host.share(t.resource), 'share-action') : null,
           action(icons.split, 'Open to the Side', () => this.#host.openTerminal(t.resource, true)),
           this.#host.role !== 'viewer' ? action(icons.edit, 'Rename…', () => this.#host.rename(t.resource)) : null,
-          this.#host.role !== 'viewer' ? action(icons.trash, 'Kill Terminal', () => this.#host.kill(t.resource)) : null,
+          this.#host.role === 'owner' ? action(icons.trash, 'Kill Terminal', () => this.#host.kill(t.resource)) : null,
         ),
       );
       if (t.resource === active) row.classList.add('selected');
@@ -145,7 +147,7 @@ export class Sidebar {
       row.addEventListener('keydown', (e) => {
         if (e.key === 'Enter') this.#host.openTerminal(t.resource);
         else if (e.key === 'F2' && this.#host.role !== 'viewer') this.#host.rename(t.resource);
-        else if (e.key === 'Delete' && this.#host.role !== 'viewer') this.#host.kill(t.resource);
+        else if (e.key === 'Delete' && this.#host.role === 'owner') this.#host.kill(t.resource);
         else if (e.key === 'ArrowDown') (row.nextElementSibling as HTMLElement | null)?.focus();
         else if (e.key === 'ArrowUp') (row.previousElementSibling as HTMLElement | null)?.focus();
         else return;

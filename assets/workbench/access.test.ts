@@ -1,0 +1,84 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { accessLost, accessProbeUrl, expiryLabel, parseRole, revokedMessage, shareExpiries, wsUrl } from './access';
+
+describe('wsUrl', () => {
+  const http = { protocol: 'http:', host: '127.0.0.1:8080' };
+  const https = { protocol: 'https:', host: 'box.example' };
+  const cases: { name: string; loc: typeof http; base: string; role: 'owner' | 'driver' | 'viewer'; id: string; want: string }[] = [
+    { name: 'owner at /', loc: http, base: '', role: 'owner', id: '', want: 'ws://127.0.0.1:8080/ws' },
+    { name: 'owner on a terminal page keeps the plain URL', loc: http, base: '', role: 'owner', id: 'abc', want: 'ws://127.0.0.1:8080/ws' },
+    { name: 'owner under /term over TLS', loc: https, base: '/term', role: 'owner', id: '', want: 'wss://box.example/term/ws' },
+    { name: 'trailing slash of the base path', loc: https, base: '/term/', role: 'owner', id: '', want: 'wss://box.example/term/ws' },
+    { name: 'viewer names its terminal', loc: http, base: '', role: 'viewer', id: 'abc', want: 'ws://127.0.0.1:8080/ws?terminal=abc' },
+    { name: 'driver under /term', loc: https, base: '/term', role: 'driver', id: 'k2x9', want: 'wss://box.example/term/ws?terminal=k2x9' },
+    { name: 'terminal id is escaped', loc: http, base: '', role: 'viewer', id: 'a b&c', want: 'ws://127.0.0.1:8080/ws?terminal=a%20b%26c' },
+  ];
+  for (const c of cases) {
+    test(c.name, () => assert.equal(wsUrl(c.loc, c.base, c.role, c.id), c.want));
+  }
+});
+
+describe('parseRole', () => {
+  for (const [input, want] of [
+    ['owner', 'owner'],
+    ['driver', 'driver'],
+    ['viewer', 'viewer'],
+    ['', 'owner'],
+    [undefined, 'owner'],
+    ['admin', 'viewer'],
+  ] as const) {
+    test(`${String(input)} → ${want}`, () => assert.equal(parseRole(input), want));
+  }
+});
+
+describe('share expiry', () => {
+  test('the dialog offers 1 h, 24 h, 7 d and never', () => {
+    assert.deepEqual(
+      shareExpiries.map((e) => e.seconds),
+      [3600, 86400, 604800, 0],
+    );
+  });
+  const now = 1_700_000_000_000;
+  for (const [at, want] of [
+    [undefined, 'never expires'],
+    [now - 1, 'expired'],
+    [now, 'expired'],
+    [now + 30_000, 'expires in 1 min'],
+    [now + 59 * 60_000, 'expires in 59 min'],
+    [now + 3600_000, 'expires in 1 h'],
+    [now + 90 * 60_000, 'expires in 1 h 30 min'],
+    [now + 86400_000, 'expires in 1 d'],
+    [now + 7 * 86400_000 - 3600_000, 'expires in 6 d 23 h'],
+  ] as const) {
+    test(`${at === undefined ? 'none' : at - now} ms → ${want}`, () => assert.equal(expiryLabel(at, now), want));
+  }
+});
+
+test('revokedMessage', () => {
+  assert.equal(revokedMessage('share link revoked').title, 'This share link was revoked or has expired');
+  assert.match(revokedMessage('share link expired').detail, /new link/);
+  assert.match(revokedMessage('the terminal was disposed').detail, /closed by its owner/);
+});
+
+describe('access probe after failed reconnects', () => {
+  test('probe URL: the terminal page for a share link, the workbench for the owner', () => {
+    assert.equal(accessProbeUrl('/term', 'viewer', 'abc'), '/term/t/abc');
+    assert.equal(accessProbeUrl('', 'driver', 'a b'), '/t/a%20b');
+    assert.equal(accessProbeUrl('/term/', 'owner', 'abc'), '/term/');
+    assert.equal(accessProbeUrl('', 'owner', ''), '/');
+  });
+  for (const [role, status, want] of [
+    ['owner', 401, 'You are signed out'],
+    ['viewer', 401, 'This share link was revoked or has expired'],
+    ['driver', 401, 'This share link was revoked or has expired'],
+    ['viewer', 404, 'This terminal no longer exists'],
+    ['owner', 404, undefined],
+    ['owner', 200, undefined],
+    ['viewer', 200, undefined],
+    ['viewer', 502, undefined],
+    ['viewer', 429, undefined],
+  ] as const) {
+    test(`${role} ${status} → ${want ?? 'keep retrying'}`, () => assert.equal(accessLost(role, status)?.title, want));
+  }
+});

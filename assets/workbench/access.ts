@@ -1,0 +1,101 @@
+// Access: roles, the WebSocket URL a page must use for its role, and the
+// share-link vocabulary of the Share dialog (pure; tested in access.test.ts).
+
+export type Role = 'owner' | 'driver' | 'viewer';
+
+/** A role from the page config; anything unknown is treated as the least privileged. */
+export function parseRole(v: unknown): Role {
+  if (v === 'owner' || v === 'driver' || v === 'viewer') return v;
+  return v === undefined || v === '' ? 'owner' : 'viewer';
+}
+
+/**
+ * The AHP WebSocket URL. A share link's page opens `<base>/ws?terminal=<id>`
+ * so that the server picks the share cookie of that terminal (a browser may
+ * hold links to several terminals); the owner opens `<base>/ws`.
+ */
+export function wsUrl(loc: { protocol: string; host: string }, basePath: string, role: Role, terminalId: string): string {
+  const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
+  const base = basePath.replace(/\/+$/, '');
+  const url = `${proto}//${loc.host}${base}/ws`;
+  return role !== 'owner' && terminalId ? `${url}?terminal=${encodeURIComponent(terminalId)}` : url;
+}
+
+export const roleLabels: Record<Role, string> = { owner: 'Owner', driver: 'Driver', viewer: 'Viewer' };
+
+export const roleDescriptions: Record<Role, string> = {
+  owner: 'You own this server: every terminal, sharing and sign-out.',
+  driver: 'Shared with you to drive: you can type, resize, take control, rename and clear this terminal.',
+  viewer: 'Shared with you to watch: view only, your keystrokes are not sent.',
+};
+
+/** Expiry choices of a new share link (ttlSeconds 0 = never expires). */
+export const shareExpiries: readonly { label: string; seconds: number }[] = [
+  { label: '1 hour', seconds: 3600 },
+  { label: '24 hours', seconds: 86400 },
+  { label: '7 days', seconds: 604800 },
+  { label: 'Never', seconds: 0 },
+];
+
+/** The x-share/list and x-share/create result entries. */
+export interface ShareInfo {
+  id: string;
+  terminal: string;
+  role: 'viewer' | 'driver';
+  createdAt: number;
+  expiresAt?: number;
+  /** Only in the create result: holds the secret, shown once. */
+  url?: string;
+}
+
+/** "expires in 59 min", "expires in 6 d 23 h", "never expires", "expired". */
+export function expiryLabel(expiresAt: number | undefined, now: number): string {
+  if (expiresAt === undefined || expiresAt === null) return 'never expires';
+  const left = expiresAt - now;
+  if (left <= 0) return 'expired';
+  const min = Math.ceil(left / 60_000);
+  if (min < 60) return `expires in ${min} min`;
+  const hours = Math.floor(min / 60);
+  if (hours < 24) {
+    const m = min - hours * 60;
+    return `expires in ${hours} h${m ? ` ${m} min` : ''}`;
+  }
+  const days = Math.floor(hours / 24);
+  const h = hours - days * 24;
+  return `expires in ${days} d${h ? ` ${h} h` : ''}`;
+}
+
+/** The message a page shows when the server ended its share link (close 4003). */
+export function revokedMessage(reason: string): { title: string; detail: string } {
+  const r = reason.trim().toLowerCase();
+  const detail =
+    r.includes('dispos')
+      ? 'The terminal was closed by its owner.'
+      : 'Ask the person who shared this terminal for a new link.';
+  return { title: 'This share link was revoked or has expired', detail };
+}
+
+/**
+ * The page a reconnecting client fetches to learn whether it may still get
+ * in: a WebSocket refused with 401 looks like a network failure to a
+ * browser, the page's HTTP status does not.
+ */
+export function accessProbeUrl(basePath: string, role: Role, terminalId: string): string {
+  const base = basePath.replace(/\/+$/, '');
+  return role !== 'owner' && terminalId ? `${base}/t/${encodeURIComponent(terminalId)}` : `${base}/`;
+}
+
+/** What a page says when the probe shows its access is gone; undefined = keep retrying. */
+export function accessLost(role: Role, status: number): { title: string; detail: string } | undefined {
+  if (status === 401) {
+    if (role === 'owner') {
+      return {
+        title: 'You are signed out',
+        detail: 'Your session ended (signed out, or it expired). Open the login link that termhost serve printed to sign in again.',
+      };
+    }
+    return revokedMessage('');
+  }
+  if (status === 404 && role !== 'owner') return { title: 'This terminal no longer exists', detail: 'It was closed by its owner.' };
+  return undefined;
+}
