@@ -1,0 +1,225 @@
+package handlers_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// integrationSeqs are the sequences no client may ever see (§1 of the shell
+// integration spec): OSC 633, OSC 133, OSC 7 and OSC 1337;CurrentDir.
+var integrationSeqs = regexp.MustCompile("\x1b\\](?:633;|133;|7;|1337;CurrentDir)[^\x07\x1b]*(?:\x07|\x1b\\\\)")
+
+func forbidden(s string) string {
+	for _, bad := range []string{"\x1b]633", "\x1b]133", "\x1b]7;", "1337;CurrentDir"} {
+		if strings.Contains(s, bad) {
+			return bad
+		}
+	}
+	return ""
+}
+
+// shellPath finds a shell or fails, naming the package to install.
+func shellPath(t *testing.T, name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s is not installed: install the %s package (make test does this with apt-get)", name, name)
+	}
+	return p
+}
+
+// TestShellIntegrationOverWebSocket runs the spec's real-shell scenarios for
+// bash, zsh and fish through the whole server, as a client that only knows
+// the AHP digest sees them.
+func TestShellIntegrationOverWebSocket(t *testing.T) {
+	for _, name := range []string{"bash", "zsh", "fish"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			shell := shellPath(t, name)
+			home := t.TempDir()
+			var rawMu sync.Mutex
+			var raw bytes.Buffer
+			ts := newServer(t, func(tc *terminalsConfig, _ *handlersConfig) {
+				tc.Shell, tc.ShellArgs, tc.ShellIntegration, tc.Cwd = shell, nil, true, home
+				tc.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
+					"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "HISTFILE=/dev/null"}
+				tc.Tap = func(_ string, b []byte) { rawMu.Lock(); raw.Write(b); rawMu.Unlock() }
+			})
+			c := ts.dial(t)
+			c.initialize("1.0.0", "si")
+			uri, snap := c.createTerminal("si", "si", nil)
+			if st := snap.State.(ahp.TerminalState); st.SupportsCommandDetection == nil {
+				c.waitAction("detection", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalCommandDetectionAvailable })
+			}
+			if st := c.subscribe(uri).State.(ahp.TerminalState); st.SupportsCommandDetection == nil || !*st.SupportsCommandDetection {
+				t.Fatalf("snapshot after the first prompt lacks supportsCommandDetection: %+v", st)
+			}
+
+			run := func(line string) (ahp.Envelope, ahp.Envelope) {
+				t.Helper()
+				c.dispatch(uri, map[string]any{"type": "terminal/input", "data": line + "\r"})
+				exec := c.waitAction("commandExecuted "+line, func(e ahp.Envelope) bool {
+					return e.Action.Type == ahp.TerminalCommandExecuted && e.Action.CommandLine != ""
+				})
+				if exec.Action.CommandLine != line {
+					t.Errorf("commandLine %q, want %q", exec.Action.CommandLine, line)
+				}
+				fin := c.waitAction("commandFinished "+line, func(e ahp.Envelope) bool {
+					return e.Action.Type == ahp.TerminalCommandFinished && e.Action.CommandID == exec.Action.CommandID
+				})
+				if fin.Action.DurationMs == nil {
+					t.Errorf("%s: no durationMs", line)
+				}
+				return exec, fin
+			}
+			code := func(e ahp.Envelope) int {
+				if e.Action.ExitCode == nil {
+					return -1
+				}
+				return *e.Action.ExitCode
+			}
+			for _, tc := range []struct {
+				line string
+				code int
+			}{{"true", 0}, {"false", 1}, {"sh -c 'exit 7'", 7}} {
+				if _, fin := run(tc.line); code(fin) != tc.code {
+					t.Errorf("%s: exit code %d, want %d", tc.line, code(fin), tc.code)
+				}
+			}
+			run("cd /tmp")
+			c.waitAction("cwd /tmp", func(e ahp.Envelope) bool {
+				return e.Action.Type == ahp.TerminalCwdChanged && e.Action.Cwd == "file:///tmp"
+			})
+
+			// Empty Enter and Ctrl-C at the prompt are no commands.
+			before := countType(c, ahp.TerminalCommandExecuted)
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\r"})
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
+			time.Sleep(300 * time.Millisecond) // let fish settle after the interrupt
+			run("echo aft''er-2")
+			if got := countType(c, ahp.TerminalCommandExecuted); got != before+1 {
+				t.Errorf("empty Enter / Ctrl-C at the prompt produced %d phantom commands", got-before-1)
+			}
+
+			// Ctrl-C during a command ends it with a failure.
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "sleep 5\r"})
+			sleep := c.waitAction("sleep runs", func(e ahp.Envelope) bool {
+				return e.Action.Type == ahp.TerminalCommandExecuted && e.Action.CommandLine == "sleep 5"
+			})
+			time.Sleep(200 * time.Millisecond)
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
+			fin := c.waitAction("sleep interrupted", func(e ahp.Envelope) bool {
+				return e.Action.Type == ahp.TerminalCommandFinished && e.Action.CommandID == sleep.Action.CommandID
+			})
+			if code(fin) == 0 || *fin.Action.DurationMs > 4500 {
+				t.Errorf("interrupted sleep: exit %d after %d ms", code(fin), *fin.Action.DurationMs)
+			}
+
+			// A forged D printed by a command does not finish it.
+			forge := `printf '\033]633;D;0\007'; sleep 0.5; echo forged-done`
+			exec, fin2 := run(forge)
+			out := outputBetween(c, uri, exec.ServerSeq, fin2.ServerSeq)
+			if !strings.Contains(out, "forged-done") || code(fin2) != 0 {
+				t.Errorf("forged D: output %q before the finish (exit %d); the command finished early", out, code(fin2))
+			}
+
+			// A title set by a program; a multi-line command; a nested shell;
+			// the alternate screen in and out.
+			run(`printf '\033]0;my-title\007'`)
+			if !seen(c, func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalTitleChanged && e.Action.Title == "my-title" }) {
+				t.Error("no terminal/titleChanged for a title set by a program")
+			}
+			multi := "for i in 1 2; do echo m$i; done"
+			if name == "fish" {
+				multi = "for i in 1 2; echo m$i; end"
+			}
+			run(multi)
+			c.waitOutput(uri, "m2")
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "bash --norc --noprofile\r"})
+			nested := c.waitAction("nested shell", func(e ahp.Envelope) bool {
+				return e.Action.Type == ahp.TerminalCommandExecuted && strings.HasPrefix(e.Action.CommandLine, "bash")
+			})
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo inn''er-10\r"})
+			c.waitOutput(uri, "inner-10")
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit\r"})
+			c.waitAction("nested shell ends", func(e ahp.Envelope) bool {
+				return e.Action.Type == ahp.TerminalCommandFinished && e.Action.CommandID == nested.Action.CommandID
+			})
+			run(`printf '\033[?1049halt-screen\033[?1049l'`)
+			_, last := run("echo fin''ished")
+
+			// No client ever saw an integration sequence, and the content
+			// reconstructs the shell's raw output minus exactly those.
+			for _, e := range c.envelopes() {
+				if bad := forbidden(e.Action.Data); bad != "" {
+					t.Errorf("terminal/data %d contains %q", e.ServerSeq, bad)
+				}
+			}
+			time.Sleep(200 * time.Millisecond) // the prompt after the last command
+			snap = c.subscribe(uri)
+			var content strings.Builder
+			for _, p := range snap.State.(ahp.TerminalState).Content {
+				content.WriteString(p.Text())
+			}
+			if bad := forbidden(content.String()); bad != "" {
+				t.Errorf("snapshot content contains %q", bad)
+			}
+			rawMu.Lock()
+			want := integrationSeqs.ReplaceAllString(raw.String(), "")
+			rawMu.Unlock()
+			if content.String() != want {
+				t.Errorf("content (%d bytes) differs from the raw output minus integration sequences (%d bytes)\n got: %q\nwant: %q",
+					content.Len(), len(want), tail(content.String()), tail(want))
+			}
+			parts := 0
+			for _, p := range snap.State.(ahp.TerminalState).Content {
+				if p.Type == ahp.PartCommand {
+					parts++
+				}
+			}
+			if parts < 10 || last.ServerSeq == 0 {
+				t.Errorf("%d command parts in the snapshot", parts)
+			}
+		})
+	}
+}
+
+func seen(c *client, pred func(ahp.Envelope) bool) bool {
+	for _, e := range c.envelopes() {
+		if pred(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func countType(c *client, actionType string) int {
+	n := 0
+	for _, e := range c.envelopes() {
+		if e.Action.Type == actionType {
+			n++
+		}
+	}
+	return n
+}
+
+// outputBetween is the terminal/data of uri with from < serverSeq < to.
+func outputBetween(c *client, uri string, from, to int64) string {
+	var b strings.Builder
+	for _, e := range c.envelopes() {
+		if e.Channel == uri && e.Action.Type == ahp.TerminalData && e.ServerSeq > from && e.ServerSeq < to {
+			b.WriteString(e.Action.Data)
+		}
+	}
+	return b.String()
+}
+
+func tail(s string) string { return s[max(0, len(s)-400):] }
