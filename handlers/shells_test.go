@@ -134,7 +134,9 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 			// A title set by a program; a multi-line command; a nested shell;
 			// the alternate screen in and out.
 			run(`printf '\033]0;my-title\007'`)
-			if !seen(c, func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalTitleChanged && e.Action.Title == "my-title" }) {
+			if !seen(c, func(e ahp.Envelope) bool {
+				return e.Action.Type == ahp.TerminalTitleChanged && e.Action.Title == "my-title"
+			}) {
 				t.Error("no terminal/titleChanged for a title set by a program")
 			}
 			multi := "for i in 1 2; do echo m$i; done"

@@ -30,6 +30,8 @@ func run(args []string) int {
 		return shareCommand(args)
 	case "kill":
 		return killCommand(args)
+	case "bench":
+		return benchCommand(args)
 	case "help":
 		usage(os.Stdout)
 		return 0
@@ -54,6 +56,7 @@ Usage:
   termhost share <id|url> [--role viewer|driver] [--ttl 1h|24h|7d|0]
                              create a share link for a terminal
   termhost kill <id|url>     close a terminal
+  termhost bench [--quick]   measure speed and memory against the raw pty
   termhost help              this text
 
 Run "termhost serve --help" for the server's flags and "termhost COMMAND --help"
