@@ -188,7 +188,6 @@ func (c *conn) Hold() {
 // answer queues a response, then the envelopes held since Hold.
 func (c *conn) answer(frame []byte) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	ok := c.enqueueLocked(frame, true)
 	if c.holding {
 		c.holding = false
@@ -198,8 +197,11 @@ func (c *conn) answer(frame []byte) {
 		}
 		c.held = nil
 	}
+	c.mu.Unlock()
 	if !ok {
-		go c.s.m.Leave(c) // not under c.mu: Leave takes the hub lock, which Deliver callers hold
+		// Evicted: stop delivering to it (the reader calls this, never under
+		// the hub lock, and c.mu is released: Deliver takes them in that order).
+		c.s.m.Leave(c)
 	}
 }
 
