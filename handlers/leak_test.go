@@ -60,19 +60,25 @@ func TestCreateDispose100(t *testing.T) {
 		t.Fatalf("children before: %v", kids)
 	}
 	const n = 100
+	// Jobs get durations unique to this run, so orphans (reparented away from
+	// us) can be found by their command line.
+	jobA, jobB := fmt.Sprint(40000+os.Getpid()%10000), fmt.Sprint(50000+os.Getpid()%10000)
 	for i := range n {
 		c.mustCall("createTerminal", map[string]any{"channel": ahp.TerminalURI(fmt.Sprint("t", i)),
 			"claim": map[string]any{"kind": "client", "clientId": "churn"}})
 	}
 	// A third run background jobs that ignore SIGHUP; a third exit by themselves.
 	for i := 0; i < n; i += 3 {
-		c.dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": "(trap '' HUP; sleep 300) & sleep 300 &\r"})
+		c.dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": fmt.Sprintf("(trap '' HUP; sleep %s) & sleep %s &\r", jobA, jobB)})
 	}
 	for i := 1; i < n; i += 3 {
 		c.dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": "exit 0\r"})
 	}
 	c.mustCall("ping", map[string]any{"channel": ahp.RootURI})
-	time.Sleep(200 * time.Millisecond) // let the jobs start; what matters is after dispose
+	withJobs := (n + 2) / 3
+	waitUntil(t, 30*time.Second, "background jobs running", func() bool {
+		return len(processesRunning("sleep", jobA)) == withJobs && len(processesRunning("sleep", jobB)) == withJobs
+	})
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
@@ -86,6 +92,9 @@ func TestCreateDispose100(t *testing.T) {
 	wg.Wait()
 	if kids := children(t); len(kids) != 0 {
 		t.Errorf("children left after dispose: %v", kids)
+	}
+	if left := append(processesRunning("sleep", jobA), processesRunning("sleep", jobB)...); len(left) != 0 {
+		t.Errorf("background jobs outlived their terminals: %v", left)
 	}
 	if got := openFDs(t); got > baseFDs {
 		t.Errorf("open fds: %d, baseline %d", got, baseFDs)
@@ -138,4 +147,21 @@ func TestBadInputIsolation(t *testing.T) {
 	if st.Cols != 80 || st.Rows != 24 || st.Claim.ClientID != "good" || st.Lifecycle.Exited() {
 		t.Errorf("state harmed by bad input: %+v", st)
 	}
+}
+
+// processesRunning lists the processes whose argv is exactly argv.
+func processesRunning(argv ...string) []int {
+	want := strings.Join(argv, "\x00") + "\x00"
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

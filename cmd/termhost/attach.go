@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -68,7 +69,7 @@ func (a *app) attach(args []string) int {
 	if err != nil {
 		return a.fail("attach", base, err)
 	}
-	s := &session{a: a, c: c, cmd: "attach", uri: uri, id: t.id, url: client.TerminalURL(base, t.id), server: base.String(),
+	s := &session{a: a, c: c, cmd: "attach", uri: uri, id: t.id, url: client.TerminalURL(base, t.id), base: base,
 		forwardStdin: true, claim: true}
 	return s.stream(snap)
 }
@@ -76,13 +77,13 @@ func (a *app) attach(args []string) int {
 // session streams one terminal to stdout and, when asked, stdin to it. It is
 // shared by run and attach.
 type session struct {
-	a      *app
-	c      *client.Client
-	cmd    string // for messages: "run" or "attach"
-	uri    string
-	id     string
-	url    string
-	server string
+	a    *app
+	c    *client.Client
+	cmd  string // for messages: "run" or "attach"
+	uri  string
+	id   string
+	url  string
+	base *url.URL
 
 	forwardStdin bool // read stdin and send it as input (attach; run on a terminal)
 	claim        bool // take the claim first (attach)
@@ -168,7 +169,7 @@ func (s *session) loop(ctx context.Context) (int, string) {
 			case errors.As(cause, &sig):
 				return 128 + int(sig.sig), fmt.Sprintf("%s; the terminal keeps running at %s", sig.sig, s.url)
 			}
-			return exitUsage, describe(nil, err) + fmt.Sprintf(" (the terminal may still be running at %s)", s.url)
+			return exitUsage, describe(s.base, err) + fmt.Sprintf(" (the terminal may still be running at %s)", s.url)
 		}
 		switch ev.Kind {
 		case client.EventAction, client.EventResync:
@@ -203,7 +204,7 @@ func (s *session) loop(ctx context.Context) (int, string) {
 				return exitFail, "the terminal was closed on the server"
 			}
 		case client.EventDisconnected:
-			s.note("lost the connection (%v); reconnecting…", ev.Err)
+			s.note("lost the connection to %s; reconnecting…", s.base)
 		case client.EventReconnected:
 			s.note("reconnected")
 		}
@@ -232,6 +233,9 @@ func (s *session) action(ctx context.Context, env ahp.Envelope) (code int, msg s
 			if ours {
 				s.note("you have the claim again; typing goes to the terminal")
 				if s.ttyOut {
+					s.sizeMu.Lock()
+					s.lastSize = [2]int{} // the terminal may have another size now
+					s.sizeMu.Unlock()
 					s.resize(ctx)
 				}
 			} else {

@@ -99,7 +99,7 @@ func (a *app) run(args []string) int {
 		return a.fail("run", base, err)
 	}
 	interactive := isTerminal(a.stdin) && isTerminal(a.stdout)
-	s := &session{a: a, c: c, cmd: "run", uri: uri, id: id, url: termURL, server: base.String(), forwardStdin: interactive}
+	s := &session{a: a, c: c, cmd: "run", uri: uri, id: id, url: termURL, base: base, forwardStdin: interactive}
 	return s.stream(snap)
 }
 

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -44,7 +45,18 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		// Gracefully first, so a failed test leaves no shells behind.
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -98,12 +110,13 @@ func dialServe(t *testing.T, login string, client *http.Client) *websocket.Conn 
 	return ws
 }
 
+// sleepers lists the processes running exactly "sleep <marker>".
 func sleepers(marker string) []int {
 	var pids []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(b), marker) {
+		if err == nil && string(b) == "sleep\x00"+marker+"\x00" {
 			if pid, err := strconv.Atoi(e.Name()); err == nil && pid != os.Getpid() {
 				pids = append(pids, pid)
 			}
@@ -122,12 +135,19 @@ func TestGracefulShutdown(t *testing.T) {
 			"channel": "ahp-terminal:/s", "clientSeq": 1, "action": map[string]any{"type": "terminal/input", "data": s}}})
 		_ = ws.Write(t.Context(), websocket.MessageText, b)
 	}
-	input("sleep 3011 & (trap '' HUP; sleep 3012) &\r")
+	// Unique durations mark this run's jobs.
+	a, b := fmt.Sprint(3000+os.Getpid()%10000), fmt.Sprint(20000+os.Getpid()%10000)
+	t.Cleanup(func() {
+		for _, pid := range append(sleepers(a), sleepers(b)...) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	input("sleep " + a + " & (trap '' HUP; sleep " + b + ") &\r")
 	deadline := time.Now().Add(10 * time.Second)
-	for len(sleepers("3012")) == 0 && time.Now().Before(deadline) {
+	for (len(sleepers(a)) == 0 || len(sleepers(b)) == 0) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(sleepers("3011")) == 0 {
+	if len(sleepers(a)) == 0 || len(sleepers(b)) == 0 {
 		t.Fatal("background jobs did not start")
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -150,7 +170,7 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not exit after SIGTERM")
 	}
-	if left := append(sleepers("3011"), sleepers("3012")...); len(left) > 0 {
+	if left := append(sleepers(a), sleepers(b)...); len(left) > 0 {
 		t.Errorf("processes left after shutdown: %v", left)
 	}
 }

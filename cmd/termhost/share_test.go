@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"testing"
+	"time"
+)
+
+func TestParseTTL(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+	}{
+		{"0", 0}, {"never", 0}, {"1h", time.Hour}, {"24h", 24 * time.Hour}, {"7d", 7 * 24 * time.Hour}, {"90m", 90 * time.Minute}, {"1s", time.Second},
+	}
+	for _, tt := range tests {
+		if got, err := parseTTL(tt.in); err != nil || got != tt.want {
+			t.Errorf("parseTTL(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"soon", "-1h", "1x", "500ms", "d", "-2d"} {
+		if got, err := parseTTL(bad); err == nil {
+			t.Errorf("parseTTL(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
+func TestShareParams(t *testing.T) {
+	tests := []struct {
+		role string
+		ttl  time.Duration
+		want string
+	}{
+		{"viewer", time.Hour, `{"channel":"ahp-root://","terminal":"ahp-terminal:/abc","role":"viewer","ttlSeconds":3600}`},
+		{"driver", 7 * 24 * time.Hour, `{"channel":"ahp-root://","terminal":"ahp-terminal:/abc","role":"driver","ttlSeconds":604800}`},
+		{"viewer", 0, `{"channel":"ahp-root://","terminal":"ahp-terminal:/abc","role":"viewer"}`},
+	}
+	for _, tt := range tests {
+		b, _ := json.Marshal(newShareParams("abc", tt.role, tt.ttl))
+		if string(b) != tt.want {
+			t.Errorf("params(%s, %v) = %s, want %s", tt.role, tt.ttl, b, tt.want)
+		}
+	}
+	for _, r := range []string{"viewer", "driver"} {
+		if err := checkRole(r); err != nil {
+			t.Errorf("checkRole(%q) = %v", r, err)
+		}
+	}
+	if checkRole("owner") == nil {
+		t.Errorf("checkRole(owner) accepted")
+	}
+}
+
+func TestShare(t *testing.T) {
+	ts := newTestServer(t)
+	c := ts.dial(t)
+	id := ts.shell(t, c, "shared", c.ClientID())
+	tests := []struct {
+		args       []string
+		wantStderr string
+	}{
+		{[]string{id}, `^termhost: share link to shared \(viewer, expires [^)]+\)\n$`},
+		{[]string{"--role", "driver", "--ttl", "0", id}, `^termhost: share link to shared \(driver, no expiry\)\n$`},
+		{[]string{ts.URL + "/t/" + id, "--ttl", "7d"}, `^termhost: share link to shared \(viewer, expires [^)]+\)\n$`},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := call(t, ownerEnv(ts), "share", tt.args...)
+		if code != 0 {
+			t.Fatalf("share %q: exit %d, %s", tt.args, code, stderr)
+		}
+		if !regexp.MustCompile(`^` + regexp.QuoteMeta(ts.URL+"/t/"+id+"#share=") + `\S+\n$`).MatchString(stdout) {
+			t.Errorf("share %q stdout = %q, want the link's URL", tt.args, stdout)
+		}
+		if !regexp.MustCompile(tt.wantStderr).MatchString(stderr) {
+			t.Errorf("share %q stderr = %q, want %s", tt.args, stderr, tt.wantStderr)
+		}
+	}
+}
