@@ -312,5 +312,40 @@ func (e *Envelope) UnmarshalJSON(b []byte) error {
 
 // EncodeEnvelope encodes a complete `action` notification frame.
 func EncodeEnvelope(e Envelope, shape Shape) ([]byte, error) {
-	return EncodeNotification("action", e, shape)
+	return AppendEnvelope(make([]byte, 0, len(e.Action.Data)+len(e.Action.Data)/4+160), e, shape)
+}
+
+// AppendEnvelope appends the `action` notification frame of e to dst. The
+// data actions (terminal/data and terminal/input), which are almost all of
+// a busy server's traffic, are written directly, byte for byte what
+// encoding/json writes for them; every other action goes through Marshal.
+func AppendEnvelope(dst []byte, e Envelope, shape Shape) ([]byte, error) {
+	a := &e.Action
+	if a.Raw != nil || (a.Type != TerminalData && a.Type != TerminalInput) {
+		raw, err := Marshal(e, shape)
+		if err != nil {
+			return nil, err
+		}
+		return appendNotification(dst, MethodAction, raw), nil
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","method":"action","params":{"channel":`...)
+	dst = AppendString(dst, e.Channel)
+	dst = append(dst, `,"action":{"type":`...)
+	dst = AppendString(dst, a.Type)
+	dst = append(dst, `,"data":`...)
+	dst = AppendString(dst, a.Data)
+	dst = append(dst, `},"serverSeq":`...)
+	dst = appendInt(dst, e.ServerSeq)
+	if e.Origin != nil {
+		dst = append(dst, `,"origin":{"clientId":`...)
+		dst = AppendString(dst, e.Origin.ClientID)
+		dst = append(dst, `,"clientSeq":`...)
+		dst = appendInt(dst, e.Origin.ClientSeq)
+		dst = append(dst, '}')
+	}
+	if e.RejectionReason != "" {
+		dst = append(dst, `,"rejectionReason":`...)
+		dst = AppendString(dst, e.RejectionReason)
+	}
+	return append(dst, `}}`...), nil
 }

@@ -93,7 +93,29 @@ func EncodeResult(id json.RawMessage, result any, shape Shape) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return Marshal(Message{JSONRPC: JSONRPCVersion, ID: id, Result: raw}, Current)
+	if id == nil {
+		return Marshal(Message{JSONRPC: JSONRPCVersion, Result: raw}, Current)
+	}
+	// What Marshal(Message{…}) writes, without encoding the result twice more.
+	b := make([]byte, 0, len(raw)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	var err error
+	if b, err = appendCompact(b, id); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"result":`...)
+	b = append(b, raw...)
+	return append(b, '}'), nil
+}
+
+// appendCompact appends a raw JSON value as encoding/json embeds a
+// json.RawMessage: validated, insignificant space removed.
+func appendCompact(dst, raw []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, raw); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // EncodeError encodes an error response.
@@ -118,5 +140,15 @@ func EncodeNotification(method string, params any, shape Shape) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	return Marshal(Message{JSONRPC: JSONRPCVersion, Method: method, Params: raw}, Current)
+	return appendNotification(make([]byte, 0, len(raw)+len(method)+40), method, raw), nil
+}
+
+// appendNotification writes what Marshal(Message{Method: method, Params: raw})
+// writes; raw is compact JSON from Marshal.
+func appendNotification(dst []byte, method string, raw []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+	dst = AppendString(dst, method)
+	dst = append(dst, `,"params":`...)
+	dst = append(dst, raw...)
+	return append(dst, '}')
 }

@@ -3,6 +3,9 @@ package ahp
 import (
 	"bytes"
 	"encoding/json"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Shape selects the wire form of terminal states, catalogue entries and session
@@ -35,3 +38,135 @@ func Marshal(v any, shape Shape) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// AppendString appends s as a JSON string, byte for byte as encoding/json
+// writes it without HTML escaping: `"` and `\` escaped, control characters as
+// \b \f \n \r \t or \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029 as
+// \u2028 and \u2029, everything else verbatim. It is the hot path of
+// terminal output (valid UTF-8 full of ESC), so the common bytes are looked
+// up in one table.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	if !utf8.ValidString(s) {
+		return appendStringSlow(dst, s)
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		// Eight bytes at a time up to the next byte that needs a look (most
+		// terminal text is plain ASCII).
+		if i+8 <= len(s) {
+			w := s[i : i+8]
+			m := specialMask(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56)
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		}
+		c := s[i]
+		switch {
+		case plain[c]:
+			i++
+		case c >= utf8.RuneSelf: // A8 or A9: the last byte of U+2028 or U+2029 (E2 80 A8/A9)?
+			if i >= 2 && s[i-2] == 0xE2 && s[i-1] == 0x80 {
+				dst = append(dst, s[start:i-2]...)
+				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+				start = i + 1
+			}
+			i++
+		default:
+			dst = append(dst, s[start:i]...)
+			dst = appendEscape(dst, c)
+			i++
+			start = i
+		}
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendStringSlow is AppendString's path for invalid UTF-8 (the opening
+// quote is written).
+func appendStringSlow(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = appendEscape(dst, c)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '\\', '"':
+		return append(dst, '\\', c)
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
+const hexDigits = "0123456789abcdef"
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// specialMask flags the bytes of x (little endian) that need a look in
+// valid UTF-8: control characters, '"', '\\', and A8 and A9 (which end
+// U+2028 and U+2029). Only the lowest flag is exact (a borrow may flag bytes
+// above it), which is all the caller uses.
+func specialMask(x uint64) uint64 {
+	lt := (x - 0x20*ones) &^ x
+	q := x ^ ('"' * ones)
+	b := x ^ ('\\' * ones)
+	a := (x ^ (0xA8 * ones)) &^ ones
+	return (lt | (q-ones)&^q | (b-ones)&^b | (a-ones)&^a) & highs
+}
+
+// plain marks the bytes a JSON string holds verbatim in valid UTF-8, except
+// A8 and A9, the last bytes of U+2028 and U+2029, which need a look.
+var plain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != 0xA8 && c != 0xA9
+	}
+	return t
+}()
+
+// appendInt appends a JSON number.
+func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }

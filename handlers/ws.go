@@ -285,6 +285,12 @@ func (c *conn) readLoop() error {
 // socket with the requested code.
 func (c *conn) writeLoop() {
 	defer c.cancel(errors.New("writer done"))
+	// One timer bounds every frame write: past writeTimeout it closes the
+	// socket, which fails the write. (A context per frame costs a timer and,
+	// inside coder/websocket, a callback registration for every frame.)
+	watchdog := time.AfterFunc(writeTimeout, func() { _ = c.ws.CloseNow() })
+	watchdog.Stop()
+	defer watchdog.Stop()
 	for {
 		select {
 		case <-c.wake:
@@ -296,9 +302,9 @@ func (c *conn) writeLoop() {
 		c.queue = nil
 		c.mu.Unlock()
 		for _, frame := range batch {
-			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-			err := c.ws.Write(ctx, websocket.MessageText, frame)
-			cancel()
+			watchdog.Reset(writeTimeout)
+			err := c.ws.Write(context.Background(), websocket.MessageText, frame)
+			watchdog.Stop()
 			if err != nil {
 				c.log.Debug("write failed", "client", c.clientID, "err", err)
 				_ = c.ws.CloseNow()

@@ -37,12 +37,22 @@ func (c *content) appendData(data string) {
 		c.parts = append(c.parts, tail)
 	}
 	if data != "" {
-		tail.chunks = append(tail.chunks, data)
+		if n := len(tail.chunks); n > 0 && len(tail.chunks[n-1]) < smallChunk {
+			// Keystroke echoes arrive a byte at a time: merge small chunks so a
+			// part holds at most about size/smallChunk of them.
+			tail.chunks[n-1] += data
+		} else {
+			tail.chunks = append(tail.chunks, data)
+		}
 		tail.size += len(data)
 		c.size += len(data)
 	}
 	c.trim()
 }
+
+// smallChunk is the size below which a part's last chunk takes the next
+// data in (see appendData).
+const smallChunk = 4 << 10
 
 func (c *content) commandExecuted(a ahp.Action) {
 	c.parts = append(c.parts, &part{Part: ahp.Part{Type: ahp.PartCommand, CommandID: a.CommandID,
@@ -110,11 +120,72 @@ func (c *content) trim() {
 		return
 	}
 	head := c.parts[0]
-	text := strings.Join(head.chunks, "")
-	cut := safeCut(text, len(text)-c.budget*8/10)
-	head.chunks = []string{text[cut:]}
+	cut, rest := cutChunks(head.chunks, head.size, head.size-c.budget*8/10)
+	head.chunks = rest
 	c.size -= cut
 	head.size -= cut
+}
+
+// cutChunks cuts the text held in chunks (size bytes) at safeCut(text, at),
+// returning the bytes cut and the chunks of the rest. safeCut looks at most
+// 256 bytes back and 4 KiB ahead, so only that window is assembled (and
+// only when it spans chunks): trimming costs a few KiB, not the whole
+// budget. When the window cannot decide (an escape sequence that runs past
+// it), the whole text is joined.
+func cutChunks(chunks []string, size, at int) (int, []string) {
+	if at <= 0 {
+		return 0, chunks
+	}
+	if at >= size {
+		return size, nil
+	}
+	lo, hi := max(0, at-256), min(size, at+4096)
+	window := textRange(chunks, lo, hi)
+	local := safeCut(window, at-lo)
+	if local == len(window) && hi < size {
+		// Undecided inside the window: fall back to the whole text.
+		text := strings.Join(chunks, "")
+		cut := safeCut(text, at)
+		return cut, []string{text[cut:]}
+	}
+	cut := lo + local
+	off := 0
+	for i, ch := range chunks {
+		if cut < off+len(ch) {
+			clear(chunks[:i]) // the backing array must not keep dropped text alive
+			rest := chunks[i:]
+			rest[0] = ch[cut-off:]
+			return cut, rest
+		}
+		off += len(ch)
+	}
+	clear(chunks)
+	return cut, nil
+}
+
+// textRange returns bytes [lo, hi) of the concatenated chunks: a substring
+// of one chunk when it lies in one, else a copy.
+func textRange(chunks []string, lo, hi int) string {
+	var b []byte
+	off := 0
+	for _, ch := range chunks {
+		end := off + len(ch)
+		if end > lo && off < hi {
+			from, to := max(lo, off)-off, min(hi, end)-off
+			if b == nil && lo >= off && hi <= end {
+				return ch[from:to]
+			}
+			if b == nil {
+				b = make([]byte, 0, hi-lo)
+			}
+			b = append(b, ch[from:to]...)
+		}
+		if end >= hi {
+			break
+		}
+		off = end
+	}
+	return string(b)
 }
 
 // safeCut moves a cut position forward to just after a newline within 4 KiB,

@@ -1,6 +1,7 @@
 package terminals
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/termhost/termhost/ahp"
@@ -33,6 +34,7 @@ type hub struct {
 	root     ahp.RootState
 	channels map[string]*channel // by URI, the root included
 	ring     *ring
+	scratch  []byte // encoding buffer, reused under mu
 }
 
 // channel is a terminal's (or the root's) subscribers.
@@ -52,6 +54,7 @@ func newHub(replayBytes int) *hub {
 // frames encodes one envelope lazily, once per (shape, scope) combination that a
 // subscriber needs, so the same bytes go to every subscriber with that view.
 type frames struct {
+	h       *hub
 	env     ahp.Envelope
 	byShape [2][]byte
 	scoped  map[scopeKey][]byte
@@ -71,7 +74,7 @@ func (f *frames) get(s Subscriber) []byte {
 		}
 		env := f.env
 		env.Action.Terminals = filterInfos(env.Action.Terminals, scope)
-		b := mustEncode(env, shape)
+		b := f.h.encode(env, shape)
 		if f.scoped == nil {
 			f.scoped = map[scopeKey][]byte{}
 		}
@@ -81,7 +84,7 @@ func (f *frames) get(s Subscriber) []byte {
 	if b := f.byShape[shape]; b != nil {
 		return b
 	}
-	b := mustEncode(f.env, shape)
+	b := f.h.encode(f.env, shape)
 	f.byShape[shape] = b
 	if !shapeDependent(f.env.Action.Type) {
 		f.byShape[1-shape] = b
@@ -93,13 +96,24 @@ func shapeDependent(actionType string) bool {
 	return actionType == ahp.RootTerminalsChanged || actionType == ahp.TerminalClaimed || actionType == ""
 }
 
-func mustEncode(env ahp.Envelope, shape ahp.Shape) []byte {
-	b, err := ahp.EncodeEnvelope(env, shape)
+// encode writes one envelope frame: into the reused scratch buffer, then
+// copied out at its exact size (queued frames hold no slack, and the escaper
+// never regrows a guessed buffer). h.mu must be held.
+func (h *hub) encode(env ahp.Envelope, shape ahp.Shape) []byte {
+	b, err := ahp.AppendEnvelope(h.scratch[:0], env, shape)
 	if err != nil {
 		panic("terminals: encode envelope: " + err.Error()) // our own types always encode
 	}
-	return b
+	if cap(b) <= maxScratch {
+		h.scratch = b
+	} else {
+		h.scratch = nil
+	}
+	return bytes.Clone(b)
 }
+
+// maxScratch bounds the encoding buffer kept between frames.
+const maxScratch = 512 << 10
 
 func filterInfos(list []ahp.TerminalInfo, scope string) []ahp.TerminalInfo {
 	out := []ahp.TerminalInfo{}
@@ -116,7 +130,7 @@ func filterInfos(list []ahp.TerminalInfo, scope string) []ahp.TerminalInfo {
 // already applied the action to the channel's state. h.mu must be held.
 func (h *hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) int64 {
 	h.seq++
-	f := &frames{env: ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: origin}}
+	f := &frames{h: h, env: ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: origin}}
 	h.ring.add(f.env)
 	if ch := h.channels[uri]; ch != nil {
 		for s := range ch.subs {
@@ -133,7 +147,7 @@ func (h *hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) int64 
 func (h *hub) rejectLocked(s Subscriber, uri string, a ahp.Action, origin ahp.Origin, reason string) {
 	h.seq++
 	env := ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: &origin, RejectionReason: reason}
-	if !s.Deliver(mustEncode(env, s.Shape())) {
+	if !s.Deliver(h.encode(env, s.Shape())) {
 		h.dropLocked(s)
 	}
 }

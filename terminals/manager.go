@@ -161,6 +161,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 
 	m.hub.mu.Lock()
 	t.disposed = false
+	close(t.started)
 	m.order = append(m.order, p.Channel)
 	m.hub.channels[p.Channel] = &channel{subs: map[Subscriber]struct{}{}}
 	m.publishCatalogueLocked()

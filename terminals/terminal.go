@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,9 +26,21 @@ const (
 	coalesceWindow = 5 * time.Millisecond
 	coalesceBytes  = 64 << 10
 	readBuffer     = 32 << 10
-	drainQuiet     = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
-	drainMax       = time.Second
-	readyTimeout   = 3 * time.Second
+	// Keystroke echo: when the pty has nothing more to read and a keystroke
+	// (an input of at most keystrokeBytes) was written in the last
+	// echoWindow, pending output up to echoBytes (its echo) is sent at once
+	// instead of waiting out the coalescing window. Once per keystroke, so
+	// what a command prints after Enter is batched as before.
+	keystrokeBytes = 8
+	echoWindow     = 50 * time.Millisecond
+	echoBytes      = 1 << 10
+	// keepPending: a coalescing list longer than this is let go once the
+	// output pauses, so idle terminals do not keep a burst's.
+	keepPending  = 64
+	inputSlots   = 256
+	drainQuiet   = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
+	drainMax     = time.Second
+	readyTimeout = 3 * time.Second
 
 	// Flow control (shell-integration spec §7.9): stop reading the pty while
 	// the claim holder has more than highWater bytes unsent, until it is below
@@ -63,6 +78,9 @@ type terminal struct {
 
 	deadlineMu sync.Mutex // orders the waiter's wake-up against the owner's deadlines
 	exited     bool
+
+	started   chan struct{} // closed by Create once the terminal is live
+	keystroke atomic.Int64  // unix ns of the last keystroke-sized input written, 0 once echoed
 
 	// guarded by hub.mu
 	state       ahp.TerminalState // Content is kept in content
@@ -104,8 +122,11 @@ func (t *terminal) start(argv, env []string, dir string, cols, rows int) error {
 	}
 	t.pty = f
 	t.done = make(chan struct{})
+	t.started = make(chan struct{})
 	t.ready = make(chan struct{})
-	t.input = make(chan []byte, 1024)
+	// Slots for input chunks while the shell does not read (the byte bound is
+	// Config.InputQueue); each slot costs 24 bytes in every terminal.
+	t.input = make(chan []byte, inputSlots)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.wg.Add(3)
 	go t.wait()
@@ -117,6 +138,7 @@ func (t *terminal) start(argv, env []string, dir string, cols, rows int) error {
 // wait reaps the child and wakes the owner so it can drain and report the exit.
 func (t *terminal) wait() {
 	defer t.wg.Done()
+	waitExit(t.cmd.Process.Pid)
 	err := t.cmd.Wait()
 	if st := t.cmd.ProcessState; st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Exited() {
@@ -133,43 +155,111 @@ func (t *terminal) wait() {
 	t.deadlineMu.Unlock()
 }
 
-// write copies queued input to the pty.
+// waitExit returns once the process has exited, without reaping it. It
+// parks in the runtime poller on a pidfd, so a terminal waiting for its
+// shell holds no OS thread (cmd.Wait alone blocks one in waitid for the
+// shell's whole life). Without pidfds it returns at once and cmd.Wait
+// blocks as before.
+func waitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Read(func(fd uintptr) bool {
+		// A pidfd polls readable once its process has exited.
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p, 0)
+		return err != nil || n > 0
+	})
+}
+
+// write copies queued input to the pty. Input dispatched before the shell
+// is ready is taken off the channel and held here, so the channel's slots
+// only ever fill when the shell has stopped reading.
 func (t *terminal) write() {
 	defer t.wg.Done()
 	timer := time.NewTimer(readyTimeout)
-	select {
-	case <-t.ready:
-	case <-timer.C: // a shell that never prompts still gets its input
-	case <-t.done:
-	case <-t.ctx.Done():
-		return
+	defer timer.Stop()
+	var early [][]byte
+wait:
+	for {
+		select {
+		case <-t.ready:
+			break wait
+		case <-timer.C: // a shell that never prompts still gets its input
+			break wait
+		case <-t.done:
+			break wait
+		case <-t.ctx.Done():
+			return
+		case b := <-t.input:
+			early = append(early, b)
+		}
 	}
-	timer.Stop()
+	for _, b := range early {
+		if !t.writeInput(b) {
+			return
+		}
+	}
+	early = nil
 	for {
 		select {
 		case <-t.ctx.Done():
 			return
 		case b := <-t.input:
-			_, err := t.pty.Write(b)
-			t.m.hub.mu.Lock()
-			t.queued -= len(b)
-			t.m.hub.mu.Unlock()
-			if err != nil {
-				t.log.Debug("pty write", "err", err)
+			if !t.writeInput(b) {
 				return
 			}
 		}
 	}
 }
 
+func (t *terminal) writeInput(b []byte) bool {
+	if len(b) <= keystrokeBytes {
+		t.keystroke.Store(time.Now().UnixNano())
+	}
+	_, err := t.pty.Write(b)
+	t.m.hub.mu.Lock()
+	t.queued -= len(b)
+	t.m.hub.mu.Unlock()
+	if err != nil {
+		t.log.Debug("pty write", "err", err)
+		return false
+	}
+	return true
+}
+
+// echoDue reports, once, whether a keystroke was written recently (its echo
+// is what the pty just gave).
+func (t *terminal) echoDue() bool {
+	k := t.keystroke.Load()
+	return k != 0 && time.Now().UnixNano()-k < int64(echoWindow) && t.keystroke.CompareAndSwap(k, 0)
+}
+
+// readBuffers holds pty read buffers, so that a terminal waiting for output
+// (most of them, most of the time) holds none.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, readBuffer); return &b }}
+
 // own reads the pty, runs shell integration, coalesces output and publishes.
 func (t *terminal) own() {
 	defer t.wg.Done()
+	select { // output and the exit are published only once Create is done
+	case <-t.started:
+	case <-t.ctx.Done():
+	}
 	var (
-		buf       = make([]byte, readBuffer)
-		pending   []byte
+		buf       *[]byte  // from readBuffers while reading, nil while waiting
+		pending   []string // output texts to coalesce, in order
+		pendLen   int      // their bytes
 		lastFlush time.Time
 		drainFrom time.Time
+		deadline  time.Time // the pty's read deadline as the owner last set it
 		isReady   bool
 	)
 	markReady := func() {
@@ -179,20 +269,32 @@ func (t *terminal) own() {
 		}
 	}
 	backlog := 0
+	// flush publishes the pending output. lastFlush is when output was last
+	// sent: a command or prompt boundary with nothing pending is not output,
+	// so the first prompt after the integration's markers still goes at once.
 	flush := func() {
-		if len(pending) > 0 {
-			backlog = t.m.publishOutput(t, ahp.Action{Type: ahp.TerminalData, Data: string(pending)})
-			pending = pending[:0]
+		if pendLen > 0 {
+			// One read's text goes out as it is; several are joined once.
+			data := pending[0]
+			if len(pending) > 1 {
+				data = strings.Join(pending, "")
+			}
+			backlog = t.m.publishOutput(t, ahp.Action{Type: ahp.TerminalData, Data: data})
+			clear(pending)
+			pending, pendLen = pending[:0], 0
+			lastFlush = time.Now()
 		}
-		lastFlush = time.Now()
 	}
 	emit := func(ev shellint.Event) {
 		if ev.Kind == shellint.DetectionAvailable || (ev.Kind == shellint.Data && !t.integrated) {
 			markReady()
 		}
 		if ev.Kind == shellint.Data {
-			pending = append(pending, ev.Text...)
-			if len(pending) >= coalesceBytes {
+			if ev.Text != "" {
+				pending = append(pending, ev.Text)
+				pendLen += len(ev.Text)
+			}
+			if pendLen >= coalesceBytes {
 				flush()
 			}
 			return
@@ -200,20 +302,67 @@ func (t *terminal) own() {
 		flush() // never merge data across a command, cwd or title boundary
 		backlog = t.m.publishOutput(t, eventAction(ev))
 	}
+	// read is one non-blocking read of the master (through the runtime
+	// poller, which honours the read deadline). When the pty is drained it
+	// sends small pending output at once (keystroke echo) and returns the
+	// buffer before the goroutine parks.
+	var (
+		n    int
+		rerr error
+	)
+	read := func(fd uintptr) bool {
+		if buf == nil {
+			buf = readBuffers.Get().(*[]byte)
+		}
+		for {
+			n, rerr = syscall.Read(int(fd), *buf)
+			if !errors.Is(rerr, syscall.EINTR) {
+				break
+			}
+		}
+		if errors.Is(rerr, syscall.EAGAIN) {
+			n, rerr = 0, nil
+			if pendLen > 0 && pendLen <= echoBytes && t.echoDue() {
+				flush()
+			}
+			if pendLen == 0 && cap(pending) > keepPending {
+				pending = nil
+			}
+			readBuffers.Put(buf)
+			buf = nil
+			return false
+		}
+		if n <= 0 {
+			n = 0
+			if rerr == nil {
+				rerr = io.EOF
+			}
+		}
+		return true
+	}
+	rc, err := t.pty.SyscallConn()
+	if err != nil {
+		t.log.Warn("pty", "err", err)
+		goto finish
+	}
 	for {
 		if backlog > highWater {
 			flush()
 			backlog = t.waitForHolder()
 		}
-		n, err := t.pty.Read(buf)
+		n, rerr = 0, nil
+		err := rc.Read(read)
+		if err == nil {
+			err = rerr
+		}
 		if n > 0 {
 			if tap := t.m.cfg.Tap; tap != nil {
-				tap(t.uri, buf[:n])
+				tap(t.uri, (*buf)[:n])
 			}
-			t.proc.Write(buf[:n], emit)
+			t.proc.Write((*buf)[:n], emit)
 			// The first output after a quiet spell goes out at once (echo latency);
 			// a busy stream is batched for up to coalesceWindow.
-			if len(pending) > 0 && time.Since(lastFlush) >= coalesceWindow {
+			if pendLen > 0 && time.Since(lastFlush) >= coalesceWindow {
 				flush()
 			}
 		}
@@ -230,22 +379,33 @@ func (t *terminal) own() {
 		case exited:
 			// Drain what the shell wrote before exiting, but do not wait for a
 			// background process that still holds the pty.
-			if drainFrom.IsZero() {
+			first := drainFrom.IsZero()
+			if first {
 				drainFrom = time.Now()
 			}
-			if (timedOut && n == 0) || time.Since(drainFrom) > drainMax {
+			if (!first && timedOut && n == 0) || time.Since(drainFrom) > drainMax {
 				t.deadlineMu.Unlock()
 				goto finish
 			}
-			_ = t.pty.SetReadDeadline(time.Now().Add(drainQuiet))
-		case len(pending) > 0:
-			_ = t.pty.SetReadDeadline(lastFlush.Add(coalesceWindow))
-		default:
-			_ = t.pty.SetReadDeadline(time.Time{})
+			deadline = time.Now().Add(drainQuiet)
+			_ = t.pty.SetReadDeadline(deadline)
+		case pendLen > 0:
+			// Setting a deadline costs a timer update: only when it changes.
+			if d := lastFlush.Add(coalesceWindow); !d.Equal(deadline) {
+				deadline = d
+				_ = t.pty.SetReadDeadline(d)
+			}
+		case !deadline.IsZero():
+			deadline = time.Time{}
+			_ = t.pty.SetReadDeadline(deadline)
 		}
 		t.deadlineMu.Unlock()
 	}
 finish:
+	if buf != nil {
+		readBuffers.Put(buf)
+		buf = nil
+	}
 	select {
 	case <-t.done:
 	case <-t.ctx.Done(): // disposed: the killer waits for the child itself

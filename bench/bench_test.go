@@ -1,0 +1,160 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/shellint"
+)
+
+// tinyPlan is QuickPlan cut down so the test is fast even under -race.
+var tinyPlan = Plan{Size: 1 << 20, Reps: 1, EchoSamples: 20, IdleCounts: []int{2, 4}, Subscribers: 3,
+	FanoutSize: 512 << 10, StartSamples: 2, BoundedSize: 2 << 20, Chunk: 256 << 10}
+
+// TestRunInProcess runs every measurement of `termhost bench --quick`
+// against an in-process server with small sizes, so the benchmark cannot
+// rot. It checks that each measurement produced a result, not its numbers.
+func TestRunInProcess(t *testing.T) {
+	for _, integration := range []bool{true, false} {
+		t.Run(onOff(integration), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			res, err := Run(ctx, Options{ShellIntegration: integration, Plan: tinyPlan, Progress: t.Output()})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if len(res.Errors) > 0 {
+				t.Fatalf("measurements failed: %v", res.Errors)
+			}
+			if res.Throughput == nil || res.Echo == nil || res.Startup == nil || res.Fanout == nil || len(res.Idle) != 2 || res.Bounded == nil {
+				t.Fatalf("missing measurements: %s", res.JSON())
+			}
+			if res.Throughput.RawMBps <= 0 || res.Throughput.ServerMBps <= 0 || res.Throughput.DataBytes < res.Throughput.Bytes {
+				t.Errorf("throughput = %+v", *res.Throughput)
+			}
+			if res.Echo.Server.P50 <= 0 || res.Echo.Raw.P50 <= 0 || res.Fanout.Evicted != 0 {
+				t.Errorf("echo = %+v, fanout = %+v", *res.Echo, *res.Fanout)
+			}
+			if len(res.Targets) != 6 {
+				t.Errorf("%d targets, want 6", len(res.Targets))
+			}
+			var table bytes.Buffer
+			res.WriteTable(&table)
+			for _, want := range []string{"throughput", "echo latency", "start-up", "fan-out", "idle memory", "RSS around", "target"} {
+				if !strings.Contains(table.String(), want) {
+					t.Errorf("table lacks %q:\n%s", want, table.String())
+				}
+			}
+			var back Result
+			if err := json.Unmarshal(res.JSON(), &back); err != nil || bytes.Contains(res.JSON(), []byte("\n")) {
+				t.Errorf("JSON line: %v", err)
+			}
+		})
+	}
+}
+
+// TestDataOf: the frame scanner finds exactly the data string of the
+// server's terminal/data envelopes (whatever their escapes) and nothing in
+// other frames.
+func TestDataOf(t *testing.T) {
+	for _, data := range []string{"", "plain", "\x1b[1m\"q\"\\ \r\n ü", `"},"serverSeq":1`} {
+		for _, origin := range []*ahp.Origin{nil, {ClientID: "c", ClientSeq: 3}} {
+			frame, err := ahp.EncodeEnvelope(ahp.Envelope{Channel: "ahp-terminal:/x", ServerSeq: 77, Origin: origin,
+				Action: ahp.Action{Type: ahp.TerminalData, Data: data}}, ahp.Current)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ahp.AppendString(nil, data)
+			if got := dataOf(frame); !bytes.Equal(got, want[1:len(want)-1]) {
+				t.Errorf("dataOf(%s) = %q, want %q", frame, got, want[1:len(want)-1])
+			}
+		}
+	}
+	input, _ := ahp.EncodeEnvelope(ahp.Envelope{Channel: "ahp-terminal:/x", Action: ahp.Action{Type: ahp.TerminalInput, Data: "x"}}, ahp.Current)
+	for _, frame := range [][]byte{input, []byte(`{"jsonrpc":"2.0","id":1,"result":null}`)} {
+		if got := dataOf(frame); got != nil {
+			t.Errorf("dataOf(%s) = %q, want nil", frame, got)
+		}
+	}
+}
+
+// TestScanner: a marker is found however the stream is cut.
+func TestScanner(t *testing.T) {
+	stream := "xxxx THBEND0123 yyyy"
+	for cut1 := 0; cut1 <= len(stream); cut1++ {
+		for cut2 := cut1; cut2 <= len(stream); cut2++ {
+			sc := newScanner("THBEND0123")
+			found := false
+			for _, chunk := range []string{stream[:cut1], stream[cut1:cut2], stream[cut2:]} {
+				if chunk != "" && sc.feed([]byte(chunk)) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("marker not found with cuts %d, %d", cut1, cut2)
+			}
+		}
+	}
+	if newScanner("THBEND0123").feed([]byte("THBEND012")) {
+		t.Error("found a marker that is not there")
+	}
+}
+
+// TestMixedText: the workload is valid UTF-8 in whole lines, with colours.
+func TestMixedText(t *testing.T) {
+	b := MixedText(64 << 10)
+	if !utf8.Valid(b) || b[len(b)-1] != '\n' || !bytes.Contains(b, []byte("\x1b[")) || len(b) > 64<<10 {
+		t.Errorf("MixedText: %d bytes, valid %v", len(b), utf8.Valid(b))
+	}
+}
+
+// BenchmarkScanner runs pty output (64 KiB reads of mixed text) through the
+// shell-integration Processor (UTF-8 decoder, escape scanner, interpreter)
+// and, as the baseline in the same run, the least any pass must do: check
+// UTF-8, find every ESC and copy the bytes out. "x-baseline" is the
+// Processor's speed relative to it (below 1: slower).
+func BenchmarkScanner(b *testing.B) {
+	text := MixedText(64 << 10)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	p := shellint.NewProcessor(shellint.Options{Mode: shellint.Lenient})
+	sink := 0
+	emit := func(ev shellint.Event) { sink += len(ev.Text) }
+	start := time.Now()
+	for b.Loop() {
+		p.Write(text, emit)
+	}
+	proc := time.Since(start)
+	b.StopTimer()
+	n := 0
+	start = time.Now()
+	for ; n < b.N && (n < 10 || time.Since(start) < 200*time.Millisecond); n++ {
+		sink += baselinePass(text)
+	}
+	base := time.Since(start) / time.Duration(n) * time.Duration(b.N)
+	b.ReportMetric(float64(base)/float64(proc), "x-baseline")
+}
+
+var baselineSink string
+
+func baselinePass(text []byte) int {
+	n := 0
+	if utf8.Valid(text) {
+		for i := 0; ; {
+			j := bytes.IndexByte(text[i:], 0x1b)
+			if j < 0 {
+				break
+			}
+			n++
+			i += j + 1
+		}
+	}
+	baselineSink = string(text)
+	return n
+}

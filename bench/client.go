@@ -1,0 +1,287 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// client is a minimal AHP client for measuring: one goroutine uses it, frames
+// are read into one reused buffer, and nothing on the hot path decodes JSON.
+type client struct {
+	ws     *websocket.Conn
+	id     string // clientId
+	buf    bytes.Buffer
+	nextID int
+	seq    int64
+	out    []byte // scratch for hand-built frames
+}
+
+// wsURL turns a server's base URL (http[s]://host[:port][/base]) into its
+// WebSocket endpoint.
+func wsURL(base string) string {
+	base = strings.TrimRight(base, "/")
+	switch {
+	case strings.HasPrefix(base, "https://"):
+		base = "wss://" + strings.TrimPrefix(base, "https://")
+	case strings.HasPrefix(base, "http://"):
+		base = "ws://" + strings.TrimPrefix(base, "http://")
+	}
+	return base + "/ws"
+}
+
+// dial connects and initializes with no subscriptions.
+func dial(ctx context.Context, base, token, clientID string) (*client, error) {
+	opts := &websocket.DialOptions{}
+	if token != "" {
+		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
+	}
+	ws, _, err := websocket.Dial(ctx, wsURL(base), opts)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", wsURL(base), err)
+	}
+	ws.SetReadLimit(64 << 20)
+	c := &client{ws: ws, id: clientID}
+	_, err = c.call(ctx, ahp.MethodInitialize, map[string]any{
+		"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}, "clientId": clientID,
+		"clientInfo": map[string]string{"name": "termhost-bench"},
+	}, nil)
+	if err != nil {
+		_ = ws.CloseNow()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	return c, nil
+}
+
+func (c *client) close() { _ = c.ws.Close(websocket.StatusNormalClosure, "") }
+
+// read returns the next frame; it is valid until the next read.
+func (c *client) read(ctx context.Context) ([]byte, error) {
+	_, r, err := c.ws.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.buf.Reset()
+	if _, err := c.buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	return c.buf.Bytes(), nil
+}
+
+// send writes a request (id > 0) or a notification (id 0).
+func (c *client) send(ctx context.Context, id int, method string, params any) error {
+	m := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
+	if id > 0 {
+		m["id"] = id
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return c.ws.Write(ctx, websocket.MessageText, b)
+}
+
+// request sends a request and returns its id without waiting.
+func (c *client) request(ctx context.Context, method string, params any) (int, error) {
+	c.nextID++
+	return c.nextID, c.send(ctx, c.nextID, method, params)
+}
+
+// call sends a request and reads frames until its response; other frames go
+// to onFrame (which may be nil).
+func (c *client) call(ctx context.Context, method string, params any, onFrame func([]byte)) (json.RawMessage, error) {
+	id, err := c.request(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return c.await(ctx, id, onFrame)
+}
+
+// await reads frames until the response to id.
+func (c *client) await(ctx context.Context, id int, onFrame func([]byte)) (json.RawMessage, error) {
+	for {
+		frame, err := c.read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if res, ok, err := response(frame, id); ok {
+			return res, err
+		}
+		if onFrame != nil {
+			onFrame(frame)
+		}
+	}
+}
+
+// response reports whether frame is the response to id, with its result.
+func response(frame []byte, id int) (json.RawMessage, bool, error) {
+	// Responses are small and start with their id; notifications never have one.
+	head := frame[:min(len(frame), 64)]
+	if !bytes.Contains(head, []byte(`"id":`+strconv.Itoa(id)+`,`)) {
+		return nil, false, nil
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *ahp.Error      `json:"error"`
+	}
+	if err := json.Unmarshal(frame, &m); err != nil || string(m.ID) != strconv.Itoa(id) {
+		return nil, false, nil
+	}
+	if m.Error != nil {
+		return nil, true, fmt.Errorf("error %d: %s", m.Error.Code, m.Error.Message)
+	}
+	return m.Result, true, nil
+}
+
+// createTerminal creates a terminal claimed by this client and subscribes.
+func (c *client) createTerminal(ctx context.Context, id string) (string, error) {
+	uri := ahp.TerminalURI(id)
+	if _, err := c.call(ctx, ahp.MethodCreateTerminal, map[string]any{
+		"channel": uri, "claim": map[string]any{"kind": "client", "clientId": c.id}, "cols": 120, "rows": 40,
+	}, nil); err != nil {
+		return "", fmt.Errorf("createTerminal: %w", err)
+	}
+	if err := c.subscribe(ctx, uri); err != nil {
+		return "", err
+	}
+	return uri, nil
+}
+
+func (c *client) subscribe(ctx context.Context, uri string) error {
+	if _, err := c.call(ctx, ahp.MethodSubscribe, map[string]any{"channel": uri}, nil); err != nil {
+		return fmt.Errorf("subscribe: %w", err)
+	}
+	return nil
+}
+
+func (c *client) dispose(ctx context.Context, uri string) error {
+	_, err := c.call(ctx, ahp.MethodDisposeTerminal, map[string]any{"channel": uri}, nil)
+	return err
+}
+
+// input dispatches terminal/input with a hand-built frame.
+func (c *client) input(ctx context.Context, uri, data string) error {
+	c.seq++
+	b := append(c.out[:0], `{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":`...)
+	b = strconv.AppendQuote(b, uri) // URIs and our inputs are plain ASCII
+	b = append(b, `,"clientSeq":`...)
+	b = strconv.AppendInt(b, c.seq, 10)
+	b = append(b, `,"action":{"type":"terminal/input","data":`...)
+	q, _ := json.Marshal(data)
+	b = append(b, q...)
+	b = append(b, `}}}`...)
+	c.out = b
+	return c.ws.Write(ctx, websocket.MessageText, b)
+}
+
+var (
+	dataType  = []byte(`"type":"terminal/data","data":"`)
+	dataClose = []byte(`"},"serverSeq":`)
+)
+
+// dataOf returns the JSON-escaped data string of a terminal/data envelope
+// frame, or nil. It relies on the server's field order (channel, action with
+// type then data, serverSeq), which termhost's encoder fixes.
+func dataOf(frame []byte) []byte {
+	i := bytes.Index(frame[:min(len(frame), 256)], dataType)
+	if i < 0 {
+		return nil
+	}
+	start := i + len(dataType)
+	tail := frame[max(start, len(frame)-96):]
+	j := bytes.LastIndex(tail, dataClose)
+	if j < 0 {
+		return nil
+	}
+	return frame[start : len(frame)-len(tail)+j]
+}
+
+// scanner finds a marker in a stream of data strings that may split it.
+type scanner struct {
+	marker []byte
+	tail   []byte
+	joined []byte
+}
+
+func newScanner(marker string) *scanner { return &scanner{marker: []byte(marker)} }
+
+// feed reports whether the marker has been seen, including across the
+// previous chunk.
+func (s *scanner) feed(b []byte) bool {
+	k := len(s.marker) - 1
+	if len(s.tail) > 0 {
+		s.joined = append(append(s.joined[:0], s.tail...), b[:min(len(b), k)]...)
+		if bytes.Contains(s.joined, s.marker) {
+			return true
+		}
+	}
+	if bytes.Contains(b, s.marker) {
+		return true
+	}
+	if len(b) >= k {
+		s.tail = append(s.tail[:0], b[len(b)-k:]...)
+	} else {
+		s.tail = append(s.tail, b...)
+		s.tail = s.tail[max(0, len(s.tail)-k):]
+	}
+	return false
+}
+
+// streamStats counts what a subscriber received.
+type streamStats struct {
+	frames    int
+	wireBytes int64 // whole frames
+	dataBytes int64 // JSON-escaped data strings
+}
+
+// readUntil reads frames until the marker appears in terminal/data.
+func (c *client) readUntil(ctx context.Context, sc *scanner, st *streamStats) error {
+	for {
+		frame, err := c.read(ctx)
+		if err != nil {
+			var ce websocket.CloseError
+			if errors.As(err, &ce) && ce.Code == 4001 {
+				return errEvicted
+			}
+			return err
+		}
+		if st != nil {
+			st.frames++
+			st.wireBytes += int64(len(frame))
+		}
+		d := dataOf(frame)
+		if d == nil {
+			continue
+		}
+		if st != nil {
+			st.dataBytes += int64(len(d))
+		}
+		if sc.feed(d) {
+			return nil
+		}
+	}
+}
+
+var errEvicted = errors.New("evicted as a slow subscriber (4001)")
+
+// drain discards frames until ctx ends or the socket closes.
+func (c *client) drain(ctx context.Context) {
+	for {
+		if _, r, err := c.ws.Reader(ctx); err != nil {
+			return
+		} else if _, err := io.Copy(io.Discard, r); err != nil {
+			return
+		}
+	}
+}

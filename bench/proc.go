@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// process reads a server process's CPU time and resident memory from /proc.
+type process struct {
+	pid  int  // 0 = this process
+	self bool // the server runs in this process: heap figures are available
+}
+
+func (p process) dir() string {
+	if p.pid == 0 {
+		return "/proc/self"
+	}
+	return "/proc/" + strconv.Itoa(p.pid)
+}
+
+// clockTicks is USER_HZ, 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+// cpu returns utime+stime in seconds.
+func (p process) cpu() (float64, error) {
+	b, err := os.ReadFile(p.dir() + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; fields count from after ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("bad %s/stat", p.dir())
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("bad %s/stat", p.dir())
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64) // field 14
+	st, err2 := strconv.ParseInt(f[12], 10, 64) // field 15
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("bad %s/stat", p.dir())
+	}
+	return float64(ut+st) / clockTicks, nil
+}
+
+// rss returns the resident set size in bytes.
+func (p process) rss() (int64, error) {
+	b, err := os.ReadFile(p.dir() + "/statm")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("bad %s/statm", p.dir())
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return pages * int64(os.Getpagesize()), nil
+}
+
+// heap returns the Go heap in use (in-process only, else -1).
+func (p process) heap() int64 {
+	if !p.self {
+		return -1
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapInuse)
+}
+
+// settle collects garbage and returns freed memory to the OS (in-process
+// only), so memory figures count live data.
+func (p process) settle() {
+	if p.self {
+		runtime.GC()
+		debug.FreeOSMemory()
+	}
+}
+
+// findServer finds the process listening on the server URL's port on this
+// machine: the socket's inode in /proc/net/tcp{,6}, then the process holding it.
+func findServer(server string) (int, error) {
+	u, err := url.Parse(server)
+	if err != nil {
+		return 0, err
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443"}[u.Scheme]
+		if port == "" {
+			port = "80"
+		}
+	}
+	pn, err := strconv.Atoi(port)
+	if err != nil {
+		return 0, err
+	}
+	inodes := map[string]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(table)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fl := strings.Fields(sc.Text())
+			if len(fl) < 10 || fl[3] != "0A" { // LISTEN
+				continue
+			}
+			_, hexPort, ok := strings.Cut(fl[1], ":")
+			if p, err := strconv.ParseInt(hexPort, 16, 32); ok && err == nil && int(p) == pn {
+				inodes["socket:["+fl[9]+"]"] = true
+			}
+		}
+		_ = f.Close()
+	}
+	if len(inodes) == 0 {
+		return 0, fmt.Errorf("nothing listens on port %d on this machine", pn)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range procs {
+		if link, err := os.Readlink(fd); err == nil && inodes[link] {
+			pid, _ := strconv.Atoi(strings.Split(fd, "/")[2])
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no visible process holds port %d (pass --pid)", pn)
+}
+
+// loopback reports whether the server URL's host is this machine.
+func loopback(server string) bool {
+	u, err := url.Parse(server)
+	if err != nil {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
+}

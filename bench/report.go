@@ -1,0 +1,322 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+)
+
+// Result is everything one run measured. Times are in milliseconds, rates in
+// MB/s (10^6 bytes), memory in bytes.
+type Result struct {
+	Date             string       `json:"date"`
+	Machine          Machine      `json:"machine"`
+	Go               string       `json:"go"`
+	Server           string       `json:"server"`
+	ServerPID        int          `json:"serverPid,omitempty"`
+	ShellIntegration bool         `json:"shellIntegration"`
+	Scrollback       int64        `json:"scrollback"`
+	Plan             Plan         `json:"plan"`
+	Throughput       *Throughput  `json:"throughput,omitempty"`
+	Echo             *Echo        `json:"echo,omitempty"`
+	Startup          *Startup     `json:"startup,omitempty"`
+	Fanout           *Fanout      `json:"fanout,omitempty"`
+	Idle             []IdleMemory `json:"idle,omitempty"`
+	Bounded          *Bounded     `json:"bounded,omitempty"`
+	Targets          []Target     `json:"targets"`
+	Errors           []string     `json:"errors,omitempty"`
+}
+
+// Machine identifies where the run happened.
+type Machine struct {
+	CPUs  int    `json:"cpus"`
+	Model string `json:"model"`
+	OS    string `json:"os"`
+}
+
+// Throughput of the workload, best of Plan.Reps on each side.
+type Throughput struct {
+	Bytes      int64   `json:"bytes"` // file bytes catted
+	RawMBps    float64 `json:"rawMBps"`
+	ServerMBps float64 `json:"serverMBps"`
+	Ratio      float64 `json:"ratio"`
+	// CPUPerGiB is server CPU seconds (user+system) per GiB of output; in
+	// process it includes the bench's own frame reader.
+	CPUPerGiB float64 `json:"cpuSecondsPerGiB"`
+	// RawCPUPerGiB is this process's CPU seconds per GiB while it read the
+	// raw pty: the kernel's pty reads, the floor of any server.
+	RawCPUPerGiB float64 `json:"rawCpuSecondsPerGiB"`
+	Frames       int     `json:"frames"`
+	// PtyBytes is what the raw pty delivered (after the tty's \n → \r\n);
+	// DataBytes the JSON-escaped data strings; WireBytes whole frames.
+	PtyBytes       int64   `json:"ptyBytes"`
+	DataBytes      int64   `json:"dataBytes"`
+	WireBytes      int64   `json:"wireBytes"`
+	EscapeOverhead float64 `json:"escapeOverhead"` // DataBytes/PtyBytes - 1
+	WireOverhead   float64 `json:"wireOverhead"`   // WireBytes/PtyBytes - 1
+}
+
+// Latency percentiles in ms.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Echo is keystroke echo latency through `cat` on a raw-mode pty.
+type Echo struct {
+	Samples  int     `json:"samples"`
+	Raw      Latency `json:"raw"`
+	Server   Latency `json:"server"`
+	DeltaP99 float64 `json:"deltaP99"`
+}
+
+// Startup is createTerminal (or spawn) to the first output byte, p50 in ms.
+// With Integrated, the raw side spawned the same injected shell and timed
+// its first byte after stripping (as the server does); PlainP50 is the
+// shell without the integration script.
+type Startup struct {
+	Samples    int     `json:"samples"`
+	RawP50     float64 `json:"rawP50"`
+	ServerP50  float64 `json:"serverP50"`
+	Delta      float64 `json:"delta"`
+	Integrated bool    `json:"integrated"`
+	PlainP50   float64 `json:"plainP50,omitempty"`
+}
+
+// Fanout compares the slowest of N subscribers with a lone one.
+type Fanout struct {
+	Subscribers int     `json:"subscribers"`
+	Bytes       int64   `json:"bytes"`
+	SingleMBps  float64 `json:"singleMBps"`
+	SlowestMBps float64 `json:"slowestMBps"`
+	Ratio       float64 `json:"ratio"`
+	Evicted     int     `json:"evicted"`
+}
+
+// IdleMemory is server memory per idle terminal (shells excluded).
+type IdleMemory struct {
+	Terminals       int     `json:"terminals"`
+	RSSPerTerminal  float64 `json:"rssPerTerminal"`
+	HeapPerTerminal float64 `json:"heapPerTerminal"` // -1 when not in process
+	// Settled: measured after a GC that returned free memory to the OS (in
+	// process only); a running server's RSS also holds memory it freed.
+	Settled bool `json:"settled"`
+}
+
+// Bounded is server RSS around Bytes of output through one terminal.
+type Bounded struct {
+	Bytes    int64 `json:"bytes"`
+	StartRSS int64 `json:"startRss"`
+	EndRSS   int64 `json:"endRss"`
+	MaxRSS   int64 `json:"maxRss"`
+	HeapEnd  int64 `json:"heapEnd"` // -1 when not in process
+	Limit    int64 `json:"limit"`   // start + 2×scrollback + 16 MiB
+}
+
+// Target is one goal of the issue, met or missed.
+type Target struct {
+	Name string `json:"name"`
+	Want string `json:"want"`
+	Got  string `json:"got"`
+	Met  bool   `json:"met"`
+}
+
+func (r *Result) evaluate() []Target {
+	var t []Target
+	add := func(name, want, got string, met bool) { t = append(t, Target{name, want, got, met}) }
+	if tp := r.Throughput; tp != nil {
+		add("throughput", fmt.Sprintf("≥ %.0f %% of raw", TargetThroughput*100),
+			fmt.Sprintf("%.0f %% (%.0f vs %.0f MB/s)", tp.Ratio*100, tp.ServerMBps, tp.RawMBps), tp.Ratio >= TargetThroughput)
+	}
+	if ec := r.Echo; ec != nil {
+		add("echo p99", fmt.Sprintf("≤ raw + %.1f ms", TargetEchoP99),
+			fmt.Sprintf("%+.3f ms (%.3f vs %.3f)", ec.DeltaP99, ec.Server.P99, ec.Raw.P99), ec.DeltaP99 <= TargetEchoP99)
+	}
+	if st := r.Startup; st != nil {
+		add("start-up p50", fmt.Sprintf("≤ raw + %.0f ms", TargetStartP50),
+			fmt.Sprintf("%+.1f ms (%.1f vs %.1f)", st.Delta, st.ServerP50, st.RawP50), st.Delta <= TargetStartP50)
+	}
+	if len(r.Idle) > 0 {
+		worst := 0.0
+		for _, im := range r.Idle {
+			worst = max(worst, im.RSSPerTerminal)
+		}
+		add("idle memory", fmt.Sprintf("≤ %d KiB/terminal", TargetIdle>>10),
+			fmt.Sprintf("%.1f KiB/terminal (worst)", worst/1024), worst <= TargetIdle)
+	}
+	if fo := r.Fanout; fo != nil {
+		got := fmt.Sprintf("%.0f %% (%.0f vs %.0f MB/s)", fo.Ratio*100, fo.SlowestMBps, fo.SingleMBps)
+		if fo.Evicted > 0 {
+			got = fmt.Sprintf("%d of %d evicted", fo.Evicted, fo.Subscribers)
+		}
+		add(fmt.Sprintf("fan-out ×%d", fo.Subscribers), fmt.Sprintf("slowest ≥ %.0f %% of single", TargetFanout*100), got,
+			fo.Evicted == 0 && fo.Ratio >= TargetFanout)
+	}
+	if b := r.Bounded; b != nil {
+		add(fmt.Sprintf("RSS after %s", human(b.Bytes)), "≤ start + 2×scrollback + 16 MiB",
+			fmt.Sprintf("%s (limit %s, max %s)", human(b.EndRSS), human(b.Limit), human(b.MaxRSS)), b.EndRSS <= b.Limit)
+	}
+	return t
+}
+
+// Met reports whether every target was met and every measurement ran.
+func (r *Result) Met() bool {
+	for _, t := range r.Targets {
+		if !t.Met {
+			return false
+		}
+	}
+	return len(r.Errors) == 0
+}
+
+// JSON is the result as one line of JSON.
+func (r *Result) JSON() []byte {
+	b, _ := json.Marshal(r)
+	return b
+}
+
+// WriteTable prints the measurements and the targets.
+func (r *Result) WriteTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	integration := "shell integration " + onOff(r.ShellIntegration)
+	if r.Server != "in-process" {
+		integration = "the server's shell and settings"
+	}
+	fmt.Fprintf(tw, "termhost bench\t%s, %d × %s, %s, %s\n", r.Server, r.Machine.CPUs, r.Machine.Model, r.Go, integration)
+	fmt.Fprintf(tw, "measure\traw pty\ttermhost\tratio / delta\n")
+	if tp := r.Throughput; tp != nil {
+		fmt.Fprintf(tw, "throughput (%s mixed text)\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", human(tp.Bytes), tp.RawMBps, tp.ServerMBps, tp.Ratio)
+		who := "server"
+		if r.Server == "in-process" {
+			who = "server + bench client"
+		}
+		fmt.Fprintf(tw, "  CPU s/GiB (raw reader; %s)\t%.2f s\t%.2f s\t%.2f×\n", who, tp.RawCPUPerGiB, tp.CPUPerGiB, tp.CPUPerGiB/tp.RawCPUPerGiB)
+		fmt.Fprintf(tw, "  JSON escaping (data vs pty bytes)\t%s\t%s\t%+.1f %% (wire %+.1f %%, %d frames)\n",
+			human(tp.PtyBytes), human(tp.DataBytes), tp.EscapeOverhead*100, tp.WireOverhead*100, tp.Frames)
+	}
+	if ec := r.Echo; ec != nil {
+		fmt.Fprintf(tw, "echo latency p50/p90/p99/max (%d)\t%.3f/%.3f/%.3f/%.3f ms\t%.3f/%.3f/%.3f/%.3f ms\tp99 %+.3f ms\n", ec.Samples,
+			ec.Raw.P50, ec.Raw.P90, ec.Raw.P99, ec.Raw.Max, ec.Server.P50, ec.Server.P90, ec.Server.P99, ec.Server.Max, ec.DeltaP99)
+	}
+	if st := r.Startup; st != nil {
+		what := "start-up to first byte p50"
+		if st.Integrated {
+			what = "start-up to first prompt byte p50, integrated"
+		}
+		fmt.Fprintf(tw, "%s (%d)\t%.1f ms\t%.1f ms\t%+.1f ms\n", what, st.Samples, st.RawP50, st.ServerP50, st.Delta)
+		if st.PlainP50 > 0 {
+			fmt.Fprintf(tw, "  raw shell without the integration script\t%.1f ms\t\t%+.1f ms\n", st.PlainP50, st.ServerP50-st.PlainP50)
+		}
+	}
+	if fo := r.Fanout; fo != nil {
+		fmt.Fprintf(tw, "fan-out %s: 1 vs slowest of %d\t%.0f MB/s\t%.0f MB/s\t%.2f× (%d evicted)\n", human(fo.Bytes), fo.Subscribers,
+			fo.SingleMBps, fo.SlowestMBps, fo.Ratio, fo.Evicted)
+	}
+	for _, im := range r.Idle {
+		heap := "(server not settled by a GC: indicative)"
+		if im.Settled {
+			heap = fmt.Sprintf("%.1f KiB heap per terminal", im.HeapPerTerminal/1024)
+		}
+		fmt.Fprintf(tw, "idle memory, %d terminals\t\t%.1f KiB RSS/terminal\t%s\n", im.Terminals, im.RSSPerTerminal/1024, heap)
+	}
+	if b := r.Bounded; b != nil {
+		fmt.Fprintf(tw, "RSS around %s through 1 terminal\t%s start\t%s end (max %s)\tlimit %s\n", human(b.Bytes), human(b.StartRSS),
+			human(b.EndRSS), human(b.MaxRSS), human(b.Limit))
+	}
+	fmt.Fprintf(tw, "\ntarget\twant\tgot\t\n")
+	for _, t := range r.Targets {
+		mark := "met"
+		if !t.Met {
+			mark = "MISSED"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Want, t.Got, mark)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(tw, "error\t%s\t\t\n", e)
+	}
+	_ = tw.Flush()
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func machine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH, Model: "unknown"}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.Model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+var channelKey = []byte(`"channel":"`)
+
+// channelOf returns an action frame's channel.
+func channelOf(frame []byte) string {
+	i := bytes.Index(frame[:min(len(frame), 256)], channelKey)
+	if i < 0 {
+		return ""
+	}
+	rest := frame[i+len(channelKey):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
+}
+
+// snapshotHasText reports whether a subscribe result's terminal content has
+// any text.
+func snapshotHasText(result json.RawMessage) bool {
+	var r struct {
+		Snapshot struct {
+			State struct {
+				Content []struct {
+					Value  string `json:"value"`
+					Output string `json:"output"`
+				} `json:"content"`
+			} `json:"state"`
+		} `json:"snapshot"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return false
+	}
+	for _, p := range r.Snapshot.State.Content {
+		if p.Value != "" || p.Output != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+
+	"github.com/termhost/termhost/bench"
+)
+
+// benchCommand measures a server against the raw pty (see package bench).
+func benchCommand(args []string) int {
+	var (
+		server, token, integration string
+		pid                        int
+		size                       = sizeFlag(64 << 20)
+		scrollback                 = sizeFlag(1 << 20)
+		jsonOnly, quick            bool
+		cpuProfile, memProfile     string
+	)
+	fs := newFlagSet("bench", `termhost bench: measure throughput, echo latency, idle memory, fan-out, start-up
+and memory bounds of a termhost server against the raw pty, in one run.
+
+Without --server it starts a server in this process on a loopback port. With
+--server the server must run on this machine (its shells read the workload
+file; CPU and memory come from /proc/<pid>) and allow 200 terminals.`)
+	fs.StringVar(&server, "server", "", "measure the server at this URL instead of one in this process")
+	fs.StringVar(&token, "token", "", "owner token for --server (default: the token file of a server on this machine)")
+	fs.IntVar(&pid, "pid", 0, "process id of --server, for its CPU and memory (0: find it by its port)")
+	fs.StringVar(&integration, "shell-integration", "on", "in-process server: inject shell integration, on or off")
+	fs.Var(&size, "size", "throughput payload, e.g. 64MiB")
+	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound")
+	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
+	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the in-process server) to `FILE`")
+	fs.StringVar(&memProfile, "memprofile", "", "write an allocation profile of this process to `FILE`")
+	if err := fs.parse(args); err != nil {
+		if errors.Is(err, errHelp) {
+			return 0
+		}
+		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)
+		return 2
+	}
+	if integration != "on" && integration != "off" {
+		fmt.Fprintln(os.Stderr, "termhost bench: --shell-integration must be on or off")
+		return 2
+	}
+	if server != "" && token == "" {
+		if path, err := localTokenPath(); err == nil {
+			if b, err := os.ReadFile(path); err == nil {
+				token = strings.TrimSpace(string(b))
+			}
+		}
+	}
+	plan := bench.FullPlan(int64(size))
+	if quick {
+		plan = bench.QuickPlan(int64(size))
+	}
+	var progress io.Writer = os.Stderr
+	if jsonOnly {
+		progress = nil
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "termhost bench: --cpuprofile: %v\n", err)
+			return 2
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
+	if memProfile != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			if f, err := os.Create(memProfile); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ShellIntegration: integration == "on",
+		Scrollback: int64(scrollback), Plan: plan, Progress: progress})
+	if err != nil && res == nil {
+		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)
+		return 1
+	}
+	if !jsonOnly {
+		res.WriteTable(os.Stdout)
+		fmt.Println()
+	}
+	fmt.Printf("%s\n", res.JSON())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)
+		return 1
+	}
+	return 0
+}

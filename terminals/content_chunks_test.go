@@ -1,0 +1,190 @@
+package terminals
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// refContent is the content store as the reducer spec reads (§7.7): each
+// part's whole text, trimmed by joining it. The chunked store must keep
+// exactly the same text.
+type refContent struct {
+	budget int
+	parts  []ahp.Part
+}
+
+func (r *refContent) size() int {
+	n := 0
+	for _, p := range r.parts {
+		n += len(p.Text())
+	}
+	return n
+}
+
+func (r *refContent) apply(a ahp.Action) {
+	switch a.Type {
+	case ahp.TerminalData:
+		n := len(r.parts)
+		if n == 0 || (r.parts[n-1].Type == ahp.PartCommand && r.parts[n-1].IsComplete) {
+			r.parts = append(r.parts, ahp.Part{Type: ahp.PartUnclassified})
+			n++
+		}
+		if p := &r.parts[n-1]; p.Type == ahp.PartCommand {
+			p.Output += a.Data
+		} else {
+			p.Value += a.Data
+		}
+		r.trim()
+	case ahp.TerminalCommandExecuted:
+		r.parts = append(r.parts, ahp.Part{Type: ahp.PartCommand, CommandID: a.CommandID, CommandLine: a.CommandLine, Timestamp: a.Timestamp})
+	case ahp.TerminalCommandFinished:
+		for i := range r.parts {
+			if r.parts[i].Type == ahp.PartCommand && r.parts[i].CommandID == a.CommandID {
+				r.parts[i].IsComplete, r.parts[i].ExitCode, r.parts[i].DurationMs = true, a.ExitCode, a.DurationMs
+				break
+			}
+		}
+	case ahp.TerminalCleared:
+		r.parts = nil
+	}
+}
+
+func (r *refContent) trim() {
+	if r.budget <= 0 || r.size() <= r.budget {
+		return
+	}
+	for len(r.parts) > 1 && r.size() > r.budget {
+		r.parts = r.parts[1:]
+	}
+	size := r.size()
+	if size <= r.budget {
+		return
+	}
+	p := &r.parts[0]
+	text := p.Text()
+	cut := safeCut(text, size-r.budget*8/10)
+	if p.Type == ahp.PartCommand {
+		p.Output = text[cut:]
+	} else {
+		p.Value = text[cut:]
+	}
+}
+
+// randomOutput is terminal output with the features trimming cares about:
+// newlines (or long runs without), escape sequences (some unterminated for
+// long), multi-byte characters.
+func randomOutput(r *rand.Rand) string {
+	pieces := []string{"a", "line\n", "\x1b[1;31m", "\x1b[0m", "ü", "漢", "👍", "\x1b]0;title\x07", "\x1b]8;;http://x\x1b\\",
+		strings.Repeat("x", 300), strings.Repeat("y", 5000), "\x1b]2;", "\x1b[", "\r\n"}
+	var sb strings.Builder
+	for n := 1 + r.IntN(12); n > 0; n-- {
+		sb.WriteString(pieces[r.IntN(len(pieces))])
+	}
+	return sb.String()
+}
+
+func TestContentMatchesReference(t *testing.T) {
+	for _, budget := range []int{0, 64, 1000, 4096, 20000, 100000} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(budget), 9))
+			c := newContent(budget)
+			ref := &refContent{budget: budget}
+			cmd := 0
+			for step := 0; step < 3000; step++ {
+				var a ahp.Action
+				switch x := r.IntN(100); {
+				case x < 85:
+					a = ahp.Action{Type: ahp.TerminalData, Data: randomOutput(r)}
+				case x < 92:
+					cmd++
+					a = ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: fmt.Sprint("cmd-", cmd), CommandLine: "ls"}
+				case x < 99:
+					code := x
+					a = ahp.Action{Type: ahp.TerminalCommandFinished, CommandID: fmt.Sprint("cmd-", cmd), ExitCode: &code}
+				default:
+					a = ahp.Action{Type: ahp.TerminalCleared}
+				}
+				c.apply(a)
+				ref.apply(a)
+				if step%7 == 0 || step > 2990 {
+					got := c.snapshot()
+					if len(got) != len(ref.parts) {
+						t.Fatalf("step %d (%s): %d parts, want %d", step, a.Type, len(got), len(ref.parts))
+					}
+					for i := range got {
+						if got[i].Text() != ref.parts[i].Text() || got[i].Type != ref.parts[i].Type || got[i].IsComplete != ref.parts[i].IsComplete {
+							t.Fatalf("step %d (%s): part %d = %s %q…, want %s %q…", step, a.Type, i,
+								got[i].Type, textHead(got[i].Text()), ref.parts[i].Type, textHead(ref.parts[i].Text()))
+						}
+					}
+					if c.size != ref.size() {
+						t.Fatalf("step %d: size %d, want %d", step, c.size, ref.size())
+					}
+				}
+			}
+		})
+	}
+}
+
+func textHead(s string) string { return s[:min(len(s), 40)] }
+
+// TestContentEchoChunks: one byte at a time stays a handful of chunks.
+func TestContentEchoChunks(t *testing.T) {
+	c := newContent(1 << 20)
+	for i := 0; i < 100000; i++ {
+		c.appendData("x")
+	}
+	if n := len(c.parts[0].chunks); n > 100000/smallChunk+1 {
+		t.Errorf("100000 one-byte appends left %d chunks", n)
+	}
+}
+
+// joinStore is the store before chunk-wise trimming: appends kept as
+// chunks, but every trim joined the whole head part to cut it.
+type joinStore struct {
+	budget, size int
+	chunks       []string
+}
+
+func (j *joinStore) append(data string) {
+	j.chunks = append(j.chunks, data)
+	j.size += len(data)
+	if j.size <= j.budget {
+		return
+	}
+	text := strings.Join(j.chunks, "")
+	cut := safeCut(text, len(text)-j.budget*8/10)
+	j.chunks = []string{text[cut:]}
+	j.size -= cut
+}
+
+// BenchmarkContentAppend: a 1 MiB store taking 64 KiB output chunks (the
+// coalesced terminal/data of a busy terminal). The baseline, run in the
+// same benchmark, is the store it replaced, which joined the head part on
+// every trim; "x-baseline" is how many times faster the chunked trim is.
+func BenchmarkContentAppend(b *testing.B) {
+	chunk := strings.Repeat("0123456 \x1b[1;32mcolour\x1b[0m text ü 漢字 ok\r\n", 64<<10/48)
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	c := newContent(1 << 20)
+	start := time.Now()
+	for b.Loop() {
+		c.appendData(chunk)
+	}
+	fast := time.Since(start)
+	b.StopTimer()
+	// The baseline runs for a bounded time (it is thousands of times slower).
+	j := &joinStore{budget: 1 << 20}
+	n := 0
+	start = time.Now()
+	for ; n < b.N && (n < 64 || time.Since(start) < 200*time.Millisecond); n++ {
+		j.append(chunk)
+	}
+	base := time.Since(start) / time.Duration(n) * time.Duration(b.N)
+	b.ReportMetric(float64(base)/float64(fast), "x-baseline")
+}
