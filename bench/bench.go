@@ -50,7 +50,7 @@ type Options struct {
 // Plan sizes each measurement.
 type Plan struct {
 	Size         int64 // throughput payload
-	Reps         int   // throughput runs per side; the best counts
+	Reps         int   // throughput runs per side, alternating; the best of each counts
 	EchoSamples  int
 	IdleCounts   []int // terminals held idle, ascending
 	Subscribers  int   // fan-out subscribers
@@ -62,7 +62,7 @@ type Plan struct {
 
 // FullPlan is the default plan; size is the throughput payload.
 func FullPlan(size int64) Plan {
-	return Plan{Size: size, Reps: 3, EchoSamples: 500, IdleCounts: []int{50, 200}, Subscribers: 10,
+	return Plan{Size: size, Reps: 5, EchoSamples: 500, IdleCounts: []int{50, 200}, Subscribers: 10,
 		FanoutSize: size / 2, StartSamples: 20, BoundedSize: 1 << 30, Chunk: 16 << 20}
 }
 
@@ -345,7 +345,9 @@ func mbps(n int64, d time.Duration) float64 { return float64(n) / 1e6 / d.Second
 
 const catRaw = "stty raw -echo; printf '%%s%%s\\n' %s %s; cat\r"
 
-// echo: one byte at a time into `cat` on a raw-mode pty.
+// echo: one byte at a time into `cat` on a raw-mode pty, each sent when the
+// previous one came back. Raw and server samples alternate, so a burst of
+// noise on the machine hits both sides alike.
 func (e *env) echo(ctx context.Context, res *Result) error {
 	n := e.o.Plan.EchoSamples
 	warm := min(20, n/5)
@@ -366,17 +368,6 @@ func (e *env) echo(ctx context.Context, res *Result) error {
 	if _, err := r.readUntil(newScanner(m.text()), time.Now().Add(20*time.Second)); err != nil {
 		return err
 	}
-	var raw []time.Duration
-	for i := 0; i < n+warm; i++ {
-		t0 := time.Now()
-		if err := r.echo(byte('a'+i%26), time.Now().Add(10*time.Second)); err != nil {
-			return fmt.Errorf("raw echo: %w", err)
-		}
-		if i >= warm {
-			raw = append(raw, time.Since(t0))
-		}
-	}
-	ec.Raw = percentiles(raw)
 
 	c, uri, err := e.newTerminal(ctx, "echo")
 	if err != nil {
@@ -390,11 +381,19 @@ func (e *env) echo(ctx context.Context, res *Result) error {
 	if err := c.readUntil(ctx, newScanner(m.text()), nil); err != nil {
 		return err
 	}
-	var srv []time.Duration
+
+	var raw, srv []time.Duration
+	e.proc.settle() // no garbage of earlier steps collected in the middle
 	for i := 0; i < n+warm; i++ {
 		b := byte('a' + i%26)
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		t0 := time.Now()
+		if err := r.echo(b, time.Now().Add(10*time.Second)); err != nil {
+			return fmt.Errorf("raw echo: %w", err)
+		}
+		rawEl := time.Since(t0)
+
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		t0 = time.Now()
 		err := c.input(sctx, uri, string(b))
 		for err == nil {
 			var frame []byte
@@ -404,16 +403,16 @@ func (e *env) echo(ctx context.Context, res *Result) error {
 				}
 			}
 		}
-		el := time.Since(t0)
+		srvEl := time.Since(t0)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("server echo: %w", err)
 		}
 		if i >= warm {
-			srv = append(srv, el)
+			raw, srv = append(raw, rawEl), append(srv, srvEl)
 		}
 	}
-	ec.Server = percentiles(srv)
+	ec.Raw, ec.Server = percentiles(raw), percentiles(srv)
 	ec.DeltaP99 = ec.Server.P99 - ec.Raw.P99
 	e.logf("echo: raw p50 %.3f p99 %.3f ms, server p50 %.3f p99 %.3f ms", ec.Raw.P50, ec.Raw.P99, ec.Server.P50, ec.Server.P99)
 	res.Echo = ec

@@ -41,8 +41,7 @@ func shellPath(t *testing.T, name string) string {
 // the AHP digest sees them.
 func TestShellIntegrationOverWebSocket(t *testing.T) {
 	for _, name := range []string{"bash", "zsh", "fish"} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
+		t.Run(name, func(t *testing.T) { // not parallel: interrupts are timing-sensitive under load
 			shell := shellPath(t, name)
 			home := t.TempDir()
 			var rawMu sync.Mutex
@@ -101,9 +100,17 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 
 			// Empty Enter and Ctrl-C at the prompt are no commands.
 			before := countType(c, ahp.TerminalCommandExecuted)
+			// Each key waits until the shell has redrawn its prompt: a shell that is
+			// still handling the interrupt discards what is typed meanwhile.
 			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\r"})
+			waitQuiet(t, c, uri)
 			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
-			time.Sleep(300 * time.Millisecond) // let fish settle after the interrupt
+			waitQuiet(t, c, uri)
+			// Under load bash sometimes drops the first key after an interrupt
+			// at the prompt (known issue, see the closing note); Ctrl-U is a
+			// harmless first key.
+			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x15"})
+			waitQuiet(t, c, uri)
 			run("echo aft''er-2")
 			if got := countType(c, ahp.TerminalCommandExecuted); got != before+1 {
 				t.Errorf("empty Enter / Ctrl-C at the prompt produced %d phantom commands", got-before-1)
@@ -114,7 +121,7 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 			sleep := c.waitAction("sleep runs", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCommandExecuted && e.Action.CommandLine == "sleep 5"
 			})
-			time.Sleep(200 * time.Millisecond)
+			waitQuiet(t, c, uri) // fish ignores an interrupt while it is still busy starting the job
 			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
 			fin := c.waitAction("sleep interrupted", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCommandFinished && e.Action.CommandID == sleep.Action.CommandID
@@ -192,6 +199,22 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitQuiet waits until the terminal has printed nothing for 300 ms.
+func waitQuiet(t *testing.T, c *client, uri string) {
+	t.Helper()
+	last, since := -1, time.Now()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if n := len(c.output(uri)); n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= 300*time.Millisecond {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the terminal never went quiet")
 }
 
 func seen(c *client, pred func(ahp.Envelope) bool) bool {
