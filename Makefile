@@ -57,3 +57,18 @@ bench:
 
 clean:
 	rm -f termhost
+
+# Refresh the pinned upstream AHP schemas and fixtures (internal/ahpupstream)
+# from a checkout of the data beside the repository; commit the result.
+UPSTREAM_AHP ?= ../shared/ahp
+PINNED_AHP   := internal/ahpupstream
+.PHONY: refresh-upstream
+refresh-upstream:
+	@test -d $(UPSTREAM_AHP) || { echo "refresh-upstream: $(UPSTREAM_AHP) not found; nothing to refresh from" >&2; exit 1; }
+	rm -rf $(PINNED_AHP)/schema $(PINNED_AHP)/schema-1.x $(PINNED_AHP)/fixtures
+	mkdir -p $(PINNED_AHP)/schema $(PINNED_AHP)/schema-1.x $(PINNED_AHP)/fixtures/reducers $(PINNED_AHP)/fixtures/round-trips
+	install -m 0644 $(UPSTREAM_AHP)/schema/*.json $(PINNED_AHP)/schema/
+	install -m 0644 $(UPSTREAM_AHP)/schema-1.x/*.json $(UPSTREAM_AHP)/schema-1.x/README.md $(PINNED_AHP)/schema-1.x/
+	install -m 0644 $(UPSTREAM_AHP)/fixtures/reducers/*.json $(PINNED_AHP)/fixtures/reducers/
+	install -m 0644 $(UPSTREAM_AHP)/fixtures/round-trips/*.json $(PINNED_AHP)/fixtures/round-trips/
+	@echo "refreshed $(PINNED_AHP) from $(UPSTREAM_AHP); update $(PINNED_AHP)/README.md if the upstream revision changed"

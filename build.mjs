@@ -7,6 +7,9 @@
 // Output (all minified, byte-for-byte reproducible for a given lockfile):
 //   static/dist/vendor.js         xterm.js + addons, exposed on globalThis.__termhostVendor
 //   static/dist/app.js(.map)      our code; @xterm/* imports resolve to the vendor global
+//   static/dist/app-test.js       the same app plus the e2e test hook (window.__termhost);
+//                                 served only by a server configured with TestHooks
+//   static/dist/login.js(.map)    the sign-in page's script (pages have no inline script)
 //   static/dist/vendor.css        xterm.css
 //   static/dist/app.css           the workbench styles
 // Keeping vendor and app apart keeps most diffs of the committed bundles small.
@@ -28,7 +31,6 @@ const vendorPackages = [
   '@xterm/addon-search',
   '@xterm/addon-web-links',
   '@xterm/addon-unicode11',
-  '@xterm/addon-clipboard',
 ];
 
 /** Resolves @xterm/* imports in the app bundle to the vendor bundle's global. */
@@ -75,6 +77,21 @@ const builds = [
     outdir,
     format: 'iife',
     plugins: [vendorGlobal],
+  },
+  {
+    ...common,
+    // Test build only (see assets/testmain.ts): no map, it is never served in production.
+    sourcemap: false,
+    entryPoints: { 'app-test': 'assets/testmain.ts' },
+    outdir,
+    format: 'iife',
+    plugins: [vendorGlobal],
+  },
+  {
+    ...common,
+    entryPoints: { login: 'assets/login.ts' },
+    outdir,
+    format: 'iife',
   },
   {
     ...common,

@@ -288,7 +288,26 @@ type wireEnvelope struct {
 }
 
 func (e Envelope) wire(shape Shape) any {
-	return wireEnvelope{e.Channel, e.Action.wire(shape), e.ServerSeq, e.Origin, e.RejectionReason}
+	return wireEnvelope{e.Channel, e.sentAction().wire(shape), e.ServerSeq, e.Origin, e.RejectionReason}
+}
+
+// sentAction is the action the envelope carries on the wire. A rejection
+// echoes the dispatched action (§8.4 "the same action") when it is a known
+// client-dispatchable action: those are decoded strictly, so they re-encode
+// valid in any shape. Anything else a client may dispatch (an unknown type,
+// a malformed action, a server-only action whose payload was never checked)
+// cannot sit in ActionEnvelope.action, which the schema types as a
+// StateAction; the rejection then carries a no-op of the channel instead
+// (docs/protocol.md, "Rejections"): the client matches it to its pending
+// action by origin, and a reducer that ignores rejectionReason changes nothing.
+func (e Envelope) sentAction() Action {
+	if e.RejectionReason == "" || (e.Action.Known() && ClientDispatchable(e.Action.Type)) {
+		return e.Action
+	}
+	if e.Channel == RootURI {
+		return Action{Type: RootConfigChanged, Config: map[string]json.RawMessage{}}
+	}
+	return Action{Type: TerminalInput}
 }
 
 // MarshalJSON encodes the current shape.
@@ -320,6 +339,7 @@ func EncodeEnvelope(e Envelope, shape Shape) ([]byte, error) {
 // a busy server's traffic, are written directly, byte for byte what
 // encoding/json writes for them; every other action goes through Marshal.
 func AppendEnvelope(dst []byte, e Envelope, shape Shape) ([]byte, error) {
+	e.Action = e.sentAction()
 	a := &e.Action
 	if a.Raw != nil || (a.Type != TerminalData && a.Type != TerminalInput) {
 		raw, err := Marshal(e, shape)

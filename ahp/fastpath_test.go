@@ -157,7 +157,11 @@ func FuzzEnvelopeFastPath(f *testing.F) {
 		if got, want := string(ahp.AppendString(nil, data)), refString(data); got != want {
 			t.Fatalf("AppendString(%q) = %s, want %s", data, got, want)
 		}
-		e := ahp.Envelope{Channel: "ahp-terminal:/" + clientID, Action: ahp.Action{Type: ahp.TerminalData, Data: data},
+		typ := ahp.TerminalData
+		if reason != "" {
+			typ = ahp.TerminalInput // a rejection echoes client-dispatchable actions only
+		}
+		e := ahp.Envelope{Channel: "ahp-terminal:/" + clientID, Action: ahp.Action{Type: typ, Data: data},
 			ServerSeq: seq, RejectionReason: reason}
 		if clientID != "" {
 			e.Origin = &ahp.Origin{ClientID: clientID, ClientSeq: seq}

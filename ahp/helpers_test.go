@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -17,27 +16,9 @@ import (
 // starts none; this keeps it that way).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// sharedAHPDir returns the shared/ahp directory next to the repository (the
-// upstream fixtures and schemas), found by walking up from the package
-// directory. A missing directory fails the test: the fixtures are not optional.
-func sharedAHPDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatalf("getwd: %v", err)
-	}
-	for {
-		candidate := filepath.Join(dir, "shared", "ahp")
-		if st, err := os.Stat(filepath.Join(candidate, "fixtures")); err == nil && st.IsDir() {
-			return candidate
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatalf("shared/ahp/fixtures not found above the package directory; the upstream fixtures are required")
-		}
-		dir = parent
-	}
-}
+// upstreamDir holds the pinned upstream AHP schemas and fixtures
+// (internal/ahpupstream/README.md), at a fixed path from this package.
+var upstreamDir = filepath.Join("..", "internal", "ahpupstream")
 
 // jsonFiles lists the *.json files of dir, sorted; none is a failure.
 func jsonFiles(tb testing.TB, dir string) []string {

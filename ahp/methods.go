@@ -51,7 +51,38 @@ func (p InitializeParams) Validate() error {
 	if p.ClientID == "" {
 		return fmt.Errorf("clientId is required")
 	}
-	return nil
+	return p.checkLimits()
+}
+
+func (p InitializeParams) checkLimits() error {
+	if err := checkLen("clientId", p.ClientID, MaxClientID); err != nil {
+		return err
+	}
+	if len(p.ProtocolVersions) > MaxListItems {
+		return fmt.Errorf("protocolVersions has more than %d entries", MaxListItems)
+	}
+	for _, v := range p.ProtocolVersions {
+		if err := checkLen("protocolVersions entry", v, MaxShortField); err != nil {
+			return err
+		}
+	}
+	if err := checkURIs("initialSubscriptions", p.InitialSubscriptions); err != nil {
+		return err
+	}
+	if err := checkLen("locale", p.Locale, MaxShortField); err != nil {
+		return err
+	}
+	if i := p.ClientInfo; i != nil {
+		for _, f := range []struct{ name, v string }{{"clientInfo name", i.Name}, {"clientInfo version", i.Version}, {"clientInfo title", i.Title}} {
+			if err := checkLen(f.name, f.v, MaxShortField); err != nil {
+				return err
+			}
+		}
+	}
+	if err := checkMeta("capabilities", p.Capabilities); err != nil {
+		return err
+	}
+	return checkMeta("_meta", p.Meta)
 }
 
 // InitializeResult is the result of `initialize`.
@@ -86,6 +117,14 @@ type ChannelParams struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
+// Validate checks the bounds of the params.
+func (p ChannelParams) Validate() error {
+	if err := CheckChannel(p.Channel); err != nil {
+		return err
+	}
+	return checkMeta("_meta", p.Meta)
+}
+
 // SubscribeParams are the params of `subscribe`.
 type SubscribeParams struct {
 	Channel  string `json:"channel"`
@@ -93,6 +132,14 @@ type SubscribeParams struct {
 		MaxLatencyMs *int64 `json:"maxLatencyMs,omitempty"`
 	} `json:"delivery,omitempty"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Validate checks the bounds of the params.
+func (p SubscribeParams) Validate() error {
+	if err := CheckChannel(p.Channel); err != nil {
+		return err
+	}
+	return checkMeta("_meta", p.Meta)
 }
 
 // SubscribeResult is the result of `subscribe`.
@@ -139,6 +186,20 @@ func (p CreateTerminalParams) Validate() error {
 		return fmt.Errorf("claim is required")
 	}
 	if err := p.Claim.Validate(); err != nil {
+		return err
+	}
+	if err := p.Claim.CheckLimits(); err != nil {
+		return err
+	}
+	if p.Name != nil {
+		if err := checkLen("name", *p.Name, MaxTitle); err != nil {
+			return err
+		}
+	}
+	if err := checkLen("cwd", p.Cwd, MaxURI); err != nil {
+		return err
+	}
+	if err := checkMeta("_meta", p.Meta); err != nil {
 		return err
 	}
 	if p.Cols < 0 || p.Rows < 0 || p.Cols > MaxDimension || p.Rows > MaxDimension {
@@ -226,6 +287,20 @@ func (p ReconnectParams) Validate() error {
 	}
 	if !p.PerChannel && p.LastSeenServerSeq == nil {
 		return fmt.Errorf("lastSeenServerSeq is required")
+	}
+	if err := checkLen("clientId", p.ClientID, MaxClientID); err != nil {
+		return err
+	}
+	if err := checkURIs("subscriptions", p.Subscriptions); err != nil {
+		return err
+	}
+	if len(p.Cursors) > MaxListItems {
+		return fmt.Errorf("subscriptions has more than %d entries", MaxListItems)
+	}
+	for _, c := range p.Cursors {
+		if err := checkLen("subscriptions channel", c.Channel, MaxURI); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// roundTripFixture is the upstream round-trip format (shared/ahp/README.md).
+// roundTripFixture is the upstream round-trip format (internal/ahpupstream/README.md).
 type roundTripFixture struct {
 	Name              string            `json:"name"`
 	Group             string            `json:"group"`
@@ -100,7 +100,7 @@ func roundTrip(t *testing.T, typ string, input []byte, shape ahp.Shape) []byte {
 }
 
 func TestRoundTripFixtures(t *testing.T) {
-	files := jsonFiles(t, filepath.Join(sharedAHPDir(t), "fixtures", "round-trips"))
+	files := jsonFiles(t, filepath.Join(upstreamDir, "fixtures", "round-trips"))
 	loaded := 0
 	for _, path := range files {
 		name := filepath.Base(path)

@@ -7,7 +7,6 @@ import * as webgl from '@xterm/addon-webgl';
 import * as search from '@xterm/addon-search';
 import * as webLinks from '@xterm/addon-web-links';
 import * as unicode11 from '@xterm/addon-unicode11';
-import * as clipboard from '@xterm/addon-clipboard';
 
 (globalThis as unknown as { __termhostVendor: Record<string, unknown> }).__termhostVendor = {
   '@xterm/xterm': xterm,
@@ -16,5 +15,4 @@ import * as clipboard from '@xterm/addon-clipboard';
   '@xterm/addon-search': search,
   '@xterm/addon-web-links': webLinks,
   '@xterm/addon-unicode11': unicode11,
-  '@xterm/addon-clipboard': clipboard,
 };

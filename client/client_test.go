@@ -145,16 +145,30 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	waitEvent(t, b, "while-42", outputContains(uri, "while-42\r\n"))
 
 	events := waitEvent(t, a, "reconnect", func(ev client.Event) bool { return ev.Kind == client.EventReconnected })
+	replayed := false
 	for _, ev := range events {
 		if ev.Kind == client.EventResync {
 			t.Errorf("got a snapshot resync, want a replay")
 		}
+		if ev.Kind == client.EventAction && strings.Contains(ev.Envelope.Action.Data, "while-42") {
+			replayed = true
+			if !ev.Replayed {
+				t.Errorf("replayed output %q has Replayed false, want true", ev.Envelope.Action.Data)
+			}
+		}
+	}
+	if !replayed {
+		t.Errorf("the reconnect brought no while-42 output")
 	}
 	// Calls work again, and the mirror holds every line exactly once.
 	if _, err := a.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo af''ter\r"}); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, a, "after", outputContains(uri, "after\r\n"))
+	for _, ev := range waitEvent(t, a, "after", outputContains(uri, "after\r\n")) {
+		if ev.Replayed {
+			t.Errorf("live event %v %q has Replayed true", ev.Kind, ev.Envelope.Action.Data)
+		}
+	}
 	st, _ := a.Terminal(uri)
 	out := text(st)
 	for _, line := range []string{"before\r\n", "while-42\r\n", "after\r\n"} {

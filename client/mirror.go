@@ -56,6 +56,10 @@ type Event struct {
 	Envelope ahp.Envelope // EventAction
 	State    any          // EventAction, EventResync: ahp.TerminalState or ahp.RootState
 	Err      error        // EventDisconnected
+	// Replayed marks an EventAction from a reconnect replay: history the
+	// server sent again, not output happening now (an EventResync is
+	// history too).
+	Replayed bool
 }
 
 type queued struct {
@@ -228,13 +232,13 @@ func (c *Client) envelopeLocked(env ahp.Envelope) {
 	case m.pending:
 		m.buf = append(m.buf, env)
 	default:
-		c.applyLocked(m, env)
+		c.applyLocked(m, env, false)
 	}
 }
 
 // applyLocked reduces an envelope into a mirror (once: replays may overlap
 // what was already applied) and queues its event.
-func (c *Client) applyLocked(m *mirror, env ahp.Envelope) {
+func (c *Client) applyLocked(m *mirror, env ahp.Envelope, replayed bool) {
 	if env.ServerSeq <= m.seq {
 		return
 	}
@@ -249,7 +253,7 @@ func (c *Client) applyLocked(m *mirror, env ahp.Envelope) {
 	if env.Action.Type == ahp.TerminalData {
 		size = len(env.Action.Data)
 	}
-	c.pushLocked(Event{Kind: EventAction, Channel: m.channel, Envelope: env, State: m.state}, size)
+	c.pushLocked(Event{Kind: EventAction, Channel: m.channel, Envelope: env, State: m.state, Replayed: replayed}, size)
 }
 
 // installLocked sets a mirror from a snapshot and applies what waited for it.
@@ -261,7 +265,7 @@ func (c *Client) installLocked(m *mirror, snap ahp.Snapshot) {
 	buf := m.buf
 	m.buf = nil
 	for _, env := range buf {
-		c.applyLocked(m, env)
+		c.applyLocked(m, env, false)
 	}
 }
 

@@ -116,7 +116,7 @@ func (c *Client) resume(ws *websocket.Conn) {
 		} else {
 			for _, env := range r.Actions {
 				if m := c.mirrors[env.Channel]; m != nil {
-					c.applyLocked(m, env)
+					c.applyLocked(m, env, true)
 				}
 			}
 			keep := map[string]bool{}
@@ -129,7 +129,7 @@ func (c *Client) resume(ws *websocket.Conn) {
 					buf := m.buf
 					m.pending, m.buf = false, nil
 					for _, env := range buf {
-						c.applyLocked(m, env)
+						c.applyLocked(m, env, false)
 					}
 				}
 			}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -91,11 +92,36 @@ func newManager(t *testing.T, log *slog.Logger) (*terminals.Manager, string) {
 	return m, home
 }
 
+// newEnv is a server without authentication (every page is the owner's)
+// with the test build of the app (window.__termhost).
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvWith(t, nil)
+}
+
+// newAuthEnv is newEnv with an owner token: pages need a login, and share
+// links give viewers and drivers their roles.
+func newAuthEnv(t *testing.T) *env {
+	t.Helper()
+	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	e := newEnvWith(t, func(c *handlers.Config) {
+		c.NoAuth = false
+		c.OwnerToken = token
+	})
+	e.token = token
+	return e
+}
+
+// newEnvWith is newEnv with changes to the server's configuration.
+func newEnvWith(t *testing.T, configure func(*handlers.Config)) *env {
 	t.Helper()
 	log := testLogger(t)
 	m, home := newManager(t, log)
-	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, Version: "e2e", NoAuth: true})
+	cfg := handlers.Config{Manager: m, Logger: log, Version: "e2e", NoAuth: true, TestHooks: true}
+	if configure != nil {
+		configure(&cfg)
+	}
+	srv, err := handlers.New(cfg)
 	if err != nil {
 		t.Fatalf("handlers.New: %v", err)
 	}

@@ -234,7 +234,7 @@ func newNginxEnv(t *testing.T, l layout, browser bool) *env {
 	ngx := startNginx(t, l, strings.TrimPrefix(backend.URL, "http://"))
 	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	cfg := handlers.Config{Manager: m, Logger: log, Version: "e2e", OwnerToken: token,
-		BasePath: l.basePath, PublicURL: ngx.URL + l.prefix}
+		BasePath: l.basePath, PublicURL: ngx.URL + l.prefix, TestHooks: true}
 	if l.strip {
 		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	}

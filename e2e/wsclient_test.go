@@ -10,17 +10,23 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/internal/schemacheck"
 )
 
 // wsClient is a bare AHP client over coder/websocket, as a CLI would be:
-// requests wait for their answer; notifications are kept for waitNote.
+// requests wait for their answer; notifications are kept for waitNote. Every
+// frame it reads is checked against the schemas of the negotiated version
+// (checkFrame).
 type wsClient struct {
-	t      *testing.T
-	ws     *websocket.Conn
-	ctx    context.Context
-	nextID int
-	notes  []rpcMsg
-	seen   int // notes already returned by waitNote
+	t       *testing.T
+	ws      *websocket.Conn
+	ctx     context.Context
+	nextID  int
+	notes   []rpcMsg
+	seen    int            // notes already returned by waitNote
+	methods map[int]string // request id → method, for the schema check
+	version string         // negotiated by initialize; "" before
 }
 
 type rpcMsg struct {
@@ -38,8 +44,9 @@ type rpcMsg struct {
 type envelope struct {
 	Channel string `json:"channel"`
 	Action  struct {
-		Type string `json:"type"`
-		Data string `json:"data"`
+		Type        string `json:"type"`
+		Data        string `json:"data"`
+		CommandLine string `json:"commandLine"`
 	} `json:"action"`
 	ServerSeq int `json:"serverSeq"`
 	Origin    *struct {
@@ -53,7 +60,9 @@ type envelope struct {
 // none). It returns the HTTP status of a refused upgrade.
 func dialWS(t *testing.T, url, authorization string) (*wsClient, int, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	// The whole life of the connection: a test with several browser pages
+	// keeps its CLI connection for a while.
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	t.Cleanup(cancel)
 	h := http.Header{}
 	if authorization != "" {
@@ -69,7 +78,7 @@ func dialWS(t *testing.T, url, authorization string) (*wsClient, int, error) {
 	}
 	ws.SetReadLimit(16 << 20)
 	t.Cleanup(func() { _ = ws.CloseNow() })
-	return &wsClient{t: t, ws: ws, ctx: ctx}, http.StatusSwitchingProtocols, nil
+	return &wsClient{t: t, ws: ws, ctx: ctx, methods: map[int]string{}}, http.StatusSwitchingProtocols, nil
 }
 
 func (c *wsClient) read() (rpcMsg, error) {
@@ -81,7 +90,39 @@ func (c *wsClient) read() (rpcMsg, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		c.t.Fatalf("undecodable frame %s: %v", data, err)
 	}
+	c.checkFrame(data, m)
 	return m, nil
+}
+
+// checkFrame validates a frame against the schemas of the connection's
+// version (issue 12 point 7); before initialize answered (pings, errors),
+// against those of every version.
+func (c *wsClient) checkFrame(data []byte, m rpcMsg) {
+	c.t.Helper()
+	method := ""
+	if m.ID != nil && m.Method == "" {
+		method = c.methods[*m.ID]
+	}
+	if method == "initialize" && m.Error == nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(m.Result, &r)
+		c.version = r.ProtocolVersion
+	}
+	versions := []string{c.version}
+	if c.version == "" {
+		versions = []string{"0.8.0", "1.0.0"}
+	}
+	for _, v := range versions {
+		checker, err := schemacheck.ForVersion(v)
+		if err != nil {
+			c.t.Fatalf("schemas for %s: %v", v, err)
+		}
+		if err := checker.Frame(data, method); err != nil {
+			c.t.Errorf("frame not valid against the %s schemas: %v", v, err)
+		}
+	}
 }
 
 func (c *wsClient) send(v any) {
@@ -110,6 +151,7 @@ func (c *wsClient) tryCall(method string, params any) (json.RawMessage, int, str
 	c.t.Helper()
 	c.nextID++
 	id := c.nextID
+	c.methods[id] = method
 	c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	for {
 		m, err := c.read()

@@ -63,6 +63,10 @@ func TestUpgradeNeedsCredentials(t *testing.T) {
 	revokedID, revokedTok := share(t, owner, uri, "viewer", 0)
 	owner.mustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": revokedID})
 	time.Sleep(1100 * time.Millisecond) // the 1 s link expires
+	// The server's real cookie names (they carry a per-server suffix), so the
+	// cookie cases test a forged value, not an unknown name.
+	ownerName := ownerCookieName(t, ts)
+	shareName := strings.Replace(ownerName, "termhost_session_", "termhost_share_", 1) + "_" + revokedID
 
 	cases := []struct {
 		name    string
@@ -74,8 +78,8 @@ func TestUpgradeNeedsCredentials(t *testing.T) {
 		{"not bearer", []string{"Authorization", "Basic " + ownerToken}, http.StatusUnauthorized},
 		{"expired share", []string{"Authorization", "Bearer " + expiredTok}, http.StatusUnauthorized},
 		{"revoked share", []string{"Authorization", "Bearer " + revokedTok}, http.StatusUnauthorized},
-		{"revoked share cookie", []string{"Authorization", "", "Cookie", "termhost_share_" + revokedID + "=" + revokedTok}, http.StatusUnauthorized},
-		{"forged session cookie", []string{"Authorization", "", "Cookie", "termhost_session=abc"}, http.StatusUnauthorized},
+		{"revoked share cookie", []string{"Authorization", "", "Cookie", shareName + "=" + revokedTok}, http.StatusUnauthorized},
+		{"forged session cookie", []string{"Authorization", "", "Cookie", ownerName + "=abc"}, http.StatusUnauthorized},
 		{"foreign origin with the owner token", []string{"Origin", "https://evil.example"}, http.StatusForbidden},
 		{"null origin", []string{"Origin", "null"}, http.StatusForbidden},
 	}
@@ -190,6 +194,22 @@ func TestDriverAndRevocation(t *testing.T) {
 	owner.callErr("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": "ahp-terminal:/nope", "role": "viewer"}, ahp.CodeNotFound)
 }
 
+// ownerCookieName signs in as the owner once and returns the name of the
+// session cookie the server set.
+func ownerCookieName(t *testing.T, ts *testServer) string {
+	t.Helper()
+	resp, err := http.Post(ts.URL+"/auth/login", "application/json", strings.NewReader(`{"token":"`+ownerToken+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	c := resp.Cookies()
+	if resp.StatusCode != 200 || len(c) != 1 || !strings.HasPrefix(c[0].Name, "termhost_session_") {
+		t.Fatalf("owner login: %d %+v", resp.StatusCode, c)
+	}
+	return c[0].Name
+}
+
 func TestLoginCookieAndRateLimit(t *testing.T) {
 	ts := newServer(t, func(_ *terminalsConfig, hc *handlersConfig) { hc.BasePath = "/term" })
 	post := func(body string) *http.Response {
@@ -205,7 +225,7 @@ func TestLoginCookieAndRateLimit(t *testing.T) {
 		t.Fatalf("login: %d", resp.StatusCode)
 	}
 	c := resp.Cookies()
-	if len(c) != 1 || c[0].Name != "termhost_session" || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/term/" {
+	if len(c) != 1 || !strings.HasPrefix(c[0].Name, "termhost_session_") || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/term/" {
 		t.Fatalf("cookie = %+v", c)
 	}
 	// The cookie opens pages and the WebSocket under the base path.

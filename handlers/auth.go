@@ -3,23 +3,42 @@ package handlers
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
+	"math"
+	"mime"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/termhost/termhost/ahp"
 )
 
-// Cookie names. The owner cookie holds a random session id; each share
-// cookie holds that share's token (checked against the store on every use,
-// so a revoked link stops working at once).
+// The owner cookie holds a random session id; each share cookie holds that
+// share's token (checked against the store on every use, so a revoked link
+// stops working at once). Their names end in a suffix of the server's public
+// address (see cookieNames).
 const (
-	ownerCookie       = "termhost_session"
-	shareCookiePrefix = "termhost_share_"
-	sessionLifetime   = 30 * 24 * time.Hour
+	ownerCookieBase = "termhost_session_"
+	shareCookieBase = "termhost_share_"
+	sessionLifetime = 30 * 24 * time.Hour
+)
+
+// Failed credentials per client address: a burst of failureBurst, then one
+// every failureEvery. Failures past the burst go into debt up to another
+// burst, so a parallel volley is paid for without locking an address out
+// for hours.
+const (
+	failureBurst = 10
+	failureEvery = 6 * time.Second
+	maxLimiters  = 10000
 )
 
 // principal is who a request acts for.
@@ -35,7 +54,7 @@ func (p principal) scope() string {
 	return p.share.Terminal
 }
 
-// auth holds the owner token, owner sessions and the failed-login limiter.
+// auth holds the owner token, owner sessions and the failed-credential limiters.
 type auth struct {
 	disabled bool
 	token    []byte
@@ -46,8 +65,8 @@ type auth struct {
 	limiters map[string]*rate.Limiter
 }
 
-func newAuth(token string, disabled bool) *auth {
-	return &auth{disabled: disabled, token: []byte(token), shares: newShares(),
+func newAuth(token string, disabled bool, c clock) *auth {
+	return &auth{disabled: disabled, token: []byte(token), shares: newShares(c),
 		sessions: map[[32]byte]time.Time{}, limiters: map[string]*rate.Limiter{}}
 }
 
@@ -84,66 +103,224 @@ func (a *auth) validSession(id string) bool {
 	return ok && time.Now().Before(exp)
 }
 
-// limiter returns the failed-login limiter of a client address: a burst of
-// 10 failures, then one every 6 seconds.
+// limiter returns the failed-credential limiter of a client address (an
+// IPv6 client's whole /64, which one host usually owns).
 func (a *auth) limiter(addr string) *rate.Limiter {
+	key := addr
+	if ip, err := netip.ParseAddr(addr); err == nil && ip.Is6() && !ip.Is4In6() {
+		key = netip.PrefixFrom(ip, 64).Masked().String()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.limiters) > 10000 { // bound memory under a spray of addresses
-		clear(a.limiters)
+	if len(a.limiters) >= maxLimiters {
+		a.pruneLimitersLocked()
 	}
-	l := a.limiters[addr]
+	l := a.limiters[key]
 	if l == nil {
-		l = rate.NewLimiter(rate.Every(6*time.Second), 10)
-		a.limiters[addr] = l
+		l = rate.NewLimiter(rate.Every(failureEvery), failureBurst)
+		a.limiters[key] = l
 	}
 	return l
 }
 
-// identify returns the principal of a request. terminal, when set, selects
-// which share cookie to use (a browser may hold links to several terminals).
-func (s *Server) identify(r *http.Request, terminal string) (principal, bool) {
-	a := s.auth
-	if a.disabled {
-		return principal{role: RoleOwner}, true
+// pruneLimitersLocked bounds memory under a spray of addresses: limiters
+// back at their full burst remember nothing, and only if failures come
+// from too many addresses at once is everything forgotten.
+func (a *auth) pruneLimitersLocked() {
+	for key, l := range a.limiters {
+		if l.Tokens() >= failureBurst {
+			delete(a.limiters, key)
+		}
 	}
+	if len(a.limiters) >= maxLimiters {
+		clear(a.limiters)
+	}
+}
+
+// recordFailure counts one failed credential.
+func recordFailure(lim *rate.Limiter) {
+	if lim.Tokens() > -failureBurst {
+		lim.Reserve() // never refused: past the burst it goes into debt
+	}
+}
+
+// tooManyFailures answers 429 when the limiter has no failure left.
+func (s *Server) tooManyFailures(w http.ResponseWriter, lim *rate.Limiter) bool {
+	tokens := lim.Tokens()
+	if tokens >= 1 {
+		return false
+	}
+	wait := (1 - tokens) * failureEvery.Seconds()
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait))))
+	s.metrics.authFailures.WithLabelValues("rate_limited").Inc()
+	http.Error(w, "too many failed sign-ins from your address; wait a little", http.StatusTooManyRequests)
+	return true
+}
+
+// cookieNames are this server's cookie names. Browsers do not isolate
+// cookies by port or base path, so two servers on one host would overwrite
+// each other's cookies: the names end in a hash of the public base URL.
+type cookieNames struct {
+	owner       string
+	sharePrefix string // + share id
+}
+
+func (s *Server) cookieNames(r *http.Request) cookieNames {
+	sum := sha256.Sum256([]byte(strings.ToLower(s.publicBase(r))))
+	suffix := hex.EncodeToString(sum[:4])
+	return cookieNames{owner: ownerCookieBase + suffix, sharePrefix: shareCookieBase + suffix + "_"}
+}
+
+// cookie is one of our cookies: HttpOnly, SameSite=Strict, scoped to the
+// base path, Secure whenever browsers reach us over https (the public URL
+// says so even when the proxy talks plain HTTP to us).
+func (s *Server) cookie(r *http.Request, name, value string) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: basePath(r) + "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.publicScheme(r) == "https"}
+}
+
+// publicScheme is the scheme browsers use: the public URL's, else the request's.
+func (s *Server) publicScheme(r *http.Request) string {
+	if u, err := url.Parse(s.cfg.PublicURL); err == nil && u.Scheme != "" {
+		return u.Scheme
+	}
+	return requestScheme(r)
+}
+
+// identity is what a request's credentials say.
+type identity struct {
+	who   principal
+	ok    bool
+	bad   bool     // a presented credential may be a guess: wrong, or a stale owner session
+	stale []string // our cookies whose session or link is gone
+}
+
+// identify checks a request's credentials. terminal, when set, selects
+// which share cookie to use (a browser may hold links to several terminals);
+// a valid link to another terminal is not a bad credential, nor is the token
+// of a link revoked or expired lately (a teammate's open tab retrying it).
+func (s *Server) identify(r *http.Request, terminal string, names cookieNames) identity {
+	a := s.auth
+	inScope := func(sh *share) bool { return terminal == "" || sh.Terminal == terminal }
 	if h := r.Header.Get("Authorization"); h != "" {
-		tok, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok {
-			return principal{}, false
+		tok, isBearer := strings.CutPrefix(h, "Bearer ")
+		if !isBearer {
+			return identity{bad: true}
 		}
 		if a.ownerToken(tok) {
-			return principal{role: RoleOwner}, true
+			return identity{who: principal{role: RoleOwner}, ok: true}
 		}
-		if sh := a.shares.lookup(tok); sh != nil && (terminal == "" || sh.Terminal == terminal) {
-			return principal{role: sh.Role, share: sh}, true
+		sh := a.shares.lookup(tok)
+		if sh == nil {
+			return identity{bad: !a.shares.wasValid(tok)}
 		}
-		return principal{}, false
+		return identity{who: principal{role: sh.Role, share: sh}, ok: inScope(sh)}
 	}
-	if c, err := r.Cookie(ownerCookie); err == nil && a.validSession(c.Value) {
-		return principal{role: RoleOwner}, true
+	var id identity
+	guess := false
+	if c, err := r.Cookie(names.owner); err == nil {
+		if a.validSession(c.Value) {
+			return identity{who: principal{role: RoleOwner}, ok: true}
+		}
+		id.stale, guess = append(id.stale, c.Name), true
 	}
 	for _, c := range r.Cookies() {
-		if !strings.HasPrefix(c.Name, shareCookiePrefix) {
+		if !strings.HasPrefix(c.Name, names.sharePrefix) {
 			continue
 		}
-		if sh := a.shares.lookup(c.Value); sh != nil && (terminal == "" || sh.Terminal == terminal) {
-			return principal{role: sh.Role, share: sh}, true
+		switch sh := a.shares.lookup(c.Value); {
+		case sh == nil:
+			id.stale = append(id.stale, c.Name)
+			guess = guess || !a.shares.wasValid(c.Value)
+		case !id.ok && inScope(sh):
+			id.who, id.ok = principal{role: sh.Role, share: sh}, true
 		}
 	}
-	return principal{}, false
+	id.bad = !id.ok && guess
+	return id
+}
+
+// presentsCredential: the request carries a token or one of our cookies.
+func presentsCredential(r *http.Request, names cookieNames) bool {
+	if r.Header.Get("Authorization") != "" {
+		return true
+	}
+	for _, c := range r.Cookies() {
+		if c.Name == names.owner || strings.HasPrefix(c.Name, names.sharePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// authenticate identifies a request under the failed-credential limit. An
+// address with too many recent failures gets 429 (written here: limited)
+// before its credential is even looked at. A wrong credential counts as a
+// failure; a stale cookie is dropped so that the browser stops sending it.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, terminal string) (who principal, ok, limited bool) {
+	if s.auth.disabled {
+		return principal{role: RoleOwner}, true, false
+	}
+	names := s.cookieNames(r)
+	if !presentsCredential(r, names) {
+		return principal{}, false, false
+	}
+	addr := s.clientAddr(r)
+	lim := s.auth.limiter(addr)
+	if s.tooManyFailures(w, lim) {
+		return principal{}, false, true
+	}
+	id := s.identify(r, terminal, names)
+	for _, name := range id.stale {
+		c := s.cookie(r, name, "")
+		c.MaxAge = -1
+		http.SetCookie(w, c)
+	}
+	if id.bad {
+		recordFailure(lim)
+		s.metrics.authFailures.WithLabelValues("bad_credential").Inc()
+		s.log.Info("refused a wrong, expired or revoked credential", "remote", addr, "path", ahp.Clip(r.URL.Path)) // never the credential
+	}
+	return id.who, id.ok, false
+}
+
+// sameOriginJSON refuses (403) a request that a page of another site could
+// have sent: a cross-site fetch or form post (Sec-Fetch-Site, else Origin
+// against the allowed origins), or any body but JSON, which a cross-origin
+// page can only send after a CORS preflight that is never granted.
+func (s *Server) sameOriginJSON(w http.ResponseWriter, r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err := s.csrf.Check(r); err != nil || mt != "application/json" {
+		s.metrics.authFailures.WithLabelValues("cross_site").Inc()
+		s.log.Warn("refused a cross-site or non-JSON sign-in request", "remote", s.clientAddr(r),
+			"origin", ahp.Clip(r.Header.Get("Origin")), "fetchSite", ahp.Clip(r.Header.Get("Sec-Fetch-Site")), "contentType", ahp.Clip(mt))
+		http.Error(w, "cross-site request refused", http.StatusForbidden)
+		return false
+	}
+	return true
+}
+
+// newCrossOriginProtection trusts the configured and listener origins.
+func (s *Server) newCrossOriginProtection() *http.CrossOriginProtection {
+	cop := http.NewCrossOriginProtection()
+	for _, o := range append(append([]string{}, s.cfg.AllowedOrigins...), s.cfg.ListenerOrigins...) {
+		if err := cop.AddTrustedOrigin(strings.TrimSuffix(o, "/")); err != nil {
+			s.log.Warn("ignoring a malformed allowed origin for sign-in", "origin", o, "err", err)
+		}
+	}
+	return cop
 }
 
 // login exchanges an owner token or a share token (from the URL fragment,
 // posted by the login page) for an HttpOnly, SameSite=Strict cookie scoped
 // to the base path.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !s.sameOriginJSON(w, r) {
+		return
+	}
 	addr := s.clientAddr(r)
 	lim := s.auth.limiter(addr)
-	if lim.Tokens() < 1 {
-		s.metrics.authFailures.WithLabelValues("rate_limited").Inc()
-		w.Header().Set("Retry-After", "6")
-		http.Error(w, "too many failed logins; wait a little", http.StatusTooManyRequests)
+	if s.tooManyFailures(w, lim) {
 		return
 	}
 	var body struct {
@@ -154,12 +331,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad login request", http.StatusBadRequest)
 		return
 	}
-	base := basePath(r)
-	cookie := &http.Cookie{Path: base + "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: requestScheme(r) == "https"}
+	base, names := basePath(r), s.cookieNames(r)
 	switch {
 	case body.Token != "" && s.auth.ownerToken(body.Token):
-		cookie.Name, cookie.Value = ownerCookie, s.auth.newSession()
+		cookie := s.cookie(r, names.owner, s.auth.newSession())
 		cookie.MaxAge = int(sessionLifetime / time.Second)
 		http.SetCookie(w, cookie)
 		_ = json.NewEncoder(w).Encode(map[string]string{"role": RoleOwner, "next": base + "/"})
@@ -167,7 +342,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	case body.Share != "":
 		if sh := s.auth.shares.lookup(body.Share); sh != nil {
-			cookie.Name, cookie.Value = shareCookiePrefix+sh.ID, body.Share
+			cookie := s.cookie(r, names.sharePrefix+sh.ID, body.Share)
 			if !sh.ExpiresAt.IsZero() {
 				cookie.Expires = sh.ExpiresAt
 			}
@@ -178,33 +353,58 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	lim.Allow() // count the failure
-	s.metrics.authFailures.WithLabelValues("bad_token").Inc()
+	recordFailure(lim)
+	s.metrics.authFailures.WithLabelValues("bad_credential").Inc()
 	s.log.Warn("failed login", "remote", addr) // never the token itself
 	http.Error(w, "that link is not valid (wrong, expired or revoked)", http.StatusUnauthorized)
 }
 
 // logout ends the owner session on the server and drops its cookie.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	if c, err := r.Cookie(ownerCookie); err == nil {
+	if !s.sameOriginJSON(w, r) {
+		return
+	}
+	names := s.cookieNames(r)
+	if c, err := r.Cookie(names.owner); err == nil {
 		s.auth.endSession(c.Value)
 	}
-	http.SetCookie(w, &http.Cookie{Name: ownerCookie, Path: basePath(r) + "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	cookie := s.cookie(r, names.owner, "")
+	cookie.MaxAge = -1
+	http.SetCookie(w, cookie)
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// clientAddr is the client's IP: the peer, or the address a trusted proxy
-// reports in X-Forwarded-For.
+// clientAddr is the client's IP: the peer, or, when the peer is a trusted
+// proxy, the right-most X-Forwarded-For entry: the address that proxy saw
+// and appended. Entries left of it come from the client and can say
+// anything, so rotating them changes nothing here.
 func (s *Server) clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
 	if s.trusted(r) {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			parts := strings.Split(xff, ",")
-			return strings.TrimSpace(parts[len(parts)-1])
+		if ip, ok := lastForwardedFor(r.Header); ok {
+			return ip
 		}
 	}
 	return host
+}
+
+// lastForwardedFor is the last entry of the last X-Forwarded-For line (a
+// proxy may append a line of its own rather than extend the client's).
+func lastForwardedFor(h http.Header) (string, bool) {
+	lines := h.Values("X-Forwarded-For")
+	if len(lines) == 0 {
+		return "", false
+	}
+	last := lines[len(lines)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	ip, err := netip.ParseAddr(strings.TrimSpace(last))
+	if err != nil {
+		return "", false
+	}
+	return ip.Unmap().String(), true
 }

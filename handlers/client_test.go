@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +26,9 @@ type testServer struct {
 	*httptest.Server
 	m   *terminals.Manager
 	srv *handlers.Server
+	// versions is what each clientId negotiated (string → string), so that a
+	// reconnecting client knows which schemas its frames follow.
+	versions sync.Map
 }
 
 type handlersConfig = handlers.Config
@@ -70,14 +72,15 @@ func testLogger(t *testing.T) *slog.Logger {
 }
 
 // client is a minimal AHP client written from the digest: it records every
-// frame, validates it against the official schemas on ≤0.8 connections, and
-// lets tests wait for responses and action envelopes.
+// frame, validates every frame against the official schemas of the version
+// the connection negotiated (checkFrames), and lets tests wait for responses
+// and action envelopes.
 type client struct {
 	t       *testing.T
+	ts      *testServer
 	ws      *websocket.Conn
 	ctx     context.Context
-	legacy  bool
-	checker *schemacheck.Checker
+	version string // negotiated by initialize or reconnect; "" before
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -86,6 +89,7 @@ type client struct {
 	envs    map[int]ahp.Envelope        // action envelopes by frame index
 	outputs map[string]*strings.Builder // terminal/data per channel
 	methods map[string]string           // request id → method, for schema checks
+	callers map[string]string           // initialize/reconnect request id → its clientId
 	closed  error
 	nextID  int
 	seq     int64 // clientSeq
@@ -125,7 +129,8 @@ func (ts *testServer) tryDial(t *testing.T, headers ...string) (*client, error) 
 		return nil, err
 	}
 	ws.SetReadLimit(64 << 20)
-	c := &client{t: t, ws: ws, ctx: ctx, methods: map[string]string{}, envs: map[int]ahp.Envelope{}, outputs: map[string]*strings.Builder{}}
+	c := &client{t: t, ts: ts, ws: ws, ctx: ctx, methods: map[string]string{}, callers: map[string]string{},
+		envs: map[int]ahp.Envelope{}, outputs: map[string]*strings.Builder{}}
 	c.cond = sync.NewCond(&c.mu)
 	done := make(chan struct{})
 	go func() {
@@ -161,6 +166,7 @@ func (c *client) record(data []byte) {
 	i := len(c.frames)
 	c.frames = append(c.frames, data)
 	c.msgs = append(c.msgs, &m)
+	c.learnVersion(&m)
 	if m.Method == "action" {
 		e := decodeEnvelope(c.t, m.Params)
 		c.envs[i] = e
@@ -175,25 +181,55 @@ func (c *client) record(data []byte) {
 	}
 }
 
-// checkFrames validates every frame received on a legacy connection.
-func (c *client) checkFrames() {
-	if !c.legacy || c.checker == nil {
+// learnVersion notes the version a successful initialize or reconnect
+// answer gives the connection; c.mu is held.
+func (c *client) learnVersion(m *ahp.Message) {
+	if m.Method != "" || m.Error != nil || m.ID == nil {
 		return
 	}
+	clientID := c.callers[string(m.ID)]
+	switch c.methods[string(m.ID)] {
+	case ahp.MethodInitialize:
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(m.Result, &r) == nil && r.ProtocolVersion != "" {
+			c.version = r.ProtocolVersion
+			c.ts.versions.Store(clientID, r.ProtocolVersion)
+		}
+	case ahp.MethodReconnect:
+		if v, ok := c.ts.versions.Load(clientID); ok {
+			c.version = v.(string)
+		} else {
+			c.t.Errorf("reconnect of %q answered, but that clientId never initialized on this server", clientID)
+		}
+	}
+}
+
+// checkFrames validates every frame received against the schemas of the
+// connection's version; before a version was negotiated (only pings and
+// errors), against those of every version.
+func (c *client) checkFrames() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, f := range c.frames {
-		var head struct {
-			ID json.RawMessage `json:"id"`
+	versions := []string{c.version}
+	if c.version == "" {
+		versions = []string{"0.8.0", "1.0.0"}
+	}
+	for _, v := range versions {
+		checker, err := schemacheck.ForVersion(v)
+		if err != nil {
+			c.t.Errorf("schemas for %s: %v", v, err)
+			return
 		}
-		_ = json.Unmarshal(f, &head)
-		if bytes.Contains(f, []byte(`"rejectionReason"`)) {
-			// A rejection echoes the client's own action verbatim, valid or
-			// not; what the server builds is the envelope around it.
-			f = withPlaceholderAction(c.t, f)
-		}
-		if err := c.checker.Frame(f, c.methods[string(head.ID)]); err != nil {
-			c.t.Errorf("frame not valid against the official schemas: %v\n%s", err, truncate(f))
+		for _, f := range c.frames {
+			var head struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(f, &head)
+			if err := checker.Frame(f, c.methods[string(head.ID)]); err != nil {
+				c.t.Errorf("frame not valid against the %s schemas: %v\n%s", v, err, truncate(f))
+			}
 		}
 	}
 }
@@ -219,6 +255,9 @@ func (c *client) call(method string, params any) (json.RawMessage, *ahp.Error) {
 	c.nextID++
 	id := c.nextID
 	c.methods[fmt.Sprint(id)] = method
+	if method == ahp.MethodInitialize || method == ahp.MethodReconnect {
+		c.callers[fmt.Sprint(id)] = paramClientID(params)
+	}
 	c.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	c.sendRaw(string(b))
@@ -333,17 +372,19 @@ func (c *client) envelopes() []ahp.Envelope {
 	return out
 }
 
+// paramClientID is the clientId member of request params, if any.
+func paramClientID(params any) string {
+	b, _ := json.Marshal(params)
+	var p struct {
+		ClientID string `json:"clientId"`
+	}
+	_ = json.Unmarshal(b, &p)
+	return p.ClientID
+}
+
 // initialize performs the handshake at version and returns the result.
 func (c *client) initialize(version, clientID string, subs ...string) map[string]any {
 	c.t.Helper()
-	c.legacy = ahp.ShapeFor(version) == ahp.Legacy
-	if c.legacy {
-		ch, err := schemacheck.New()
-		if err != nil {
-			c.t.Fatalf("schemas: %v", err)
-		}
-		c.checker = ch
-	}
 	if subs == nil {
 		subs = []string{ahp.RootURI}
 	}
@@ -426,15 +467,4 @@ func decodeEnvelope(t *testing.T, params json.RawMessage) ahp.Envelope {
 	_ = json.Unmarshal(raw.Action, &head)
 	return ahp.Envelope{Channel: raw.Channel, ServerSeq: raw.ServerSeq, Origin: raw.Origin, RejectionReason: raw.Reason,
 		Action: ahp.Action{Type: head.Type, Raw: raw.Action}}
-}
-
-// withPlaceholderAction replaces an envelope's action with a valid one.
-func withPlaceholderAction(t *testing.T, frame []byte) []byte {
-	var m map[string]any
-	if err := json.Unmarshal(frame, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["params"].(map[string]any)["action"] = map[string]any{"type": "terminal/cleared"}
-	out, _ := json.Marshal(m)
-	return out
 }

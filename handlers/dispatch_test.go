@@ -9,32 +9,47 @@ import (
 
 // TestRejections: every refused dispatch gets a rejection envelope with the
 // dispatcher's origin, sent to the dispatcher only; the state is unchanged and
-// other clients keep working.
+// other clients keep working. Every frame passes the schemas of the
+// connection's version (the client's checkFrames): a rejection echoes a
+// client-dispatchable action and carries a no-op for anything the schema
+// cannot hold (issue 12 point 6).
 func TestRejections(t *testing.T) {
+	for _, version := range []string{"0.8.0", "1.0.0"} {
+		t.Run(version, func(t *testing.T) { testRejections(t, version) })
+	}
+}
+
+func testRejections(t *testing.T, version string) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("0.8.0", "owner")
+	owner.initialize(version, "owner")
 	uri, _ := owner.createTerminal("rej", "owner", nil)
 	other := ts.dial(t)
-	other.initialize("0.8.0", "other")
+	other.initialize(version, "other")
 	other.subscribe(uri)
 
+	const noop = "terminal/input" // what a rejection carries for an action the schema cannot hold
 	cases := []struct {
 		name   string
-		action map[string]any
+		action any
 		reason string
+		echo   string // the action type the rejection carries; "" = the dispatched one
 	}{
-		{"server-only data", map[string]any{"type": "terminal/data", "data": "forged"}, "cannot be dispatched"},
-		{"server-only exited", map[string]any{"type": "terminal/exited", "exitCode": 0}, "cannot be dispatched"},
-		{"server-only cwd", map[string]any{"type": "terminal/cwdChanged", "cwd": "file:///"}, "cannot be dispatched"},
-		{"server-only command", map[string]any{"type": "terminal/commandExecuted", "commandId": "x", "commandLine": "rm", "timestamp": 1}, "cannot be dispatched"},
-		{"unknown type", map[string]any{"type": "terminal/explode"}, "cannot be dispatched"},
-		{"input without data", map[string]any{"type": "terminal/input"}, "needs data"},
-		{"input data not a string", map[string]any{"type": "terminal/input", "data": 5}, "invalid action"},
-		{"claim by non-holder", map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "other"}}, "claimed by another client"},
-		{"claim malformed", map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client"}}, "clientId"},
-		{"resize by non-holder", map[string]any{"type": "terminal/resized", "cols": 50, "rows": 10}, "claim holder"},
-		{"config on a terminal", map[string]any{"type": "root/configChanged", "config": map[string]any{}}, "root"},
+		{"server-only data", map[string]any{"type": "terminal/data", "data": "forged"}, "cannot be dispatched", noop},
+		{"server-only exited", map[string]any{"type": "terminal/exited", "exitCode": 0}, "cannot be dispatched", noop},
+		{"server-only cwd", map[string]any{"type": "terminal/cwdChanged", "cwd": "file:///"}, "cannot be dispatched", noop},
+		{"server-only command", map[string]any{"type": "terminal/commandExecuted", "commandId": "x", "commandLine": "rm", "timestamp": 1}, "cannot be dispatched", noop},
+		{"server-only catalogue with garbage", map[string]any{"type": "root/terminalsChanged", "terminals": []any{map[string]any{"claim": map[string]any{"kind": "robot"}}}}, "cannot be dispatched", noop},
+		{"unknown type", map[string]any{"type": "terminal/explode", "junk": []int{1}}, "cannot be dispatched", noop},
+		{"action not an object", 5, "invalid action", noop},
+		{"input without data", map[string]any{"type": "terminal/input"}, "needs data", noop},
+		{"input data not a string", map[string]any{"type": "terminal/input", "data": 5}, "invalid action", noop},
+		// (A claim by a non-holder is no rejection here: both connections are
+		// owners, and the owner may always take control; see TestClaims.)
+		{"claim malformed", map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client"}}, "clientId", noop},
+		{"claim of an unknown kind", map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "robot", "x": 1}}, "unknown claim kind", noop},
+		{"resize by non-holder", map[string]any{"type": "terminal/resized", "cols": 50, "rows": 10}, "claim holder", ""},
+		{"config on a terminal", map[string]any{"type": "root/configChanged", "config": map[string]any{}}, "root", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,16 +61,27 @@ func TestRejections(t *testing.T) {
 			if !strings.Contains(rej.RejectionReason, tc.reason) {
 				t.Errorf("reason %q, want it to mention %q", rej.RejectionReason, tc.reason)
 			}
-			if rej.Channel != uri || rej.Action.Type != tc.action["type"] {
-				t.Errorf("rejection envelope %+v does not carry the action", rej)
+			want := tc.echo
+			if want == "" {
+				want = tc.action.(map[string]any)["type"].(string)
+			}
+			if rej.Channel != uri || rej.Action.Type != want || (tc.echo == noop && rej.Action.Data != "") {
+				t.Errorf("rejection of %v carries %+v on %s, want a %s", tc.action, rej.Action, rej.Channel, want)
 			}
 		})
 	}
 	t.Run("root config", func(t *testing.T) {
 		other.dispatch(ahp.RootURI, map[string]any{"type": "root/configChanged", "config": map[string]any{"a": 1}})
 		rej := other.waitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
-		if rej.Channel != ahp.RootURI {
-			t.Errorf("rejection on %s", rej.Channel)
+		if rej.Channel != ahp.RootURI || rej.Action.Type != ahp.RootConfigChanged || string(rej.Action.Config["a"]) != "1" {
+			t.Errorf("rejection on %s carries %+v, want the dispatched root/configChanged", rej.Channel, rej.Action)
+		}
+	})
+	t.Run("root unknown type", func(t *testing.T) {
+		other.dispatch(ahp.RootURI, map[string]any{"type": "root/explode"})
+		rej := other.waitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
+		if rej.Channel != ahp.RootURI || rej.Action.Type != ahp.RootConfigChanged || len(rej.Action.Config) != 0 {
+			t.Errorf("rejection on %s carries %+v, want an empty root/configChanged", rej.Channel, rej.Action)
 		}
 	})
 	t.Run("unknown channel is dropped silently", func(t *testing.T) {
@@ -88,13 +114,20 @@ func TestRejections(t *testing.T) {
 // TestClaims: the holder hands over; the new holder resizes; a claim whose
 // client has gone can be taken.
 func TestClaims(t *testing.T) {
+	// Between drivers: the owner may always take the claim (TestOwnerTakesClaim).
 	ts := newServer(t)
-	a := ts.dial(t)
-	a.initialize("1.0.0", "a")
-	uri, _ := a.createTerminal("claims", "a", nil)
-	b := ts.dial(t)
-	b.initialize("1.0.0", "b")
-	b.subscribe(uri)
+	o := ts.dial(t)
+	o.initialize("1.0.0", "o")
+	uri, _ := o.createTerminal("claims", "o", nil)
+	_, tok := share(t, o, uri, "driver", 0)
+	a := ts.dial(t, "Authorization", "Bearer "+tok)
+	a.initialize("1.0.0", "a", ahp.RootURI, uri)
+	b := ts.dial(t, "Authorization", "Bearer "+tok)
+	b.initialize("1.0.0", "b", ahp.RootURI, uri)
+	o.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
+	a.waitAction("claim to a", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.Action.Claim.ClientID == "a"
+	})
 
 	a.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "b"}})
 	b.waitAction("handover", func(e ahp.Envelope) bool {
@@ -126,7 +159,7 @@ func TestClaims(t *testing.T) {
 }
 
 // TestTwoSubscribers: both see the same envelopes in the same order; the echo
-// of one client's input reaches the other with the origin.
+// of one client's input reaches that client only (issue 10 point 1).
 func TestTwoSubscribers(t *testing.T) {
 	ts := newServer(t)
 	a := ts.dial(t)
@@ -136,7 +169,7 @@ func TestTwoSubscribers(t *testing.T) {
 	b.initialize("0.8.0", "b")
 	b.subscribe(uri)
 	b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo from-$((1+1))\r"})
-	a.waitAction("b's input", func(e ahp.Envelope) bool {
+	b.waitAction("b's echo", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientID == "b"
 	})
 	a.waitOutput(uri, "from-2")
@@ -144,16 +177,22 @@ func TestTwoSubscribers(t *testing.T) {
 	a.dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit 0\r"})
 	a.waitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
 	b.waitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
-	seqs := func(c *client) []int64 {
+	for _, e := range a.envelopes() {
+		if e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientID == "b" {
+			t.Errorf("a received b's input: %+v", e)
+		}
+	}
+	// Input echoes go to their dispatcher only: compare the shared stream.
+	shared := func(c *client) []int64 {
 		var out []int64
 		for _, e := range c.envelopes() {
-			if e.Channel == uri && e.ServerSeq > 0 {
+			if e.Channel == uri && e.ServerSeq > 0 && e.Action.Type != ahp.TerminalInput {
 				out = append(out, e.ServerSeq)
 			}
 		}
 		return out
 	}
-	sa, sb := seqs(a), seqs(b)
+	sa, sb := shared(a), shared(b)
 	// b subscribed later: its sequence must be a suffix of a's.
 	if len(sb) == 0 || len(sb) > len(sa) || mustJSON(sa[len(sa)-len(sb):]) != mustJSON(sb) {
 		t.Errorf("subscriber sequences differ:\n a=%v\n b=%v", sa, sb)

@@ -35,7 +35,7 @@ func newMetrics(terminals func() float64) *metrics {
 		reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_reconnects_total",
 			Help: "AHP reconnects by outcome (replay, snapshot, channels, rejected)."}, []string{"result"}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_auth_failures_total",
-			Help: "Refused logins and unauthenticated or cross-origin upgrades, by reason."}, []string{"reason"}),
+			Help: "Refused credentials, sign-ins and upgrades, by reason (bad_credential, rate_limited, cross_site, unauthenticated, origin)."}, []string{"reason"}),
 		permissionDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_permission_denied_total",
 			Help: "Requests and dispatches refused by role (share links), by kind."}, []string{"kind"}),
 	}

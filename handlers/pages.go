@@ -12,11 +12,32 @@ import (
 	"github.com/termhost/termhost/web"
 )
 
+// contentSecurityPolicy allows only our own scripts (no inline script), and
+// inline styles, which xterm.js sets on its elements.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// securityHeaders go on every response: pages, bundles and API answers alike.
+func (s *Server) securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		if s.publicScheme(r) == "https" {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // mountPages serves the web app: the workbench, terminal deep links and the
 // bundles. Pages need a session; without one they show the login page,
-// which reveals nothing. Bundles are public (they are the open-source app).
+// which reveals nothing. Bundles are public (they are the open-source app),
+// their source maps only for the owner.
 func (s *Server) mountPages(r chi.Router) {
-	r.Handle("/static/*", http.StripPrefix("/static/", static.Handler()))
+	r.Handle("/static/*", http.StripPrefix("/static/", s.ownerOnlySourceMaps(s.testBundleOnlyForTests(static.Handler()))))
 	r.Get("/", s.workbench)
 	r.Get("/t/{id}", s.workbench)
 }
@@ -27,27 +48,25 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 	if id != "" {
 		terminal = ahp.TerminalURI(id)
 	}
-	page := web.Page{BasePath: basePath(r), TerminalID: id, Version: s.cfg.Version}
+	page := web.Page{BasePath: basePath(r), TerminalID: id, Version: s.cfg.Version, TestHooks: s.cfg.TestHooks}
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	who, ok := s.identify(r, terminal)
+	who, ok, limited := s.authenticate(w, r, terminal)
+	if limited {
+		return
+	}
 	if !ok {
-		if hasShareCookie(r) && id == "" {
-			// A teammate's bookmark of the workbench: their link grants one terminal.
-			if sh, ok := s.identify(r, ""); ok && sh.share != nil {
-				http.Redirect(w, r, page.BasePath+"/t/"+strings.TrimPrefix(sh.share.Terminal, ahp.TerminalScheme+"/"), http.StatusFound)
-				return
-			}
-		}
 		render(w, r, http.StatusUnauthorized, web.Login(page))
 		return
 	}
 	if who.share != nil && id == "" {
+		// A teammate's bookmark of the workbench: their link grants one terminal.
 		http.Redirect(w, r, page.BasePath+"/t/"+strings.TrimPrefix(who.share.Terminal, ahp.TerminalScheme+"/"), http.StatusFound)
 		return
 	}
 	page.Role = who.role
+	if who.role == RoleOwner { // for the Share dialog's warning about driver links
+		page.ServerUser, page.ServerHost = shellAccount()
+	}
 	if id != "" && !s.m.Exists(terminal) {
 		render(w, r, http.StatusNotFound, web.NotFound(page))
 		return
@@ -55,13 +74,21 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 	render(w, r, http.StatusOK, web.Workbench(page))
 }
 
-func hasShareCookie(r *http.Request) bool {
-	for _, c := range r.Cookies() {
-		if strings.HasPrefix(c.Name, shareCookiePrefix) {
-			return true
+// ownerOnlySourceMaps answers 404 for a source map to anyone but the owner.
+func (s *Server) ownerOnlySourceMaps(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".map") {
+			who, ok, limited := s.authenticate(w, r, "")
+			if limited {
+				return
+			}
+			if !ok || who.role != RoleOwner {
+				http.NotFound(w, r)
+				return
+			}
 		}
-	}
-	return false
+		next.ServeHTTP(w, r)
+	})
 }
 
 func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {

@@ -82,3 +82,30 @@ func (s *Server) publicBase(r *http.Request) string {
 	info := requestInfo(r)
 	return info.scheme + "://" + info.host + info.base
 }
+
+// loopbackHostOnly guards a server without authentication against DNS
+// rebinding: a page on evil.example whose name the attacker points at
+// 127.0.0.1 reaches the listener, but its requests say Host: evil.example.
+func loopbackHostOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isLoopbackHost(r.Host) {
+			http.Error(w, "this termhost has no authentication and answers only to localhost, 127.0.0.1 or [::1]", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isLoopbackHost: localhost or a loopback address, with or without a port.
+func isLoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}

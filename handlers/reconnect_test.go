@@ -44,7 +44,6 @@ func TestReconnectReplay(t *testing.T) {
 			b.mustCall("disposeTerminal", map[string]any{"channel": "ahp-terminal:/gone"})
 
 			a2 := ts.dial(t)
-			a2.legacy, a2.checker = a.legacy, a.checker
 			res := a2.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "roamer",
 				"lastSeenServerSeq": seen, "subscriptions": []string{ahp.RootURI, uri, "ahp-terminal:/gone"}})
 			var r struct {

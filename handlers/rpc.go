@@ -36,7 +36,7 @@ func (c *conn) handle(frame []byte) error {
 	result, rpcErr := c.request(msg)
 	if rpcErr != nil {
 		if rpcErr.Code != ahp.CodeMethodNotFound && rpcErr.Code != ahp.CodeNotFound {
-			c.log.Info("request failed", "method", msg.Method, "code", rpcErr.Code, "err", rpcErr.Message)
+			c.log.Info("request failed", "method", ahp.Clip(msg.Method), "code", rpcErr.Code, "err", ahp.Clip(rpcErr.Message))
 		}
 		frame := ahp.EncodeError(msg.ID, rpcErr)
 		if rpcErr.Code == ahp.CodeUnsupportedProtocolVersion {
@@ -50,7 +50,7 @@ func (c *conn) handle(frame []byte) error {
 	out, err := ahp.EncodeResult(msg.ID, result, c.shape)
 	if err != nil {
 		c.send(ahp.EncodeError(msg.ID, ahp.Errorf(ahp.CodeInternalError, "internal error")))
-		c.log.Warn("encode result", "method", msg.Method, "err", err)
+		c.log.Warn("encode result", "method", ahp.Clip(msg.Method), "err", err)
 		return nil
 	}
 	c.send(out)
@@ -93,6 +93,9 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := decodeParams(msg, &p); err != nil {
 			return nil, err
 		}
+		if err := p.Validate(); err != nil {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid subscribe params: %v", err)
+		}
 		snap, err := c.s.m.Subscribe(c, p.Channel)
 		if err != nil {
 			if c.scope != "" && errors.Is(err, terminals.ErrNotFound) {
@@ -109,6 +112,13 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if c.role != RoleOwner {
 			return nil, c.denied("command", "a share link cannot create terminals")
 		}
+		if err := p.Validate(); err != nil {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid createTerminal params: %v", err)
+		}
+		if err := p.CheckShape(c.shape); err != nil {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid createTerminal params: %v", err)
+		}
+		c.bindClaim(p.Claim)
 		if err := c.s.m.Create(p); err != nil {
 			return nil, c.mapError(err)
 		}
@@ -117,6 +127,9 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		var p ahp.ChannelParams
 		if err := decodeParams(msg, &p); err != nil {
 			return nil, err
+		}
+		if err := p.Validate(); err != nil {
+			return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid disposeTerminal params: %v", err)
 		}
 		if c.role != RoleOwner {
 			return nil, c.denied("command", "a share link cannot dispose terminals")
@@ -154,13 +167,15 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	version, shape, ok := ahp.Negotiate(p.ProtocolVersions)
 	if !ok {
-		c.log.Info("unsupported protocol versions", "offered", p.ProtocolVersions)
+		c.log.Info("unsupported protocol versions", "offered", ahp.Clip(strings.Join(p.ProtocolVersions, ",")))
 		return nil, ahp.UnsupportedVersionError()
 	}
+	if !c.s.remember(p.ClientID, c.principal, version, shape) {
+		return nil, errClientIDTaken(p.ClientID)
+	}
 	c.begin(p.ClientID, version, shape)
-	c.s.remember(p.ClientID, version, shape)
 	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
-	c.log.Debug("initialized", "client", p.ClientID, "version", version)
+	c.log.Debug("initialized", "client", ahp.Clip(p.ClientID), "version", version)
 	return ahp.InitializeResult{ProtocolVersion: version, ServerSeq: seq, Snapshots: snaps,
 		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}}, nil
 }
@@ -173,10 +188,10 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 	if err := p.Validate(); err != nil {
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid reconnect params: %v", err)
 	}
-	rec, ok := c.s.resume(p.ClientID)
-	if !ok {
+	rec, err := c.s.resume(p.ClientID, c.principal)
+	if err != nil {
 		c.s.metrics.reconnects.WithLabelValues("rejected").Inc()
-		return nil, ahp.Errorf(ahp.CodeInvalidParams, "unknown or expired clientId %q: send initialize", p.ClientID)
+		return nil, err
 	}
 	c.begin(p.ClientID, rec.version, rec.shape)
 	res := c.s.m.Reconnect(c, p)
@@ -200,53 +215,69 @@ func (c *conn) begin(clientID, version string, shape ahp.Shape) {
 // notification handles unsubscribe and dispatchAction; others are ignored.
 func (c *conn) notification(msg *ahp.Message) {
 	if !c.initialized {
-		c.log.Debug("notification before initialize ignored", "method", msg.Method)
+		c.log.Debug("notification before initialize ignored", "method", ahp.Clip(msg.Method))
 		return
 	}
 	switch msg.Method {
 	case ahp.MethodUnsubscribe:
 		var p ahp.ChannelParams
-		if decodeParams(msg, &p) == nil {
+		if decodeParams(msg, &p) == nil && p.Validate() == nil {
 			c.s.m.Unsubscribe(c, p.Channel)
 		}
 	case ahp.MethodDispatchAction:
 		var p ahp.DispatchActionParams
 		if err := decodeParams(msg, &p); err != nil || p.Channel == "" || len(p.Action) == 0 {
-			c.log.Info("dropped malformed dispatchAction", "client", c.clientID)
+			c.log.Info("dropped malformed dispatchAction", "client", ahp.Clip(c.clientID))
 			return
 		}
 		c.s.m.Dispatch(c, ahp.Origin{ClientID: c.clientID, ClientSeq: p.ClientSeq}, p.Channel, p.Action, c.policy())
 	default:
-		c.log.Debug("unknown notification ignored", "method", msg.Method)
+		c.log.Debug("unknown notification ignored", "method", ahp.Clip(msg.Method))
 	}
 }
 
 // denied counts and builds a -32009 for a role refusal.
 func (c *conn) denied(kind, msg string) *ahp.Error {
 	c.s.metrics.permissionDenied.WithLabelValues(kind).Inc()
-	c.log.Info("permission denied", "client", c.clientID, "role", c.role, "what", msg)
+	c.log.Info("permission denied", "client", ahp.Clip(c.clientID), "role", c.role, "what", msg)
 	return ahp.Errorf(ahp.CodePermissionDenied, "%s", msg)
 }
 
-// policy is the role check for dispatches: owners may dispatch anything,
-// drivers every terminal action a client may dispatch, viewers nothing.
+// policy is the role check for dispatches: owners may dispatch anything and
+// take any terminal's claim, drivers every terminal action a client may
+// dispatch, viewers nothing. An accepted claim binds the clientId it names.
 func (c *conn) policy() terminals.Policy {
+	bind := func(a ahp.Action) {
+		if a.Type == ahp.TerminalClaimed {
+			c.bindClaim(&a.Claim)
+		}
+	}
 	switch c.role {
 	case RoleOwner:
-		return nil
+		return terminals.Policy{TakeClaim: true, Accepted: bind}
 	case RoleDriver:
-		return func(a ahp.Action) string {
+		return terminals.Policy{Accepted: bind, Refuse: func(a ahp.Action) string {
 			if strings.HasPrefix(a.Type, "terminal/") {
 				return ""
 			}
 			c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
 			return "a driver link may only act on its terminal"
-		}
+		}}
 	default:
-		return func(a ahp.Action) string {
+		return terminals.Policy{Refuse: func(a ahp.Action) string {
 			c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
 			return "view only: this share link cannot " + verb(a.Type)
-		}
+		}}
+	}
+}
+
+// bindClaim binds the clientId a client claim names to this connection's
+// principal when no principal uses it yet, so that nobody else can later
+// take that clientId and with it the claim. (The connection's own clientId
+// is bound already.)
+func (c *conn) bindClaim(claim *ahp.Claim) {
+	if claim != nil && claim.Kind == ahp.ClaimClient && claim.ClientID != "" && claim.ClientID != c.clientID {
+		c.s.bindClaimed(claim.ClientID, c.principal)
 	}
 }
 

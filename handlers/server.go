@@ -25,9 +25,15 @@ type Config struct {
 	Logger  *slog.Logger
 	Version string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed to
-	// open the WebSocket. Empty means only an Origin equal to the request's own
+	// open the WebSocket and sign in (with PublicURL's origin). When none is
+	// set, a trusted proxy's forwarded origin is allowed too; when none is
+	// set and ListenerOrigins is empty, an Origin equal to the request's own
 	// host (a same-origin page) is allowed.
 	AllowedOrigins []string
+	// ListenerOrigins are the listener's own origins (http://127.0.0.1:7681,
+	// http://localhost:7681 …): allowed like AllowedOrigins, but they do not
+	// make the forwarded origin of a trusted proxy unacceptable.
+	ListenerOrigins []string
 	// MaxFrame is the largest inbound WebSocket message (default 1 MiB).
 	MaxFrame int64
 	// SendQueue is the per-connection bound of queued outbound bytes; a
@@ -42,7 +48,9 @@ type Config struct {
 	Retention time.Duration
 
 	// OwnerToken is the secret that makes a client the owner (full access).
-	// NoAuth disables authentication (loopback listeners only; cmd checks).
+	// NoAuth disables authentication (loopback listeners only; cmd checks):
+	// then only requests whose Host is a loopback name are served (DNS
+	// rebinding), and PublicURL and TrustedProxies are refused.
 	OwnerToken string
 	NoAuth     bool
 	// BasePath serves everything under a prefix such as "/term".
@@ -52,6 +60,12 @@ type Config struct {
 	PublicURL string
 	// TrustedProxies may set X-Forwarded-Proto/Host/Prefix/For.
 	TrustedProxies []netip.Prefix
+	// TestHooks serves the test build of the browser app (window.__termhost,
+	// the e2e tests' hook) instead of the production one. Only the e2e
+	// harness sets it; no flag reaches it.
+	TestHooks bool
+
+	clock clock // share-link expiry; tests inject a fake, nil is the wall clock
 }
 
 func (c *Config) setDefaults() {
@@ -96,19 +110,23 @@ type Server struct {
 	conns  sync.WaitGroup
 
 	auth    *auth
+	csrf    *http.CrossOriginProtection // sign-in and sign-out
 	metrics *metrics
 
 	mu      sync.Mutex
+	closed  bool                      // Close has begun: no new connections
 	clients map[string]*clientRecord  // by clientId, for reconnect
 	byShare map[string]map[*conn]bool // live connections of each share link
 }
 
-// clientRecord is what a reconnect needs to know about a client.
+// clientRecord is what a reconnect needs to know about a client, and the
+// principal its clientId is bound to.
 type clientRecord struct {
-	version string
-	shape   ahp.Shape
-	live    int
-	expires time.Time // when live == 0
+	principal string // principal.id() of the first user; nobody else may use the clientId
+	version   string // "" while only a claim names the clientId
+	shape     ahp.Shape
+	live      int
+	expires   time.Time // when live == 0
 }
 
 // New builds the router.
@@ -120,9 +138,14 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.NoAuth && cfg.OwnerToken == "" {
 		return nil, errors.New("handlers: an owner token is required unless NoAuth is set")
 	}
+	if cfg.NoAuth && (cfg.PublicURL != "" || len(cfg.TrustedProxies) > 0) {
+		// A reverse proxy connects from loopback: everyone behind it would get a shell.
+		return nil, errors.New("handlers: NoAuth cannot be combined with PublicURL or TrustedProxies")
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
 		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{},
-		auth: newAuth(cfg.OwnerToken, cfg.NoAuth)}
+		auth: newAuth(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
+	s.csrf = s.newCrossOriginProtection()
 	s.metrics = newMetrics(func() float64 { return float64(len(s.m.Terminals())) })
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 
@@ -136,7 +159,10 @@ func New(cfg Config) (*Server, error) {
 	s.mountPages(app)
 
 	root := chi.NewRouter()
-	root.Use(s.withRequestInfo)
+	root.Use(s.withRequestInfo, s.securityHeaders)
+	if cfg.NoAuth {
+		root.Use(loopbackHostOnly)
+	}
 	if cfg.BasePath == "" {
 		root.Mount("/", app)
 	} else {
@@ -167,7 +193,11 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 // requireOwner lets only the owner through.
 func (s *Server) requireOwner(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p, ok := s.identify(r, ""); !ok || p.role != RoleOwner {
+		p, ok, limited := s.authenticate(w, r, "")
+		if limited {
+			return
+		}
+		if !ok || p.role != RoleOwner {
 			s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
 			http.Error(w, "authentication required", http.StatusUnauthorized)
 			return
@@ -176,27 +206,35 @@ func (s *Server) requireOwner(next http.Handler) http.Handler {
 	})
 }
 
-// expireShares closes the connections of share links that expired.
+// expireShares closes the connections of each share link at its expiry: a
+// timer is set for the earliest expiry and set again whenever a link is
+// created or revoked.
 func (s *Server) expireShares() {
 	defer s.conns.Done()
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
+	st := s.auth.shares
+	var t timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
 	for {
+		expired, next := st.dropExpired()
+		for _, sh := range expired {
+			s.log.Info("share link expired", "share", sh.ID, "terminal", sh.Terminal)
+			s.disconnectShare(sh.ID, "share link expired")
+		}
+		if t != nil {
+			t.Stop()
+			t = nil
+		}
+		if !next.IsZero() {
+			t = st.clock.AfterFunc(next.Sub(st.now()), st.signal)
+		}
 		select {
 		case <-s.ctx.Done():
 			return
-		case <-t.C:
-			s.mu.Lock()
-			var ids []string
-			for id := range s.byShare {
-				if !s.auth.shares.valid(id) {
-					ids = append(ids, id)
-				}
-			}
-			s.mu.Unlock()
-			for _, id := range ids {
-				s.disconnectShare(id, "share link expired")
-			}
+		case <-st.changed:
 		}
 	}
 }
@@ -234,35 +272,81 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // Close ends every WebSocket connection (close code 1001) and waits for their
 // handlers. Terminals are not touched: the Manager owns them.
 func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	s.cancel()
 	s.conns.Wait()
 }
 
-// remember records a client's negotiated version for reconnect.
-func (s *Server) remember(clientID, version string, shape ahp.Shape) {
+// enter counts a connection handler in, unless Close has begun (a
+// WaitGroup must not grow while Wait may be returning).
+func (s *Server) enter() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns.Add(1)
+	return true
+}
+
+// remember records a client's negotiated version for reconnect and binds
+// its clientId to principal. It returns false, and records nothing, when
+// another principal holds the clientId.
+func (s *Server) remember(clientID, principal, version string, shape ahp.Shape) bool {
+	claimed := s.m.ClaimedClients()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pruneLocked(claimed)
 	rec := s.clients[clientID]
 	if rec == nil {
-		rec = &clientRecord{}
+		rec = &clientRecord{principal: principal}
 		s.clients[clientID] = rec
+	}
+	if rec.principal != principal {
+		return false
 	}
 	rec.version, rec.shape = version, shape
 	rec.live++
-	s.pruneLocked()
+	return true
 }
 
-// resume returns a known client's record and marks it live again.
-func (s *Server) resume(clientID string) (*clientRecord, bool) {
+// resume returns a known client's record and marks it live again; a
+// clientId bound to another principal is refused like an unknown one.
+func (s *Server) resume(clientID, principal string) (*clientRecord, *ahp.Error) {
+	claimed := s.m.ClaimedClients()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.pruneLocked()
+	s.pruneLocked(claimed)
 	rec := s.clients[clientID]
-	if rec == nil {
-		return nil, false
+	switch {
+	case rec != nil && rec.principal != principal:
+		return nil, errClientIDTaken(clientID)
+	case rec == nil || rec.version == "": // never initialized (only named by a claim)
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "unknown or expired clientId %q: send initialize", ahp.Clip(clientID))
 	}
 	rec.live++
-	return rec, true
+	return rec, nil
+}
+
+// bindClaimed binds a clientId that a terminal claim is about to name to
+// principal, unless a principal already holds it; the binding then lasts
+// as long as a claim names it (see pruneLocked).
+func (s *Server) bindClaimed(clientID, principal string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.clients[clientID]
+	if rec == nil {
+		rec = &clientRecord{principal: principal}
+		s.clients[clientID] = rec
+	}
+	if rec.live <= 0 {
+		// Outlive the claim being set: prune may have read the claims just before.
+		if exp := time.Now().Add(s.cfg.Retention); exp.After(rec.expires) {
+			rec.expires = exp
+		}
+	}
 }
 
 func (s *Server) forget(clientID string) {
@@ -275,10 +359,13 @@ func (s *Server) forget(clientID string) {
 	}
 }
 
-func (s *Server) pruneLocked() {
+// pruneLocked drops the records of clients gone for longer than the
+// retention, except those a terminal claim names: their binding keeps
+// another principal from taking the clientId, and with it the claim.
+func (s *Server) pruneLocked(claimed map[string]bool) {
 	now := time.Now()
 	for id, rec := range s.clients {
-		if rec.live <= 0 && now.After(rec.expires) {
+		if rec.live <= 0 && now.After(rec.expires) && !claimed[id] {
 			delete(s.clients, id)
 		}
 	}

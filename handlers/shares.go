@@ -28,16 +28,55 @@ type share struct {
 	hash      [32]byte
 }
 
-func (s *share) expired(now time.Time) bool { return !s.ExpiresAt.IsZero() && now.After(s.ExpiresAt) }
+// expired: a link stops working at its expiry instant, not a moment later.
+func (s *share) expired(now time.Time) bool { return !s.ExpiresAt.IsZero() && !now.Before(s.ExpiresAt) }
+
+// clock is the time source of share expiry; tests inject a fake one.
+type clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) timer
+}
+
+type timer interface{ Stop() bool }
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                            { return time.Now() }
+func (wallClock) AfterFunc(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 
 // shares is the in-memory share-link store.
 type shares struct {
-	mu   sync.Mutex
-	byID map[string]*share
-	now  func() time.Time
+	mu      sync.Mutex
+	byID    map[string]*share
+	clock   clock
+	changed chan struct{} // signalled when the earliest expiry may have changed
+	// gone holds the token hashes of revoked and expired links for a while:
+	// a browser still presenting one is not guessing (see identify).
+	gone map[[32]byte]time.Time
 }
 
-func newShares() *shares { return &shares{byID: map[string]*share{}, now: time.Now} }
+// Retention and bound of shares.gone.
+const (
+	goneRetention = 24 * time.Hour
+	maxGone       = 10000
+)
+
+func newShares(c clock) *shares {
+	if c == nil {
+		c = wallClock{}
+	}
+	return &shares{byID: map[string]*share{}, clock: c, changed: make(chan struct{}, 1), gone: map[[32]byte]time.Time{}}
+}
+
+func (st *shares) now() time.Time { return st.clock.Now() }
+
+// signal wakes the expiry loop (Server.expireShares) without blocking.
+func (st *shares) signal() {
+	select {
+	case st.changed <- struct{}{}:
+	default:
+	}
+}
 
 // randomToken returns n random bytes, base64url encoded.
 func randomToken(n int) string {
@@ -65,6 +104,7 @@ func (st *shares) create(terminal, role string, ttl time.Duration) (*share, stri
 	st.mu.Lock()
 	st.byID[s.ID] = s
 	st.mu.Unlock()
+	st.signal()
 	return s, token, nil
 }
 
@@ -87,32 +127,86 @@ func (st *shares) lookup(token string) *share {
 	return found
 }
 
+// dropExpired removes the shares that have expired and returns them with
+// the earliest expiry among those left (zero if none expires).
+func (st *shares) dropExpired() (expired []*share, next time.Time) {
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, s := range st.byID {
+		switch {
+		case s.expired(now):
+			expired = append(expired, s)
+			st.removeLocked(s, now)
+		case !s.ExpiresAt.IsZero() && (next.IsZero() || s.ExpiresAt.Before(next)):
+			next = s.ExpiresAt
+		}
+	}
+	return expired, next
+}
+
+// removeLocked drops a share and remembers its token hash as gone.
+func (st *shares) removeLocked(s *share, now time.Time) {
+	delete(st.byID, s.ID)
+	if len(st.gone) >= maxGone {
+		for h, until := range st.gone {
+			if now.After(until) {
+				delete(st.gone, h)
+			}
+		}
+		if len(st.gone) >= maxGone {
+			clear(st.gone)
+		}
+	}
+	st.gone[s.hash] = now.Add(goneRetention)
+}
+
+// wasValid reports whether token belonged to a link revoked or expired
+// recently: presenting it again is a stale cookie or bookmark, not a guess.
+func (st *shares) wasValid(token string) bool {
+	h := sha256.Sum256([]byte(token))
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	until, ok := st.gone[h]
+	return ok && !now.After(until)
+}
+
 // valid reports whether the share still exists and has not expired.
 func (st *shares) valid(id string) bool {
+	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := st.byID[id]
-	return s != nil && !s.expired(st.now())
+	return s != nil && !s.expired(now)
 }
 
 func (st *shares) revoke(id string) (*share, bool) {
+	now := st.now()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	s := st.byID[id]
-	delete(st.byID, id)
+	if s != nil {
+		st.removeLocked(s, now)
+	}
+	st.mu.Unlock()
+	st.signal()
 	return s, s != nil
 }
 
 // revokeTerminal drops every share of a disposed terminal.
 func (st *shares) revokeTerminal(terminal string) []*share {
+	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []*share
-	for id, s := range st.byID {
+	for _, s := range st.byID {
 		if s.Terminal == terminal {
 			out = append(out, s)
-			delete(st.byID, id)
+			st.removeLocked(s, now)
 		}
+	}
+	if len(out) > 0 {
+		st.signal()
 	}
 	return out
 }
@@ -123,12 +217,9 @@ func (st *shares) list(terminal string) []*share {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []*share
-	for id, s := range st.byID {
-		if s.expired(now) {
-			delete(st.byID, id)
-			continue
-		}
-		if terminal == "" || s.Terminal == terminal {
+	for _, s := range st.byID {
+		// Expired links are left for dropExpired, which also cuts their connections.
+		if !s.expired(now) && (terminal == "" || s.Terminal == terminal) {
 			out = append(out, s)
 		}
 	}

@@ -112,7 +112,9 @@ func (c *soakConn) recordLocked(e ahp.Envelope) {
 		c.t.Errorf("%s: serverSeq %d after %d", c.id, e.ServerSeq, c.lastSeq)
 	}
 	c.lastSeq = e.ServerSeq
-	if e.RejectionReason == "" {
+	// Rejections and input echoes go to their dispatcher only (subscribed
+	// or not): they are not part of the channel's shared stream.
+	if e.RejectionReason == "" && e.Action.Type != ahp.TerminalInput {
 		c.recv[e.Channel] = append(c.recv[e.Channel], e)
 	}
 }

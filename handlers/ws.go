@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,11 +23,11 @@ const (
 )
 
 // originAllowed checks a browser's Origin against the public origins: the
-// configured ones (--public-url, --allowed-origin, the listener's own), and
-// the one a trusted proxy reports. Never against a bare Host header, except
-// when nothing is configured at all (embedded use and tests): then only a
-// same-origin page is allowed. Requests without an Origin are not from a
-// browser page.
+// configured ones (--public-url, --allowed-origin) and the listener's own.
+// Only when none is configured does a trusted proxy's forwarded origin
+// count, and only when nothing at all is known (embedded use and tests) a
+// same-origin page by its bare Host header. Requests without an Origin are
+// not from a browser page.
 func (s *Server) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -37,10 +38,14 @@ func (s *Server) originAllowed(r *http.Request) bool {
 		return false
 	}
 	got := strings.ToLower(u.Scheme + "://" + u.Host)
-	for _, allowed := range s.cfg.AllowedOrigins {
+	for _, allowed := range slices.Concat(s.cfg.AllowedOrigins, s.cfg.ListenerOrigins) {
 		if got == strings.ToLower(strings.TrimSuffix(allowed, "/")) {
 			return true
 		}
+	}
+	if len(s.cfg.AllowedOrigins) > 0 {
+		// The public URL names the origin: a forwarded Host cannot widen it.
+		return false
 	}
 	if s.trusted(r) {
 		info := requestInfo(r)
@@ -48,14 +53,14 @@ func (s *Server) originAllowed(r *http.Request) bool {
 			return true
 		}
 	}
-	return len(s.cfg.AllowedOrigins) == 0 && strings.EqualFold(u.Host, r.Host)
+	return len(s.cfg.ListenerOrigins) == 0 && strings.EqualFold(u.Host, r.Host)
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !s.originAllowed(r) {
 		s.metrics.authFailures.WithLabelValues("origin").Inc()
 		s.log.Warn("websocket refused: Origin is not an allowed origin (set --public-url or --allowed-origin)",
-			"origin", r.Header.Get("Origin"), "allowed", s.cfg.AllowedOrigins, "remote", s.clientAddr(r))
+			"origin", ahp.Clip(r.Header.Get("Origin")), "allowed", s.cfg.AllowedOrigins, "remote", s.clientAddr(r))
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
@@ -63,27 +68,40 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if id := r.URL.Query().Get("terminal"); id != "" {
 		terminal = ahp.TerminalURI(id)
 	}
-	who, ok := s.identify(r, terminal)
+	who, ok, limited := s.authenticate(w, r, terminal)
+	if limited {
+		return
+	}
 	if !ok {
 		s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
 		s.log.Info("websocket refused: not authenticated", "remote", s.clientAddr(r))
 		http.Error(w, "authentication required", http.StatusUnauthorized)
 		return
 	}
+	if !s.enter() {
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.conns.Done()
+	// Accept hijacks the connection, which clears the http.Server's deadlines:
+	// ReadTimeout does not end a long-lived WebSocket (TestServeTimeouts).
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // origin checked above
 	if err != nil {
 		s.log.Debug("websocket accept", "err", err)
 		return
 	}
 	ws.SetReadLimit(s.cfg.MaxFrame)
-	s.conns.Add(1)
-	defer s.conns.Done()
 	c := newConn(s, ws, s.clientAddr(r))
 	c.role, c.scope, c.publicBase = who.role, who.scope(), s.publicBase(r)
+	c.principal = who.id()
 	if who.share != nil {
 		c.shareID = who.share.ID
 		s.trackShare(c, c.shareID, true)
 		defer s.trackShare(c, c.shareID, false)
+		if !s.auth.shares.valid(c.shareID) {
+			// Revoked or expired since identify, before trackShare: no one else will cut it.
+			c.closeWith(closeRevoked, "share link revoked or expired")
+		}
 	}
 	s.metrics.connections.Inc()
 	defer s.metrics.connections.Dec()
@@ -121,6 +139,7 @@ type conn struct {
 
 	// Access, fixed at accept.
 	role       string // RoleOwner, RoleDriver or RoleViewer
+	principal  string // principal.id(): the clientId is bound to it
 	scope      string // the one terminal a share link grants, or ""
 	shareID    string
 	publicBase string // for share URLs
@@ -136,6 +155,7 @@ func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
 func (c *conn) Shape() ahp.Shape { return c.shape }
 func (c *conn) Scope() string    { return c.scope }
 func (c *conn) ClientID() string { return c.clientID }
+func (c *conn) ViewOnly() bool   { return c.role == RoleViewer }
 func (c *conn) Backlog() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -164,7 +184,7 @@ func (c *conn) enqueueLocked(frame []byte, add bool) bool {
 	if c.queued+len(frame) > c.s.cfg.SendQueue {
 		c.s.metrics.evictions.Inc()
 		c.closeLocked(closeSlowConsumer, "too slow: reconnect to resume", true)
-		c.log.Info("evicting slow subscriber", "client", c.clientID, "queued", c.queued)
+		c.log.Info("evicting slow subscriber", "client", ahp.Clip(c.clientID), "queued", c.queued)
 		return false
 	}
 	c.queued += len(frame)
@@ -253,9 +273,12 @@ func (c *conn) run() {
 	case errors.Is(err, errUnsupportedVersion):
 		c.closeWith(websocket.StatusPolicyViolation, "unsupported protocol version")
 	case errors.Is(err, websocket.ErrMessageTooBig):
-		c.log.Warn("closed: inbound message over the limit", "limit", c.s.cfg.MaxFrame, "client", c.clientID)
+		c.log.Warn("closed: inbound message over the limit", "limit", c.s.cfg.MaxFrame, "client", ahp.Clip(c.clientID))
+	case errors.Is(err, errBinaryFrame):
+		c.log.Info("closed: binary frame", "client", ahp.Clip(c.clientID))
+		c.closeWith(websocket.StatusUnsupportedData, "binary frames are not supported: send JSON-RPC as text")
 	default:
-		c.log.Debug("connection closed", "client", c.clientID, "err", err)
+		c.log.Debug("connection closed", "client", ahp.Clip(c.clientID), "err", err)
 	}
 	c.closeWith(websocket.StatusNormalClosure, "")
 	<-c.ctx.Done() // the writer has closed the socket
@@ -267,12 +290,19 @@ func (c *conn) run() {
 	}
 }
 
+// errBinaryFrame ends a connection that sent a binary message: AHP is JSON
+// text, so it is refused (1003) rather than parsed.
+var errBinaryFrame = errors.New("binary frame")
+
 func (c *conn) readLoop() error {
 	for {
 		// Not c.ctx: cancelling a Read closes the socket without a close code.
-		_, data, err := c.ws.Read(context.Background())
+		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
 			return err
+		}
+		if typ != websocket.MessageText {
+			return errBinaryFrame
 		}
 		c.s.metrics.bytesIn.Add(float64(len(data)))
 		if stop := c.handle(data); stop != nil {
@@ -306,7 +336,7 @@ func (c *conn) writeLoop() {
 			err := c.ws.Write(context.Background(), websocket.MessageText, frame)
 			watchdog.Stop()
 			if err != nil {
-				c.log.Debug("write failed", "client", c.clientID, "err", err)
+				c.log.Debug("write failed", "client", ahp.Clip(c.clientID), "err", err)
 				_ = c.ws.CloseNow()
 				return
 			}
@@ -344,7 +374,7 @@ func (c *conn) pingLoop() {
 			err := c.ws.Ping(ctx)
 			cancel()
 			if err != nil && c.ctx.Err() == nil {
-				c.log.Info("websocket ping failed", "client", c.clientID, "err", err)
+				c.log.Info("websocket ping failed", "client", ahp.Clip(c.clientID), "err", err)
 				_ = c.ws.CloseNow()
 				return
 			}

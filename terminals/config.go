@@ -119,6 +119,26 @@ func shellEnv(base []string) []string {
 // errBadCwd is wrapped for every unusable requested cwd.
 var errBadCwd = errors.New("bad cwd")
 
+// ErrConfig is wrapped by NewManager for a configuration it cannot run with.
+var ErrConfig = errors.New("invalid configuration")
+
+// validate checks the roots and that the default cwd lies under them, so a
+// terminal created without a cwd cannot start outside the roots.
+func (c *Config) validate() error {
+	if len(c.Roots) == 0 {
+		return nil
+	}
+	for _, root := range c.Roots {
+		if info, err := os.Stat(root); err != nil || !info.IsDir() {
+			return fmt.Errorf("%w: root %s is not an existing directory", ErrConfig, root)
+		}
+	}
+	if err := c.checkRoots(c.Cwd); err != nil {
+		return fmt.Errorf("%w: default cwd: %v", ErrConfig, err)
+	}
+	return nil
+}
+
 // resolveCwd turns a createTerminal cwd URI into an existing directory allowed
 // by the configured roots.
 func (c *Config) resolveCwd(uri string) (string, error) {
@@ -134,23 +154,49 @@ func (c *Config) resolveCwd(uri string) (string, error) {
 	if err != nil || !info.IsDir() {
 		return "", fmt.Errorf("%w: %s is not an existing directory", errBadCwd, dir)
 	}
-	if len(c.Roots) > 0 {
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			return "", fmt.Errorf("%w: %s: %v", errBadCwd, dir, err)
-		}
-		ok := false
-		for _, root := range c.Roots {
-			if r, err := filepath.EvalSymlinks(root); err == nil && (real == r || strings.HasPrefix(real, r+"/")) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return "", fmt.Errorf("%w: %s is outside the allowed roots", errBadCwd, dir)
-		}
+	if err := c.checkRoots(dir); err != nil {
+		return "", fmt.Errorf("%w: %v", errBadCwd, err)
 	}
 	return dir, nil
+}
+
+// checkRoots accepts dir when there are no roots or when dir, with every
+// symlink resolved, is one of the roots or lies under one.
+func (c *Config) checkRoots(dir string) error {
+	if len(c.Roots) == 0 {
+		return nil
+	}
+	real, err := realPath(dir)
+	if err != nil {
+		return err
+	}
+	for _, root := range c.Roots {
+		if r, err := realPath(root); err == nil && within(real, r) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is outside the allowed roots (%s)", dir, strings.Join(c.Roots, ", "))
+}
+
+// realPath is the absolute path of p with every symlink resolved.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return real, nil
+}
+
+// within reports whether path is root or lies under it (both absolute and
+// clean). A plain prefix test would refuse everything under "/" and accept
+// /srv/ab for the root /srv/a.
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // FileURI formats an absolute path as a file:// URI.

@@ -8,17 +8,31 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// Policy decides, per connection, whether it may dispatch an action at all
-// (roles). It returns a rejection reason, or "" to allow.
-type Policy func(a ahp.Action) string
+// Policy is what a connection's role allows it to dispatch.
+type Policy struct {
+	// Refuse returns a rejection reason for an action the role may not
+	// dispatch at all, or "" to allow it; nil allows everything.
+	Refuse func(a ahp.Action) string
+	// TakeClaim lets the connection take a terminal's claim even from a
+	// connected holder (the owner always can take control).
+	TakeClaim bool
+	// Accepted, if set, sees each accepted action, under the manager's lock
+	// (so before any other dispatch or snapshot): it must not block.
+	Accepted func(a ahp.Action)
+}
 
 // Dispatch handles a client's dispatchAction (§8.3): unknown channels are
 // dropped silently; anything refused gets a rejection envelope sent to s only;
 // an accepted action has its side effect, is reduced and is echoed with its
-// origin to every subscriber of the channel.
+// origin to every subscriber of the channel, except terminal/input (see
+// echoInputLocked).
 func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, raw json.RawMessage, policy Policy) {
 	m.hub.mu.Lock()
 	defer m.hub.mu.Unlock()
+	if err := ahp.CheckChannel(uri); err != nil {
+		m.hub.rejectLocked(s, uri, rawAction(raw), origin, err.Error())
+		return
+	}
 	var t *terminal
 	if uri != ahp.RootURI {
 		if t = m.terms[uri]; t == nil || t.disposed || (s.Scope() != "" && s.Scope() != uri) {
@@ -35,18 +49,25 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, raw json
 		return
 	}
 	reason := ""
-	if policy != nil { // the connection's role comes first
-		reason = policy(a)
+	if policy.Refuse != nil { // the connection's role comes first
+		reason = policy.Refuse(a)
 	}
 	if reason == "" {
-		reason = m.checkLocked(t, uri, origin, a)
+		reason = m.checkLocked(t, uri, s, origin, a, policy.TakeClaim)
 	}
 	if reason == "" && t != nil {
 		reason = m.effectLocked(t, a)
 	}
 	if reason != "" {
-		m.log.Debug("dispatch rejected", "channel", uri, "type", a.Type, "client", origin.ClientID, "reason", reason)
+		m.log.Debug("dispatch rejected", "channel", ahp.Clip(uri), "type", ahp.Clip(a.Type), "client", ahp.Clip(origin.ClientID), "reason", ahp.Clip(reason))
 		m.hub.rejectLocked(s, uri, a, origin, reason)
+		return
+	}
+	if policy.Accepted != nil {
+		policy.Accepted(a)
+	}
+	if a.Type == ahp.TerminalInput {
+		m.hub.echoInputLocked(s, uri, a, origin)
 		return
 	}
 	m.applyLocked(t, a)
@@ -57,10 +78,14 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, raw json
 	}
 }
 
-// checkLocked validates an action against the channel's state.
-func (m *Manager) checkLocked(t *terminal, uri string, origin ahp.Origin, a ahp.Action) string {
+// checkLocked validates an action against the channel's state. takeClaim
+// lets s take the claim from a connected holder.
+func (m *Manager) checkLocked(t *terminal, uri string, s Subscriber, origin ahp.Origin, a ahp.Action, takeClaim bool) string {
 	if !a.Known() || !ahp.ClientDispatchable(a.Type) {
-		return fmt.Sprintf("%s cannot be dispatched by clients", a.Type)
+		return fmt.Sprintf("%s cannot be dispatched by clients", ahp.Clip(a.Type))
+	}
+	if err := a.CheckLimits(); err != nil {
+		return err.Error()
 	}
 	if uri == ahp.RootURI {
 		if a.Type == ahp.RootConfigChanged {
@@ -72,7 +97,10 @@ func (m *Manager) checkLocked(t *terminal, uri string, origin ahp.Origin, a ahp.
 		return "root/configChanged belongs to " + ahp.RootURI
 	}
 	holder := t.state.Claim
-	isHolder := holder.Kind == ahp.ClaimClient && holder.ClientID == origin.ClientID
+	// origin.ClientID is bound to the connection's principal (the server
+	// refuses a clientId another principal uses), and a view-only
+	// connection never holds a claim.
+	isHolder := holder.Kind == ahp.ClaimClient && holder.ClientID == origin.ClientID && !s.ViewOnly()
 	switch a.Type {
 	case ahp.TerminalInput:
 		if t.state.Lifecycle.Exited() {
@@ -86,9 +114,13 @@ func (m *Manager) checkLocked(t *terminal, uri string, origin ahp.Origin, a ahp.
 			return "only the claim holder can resize the terminal"
 		}
 	case ahp.TerminalClaimed:
-		// The holder may hand over; anyone may take a claim whose client is gone;
-		// a session claim may be narrowed (detached from its tool call).
-		if !isHolder && !holder.Narrows(a.Claim) && (holder.Kind != ahp.ClaimClient || m.clients[holder.ClientID] > 0) {
+		if err := a.Claim.ValidateFor(s.Shape()); err != nil { // chat, from 0.9.0 on
+			return err.Error()
+		}
+		// The holder may hand over; the owner may always take it; anyone may
+		// take a claim whose client is gone; a session claim may be narrowed
+		// (detached from its tool call).
+		if !isHolder && !takeClaim && !holder.Narrows(a.Claim) && (holder.Kind != ahp.ClaimClient || m.clients[holder.ClientID] > 0) {
 			return "terminal is claimed by another client"
 		}
 	}

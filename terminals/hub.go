@@ -16,6 +16,9 @@ type Subscriber interface {
 	Scope() string
 	// ClientID is the AHP clientId of the connection ("" before initialize).
 	ClientID() string
+	// ViewOnly reports a connection that may never act on a terminal (a
+	// viewer link): it is never treated as a claim holder.
+	ViewOnly() bool
 	// Backlog is the number of bytes queued and not yet written.
 	Backlog() int
 	// Deliver queues one encoded frame. It returns false when the connection's
@@ -67,20 +70,26 @@ type scopeKey struct {
 
 func (f *frames) get(s Subscriber) []byte {
 	shape, scope := s.Shape(), s.Scope()
-	if scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
-		k := scopeKey{shape, scope}
-		if b, ok := f.scoped[k]; ok {
-			return b
-		}
-		env := f.env
-		env.Action.Terminals = filterInfos(env.Action.Terminals, scope)
-		b := f.h.encode(env, shape)
-		if f.scoped == nil {
-			f.scoped = map[scopeKey][]byte{}
-		}
-		f.scoped[k] = b
+	if scope == "" || f.env.Action.Type != ahp.RootTerminalsChanged {
+		return f.unscoped(shape)
+	}
+	k := scopeKey{shape, scope}
+	if b, ok := f.scoped[k]; ok {
 		return b
 	}
+	env := f.env
+	env.Action.Terminals = filterInfos(env.Action.Terminals, scope)
+	b := f.h.encode(env, shape)
+	if f.scoped == nil {
+		f.scoped = map[scopeKey][]byte{}
+	}
+	f.scoped[k] = b
+	return b
+}
+
+// unscoped is the frame of the envelope in a wire shape, for every
+// subscriber that sees the whole catalogue (or any other action).
+func (f *frames) unscoped(shape ahp.Shape) []byte {
 	if b := f.byShape[shape]; b != nil {
 		return b
 	}
@@ -131,7 +140,9 @@ func filterInfos(list []ahp.TerminalInfo, scope string) []ahp.TerminalInfo {
 func (h *hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) int64 {
 	h.seq++
 	f := &frames{h: h, env: ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: origin}}
-	h.ring.add(f.env)
+	// The ring counts the encoded frame: every byte the envelope holds
+	// (titles, claims, cwd, origin…), not just its payload.
+	h.ring.add(f.env, len(f.unscoped(ahp.Current)))
 	if ch := h.channels[uri]; ch != nil {
 		for s := range ch.subs {
 			if !s.Deliver(f.get(s)) {
@@ -145,8 +156,24 @@ func (h *hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) int64 
 // rejectLocked sends a rejection envelope to the dispatcher only; it takes a
 // serverSeq but is not replayed (§8.4).
 func (h *hub) rejectLocked(s Subscriber, uri string, a ahp.Action, origin ahp.Origin, reason string) {
+	h.sendOnlyLocked(s, ahp.Envelope{Channel: uri, Action: a, Origin: &origin, RejectionReason: reason})
+}
+
+// echoInputLocked confirms an accepted terminal/input to its dispatcher only,
+// exactly once, with its origin and a serverSeq, and keeps it out of the
+// replay ring (so out of every replay and snapshot). §8.3 says to broadcast
+// every accepted action, but input is a reducer no-op (§8.5): only the
+// dispatcher's write-ahead reconciliation needs the echo, while any other
+// connection (a viewer link) would receive the keystrokes, passwords typed
+// at a no-echo prompt included.
+func (h *hub) echoInputLocked(s Subscriber, uri string, a ahp.Action, origin ahp.Origin) {
+	h.sendOnlyLocked(s, ahp.Envelope{Channel: uri, Action: a, Origin: &origin})
+}
+
+// sendOnlyLocked gives env the next serverSeq and queues it to s alone.
+func (h *hub) sendOnlyLocked(s Subscriber, env ahp.Envelope) {
 	h.seq++
-	env := ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: &origin, RejectionReason: reason}
+	env.ServerSeq = h.seq
 	if !s.Deliver(h.encode(env, s.Shape())) {
 		h.dropLocked(s)
 	}

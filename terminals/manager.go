@@ -41,12 +41,15 @@ type Manager struct {
 	clients map[string]int // live connections per clientId
 	closed  bool
 
-	wg sync.WaitGroup // dispose goroutines
+	creating sync.WaitGroup // Creates between reserving a URI and publishing it
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.
 func NewManager(cfg Config) (*Manager, error) {
 	cfg.setDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "termhost-shell-")
 	if err != nil {
 		return nil, fmt.Errorf("shell integration dir: %w", err)
@@ -79,7 +82,9 @@ func (m *Manager) Close() {
 		go func() { defer wg.Done(); _ = m.Dispose(t.uri) }()
 	}
 	wg.Wait()
-	m.wg.Wait()
+	// A Create that reserved its URI before closed was set kills what it
+	// spawned when it sees closed (see Create).
+	m.creating.Wait()
 	_ = os.RemoveAll(m.scripts)
 }
 
@@ -125,7 +130,9 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	}
 	t.disposed = true // not live until spawned
 	m.terms[p.Channel] = t
+	m.creating.Add(1) // before closed can be set: Close waits for it
 	m.hub.mu.Unlock()
+	defer m.creating.Done()
 
 	argv, err := commandFromMeta(p.Meta)
 	if err != nil {
@@ -160,6 +167,14 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	}
 
 	m.hub.mu.Lock()
+	if m.closed {
+		// Close ran while the shell was spawning and only saw published
+		// terminals: this one is ours to end.
+		delete(m.terms, p.Channel)
+		m.hub.mu.Unlock()
+		t.kill(0) // nobody has seen this shell: no grace
+		return fmt.Errorf("%w: server is shutting down", ErrLimit)
+	}
 	t.disposed = false
 	close(t.started)
 	m.order = append(m.order, p.Channel)
@@ -222,7 +237,9 @@ func (m *Manager) holderBacklogLocked(t *terminal) int {
 	}
 	most := 0
 	for s := range ch.subs {
-		if s.ClientID() == t.state.Claim.ClientID {
+		// The clientId is bound to one principal by the server; a view-only
+		// connection never paces the shell.
+		if s.ClientID() == t.state.Claim.ClientID && !s.ViewOnly() {
 			most = max(most, s.Backlog())
 		}
 	}
@@ -292,6 +309,19 @@ func (m *Manager) ServerSeq() int64 {
 	m.hub.mu.Lock()
 	defer m.hub.mu.Unlock()
 	return m.hub.seq
+}
+
+// ClaimedClients returns the clientIds that terminals' client claims name.
+func (m *Manager) ClaimedClients() map[string]bool {
+	m.hub.mu.Lock()
+	defer m.hub.mu.Unlock()
+	out := map[string]bool{}
+	for _, t := range m.terms {
+		if c := t.state.Claim; c.Kind == ahp.ClaimClient {
+			out[c.ClientID] = true
+		}
+	}
+	return out
 }
 
 // Connected and Disconnected count live connections per clientId, so a claim

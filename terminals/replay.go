@@ -1,37 +1,50 @@
 package terminals
 
-import "github.com/termhost/termhost/ahp"
+import (
+	"unsafe"
 
-// ring keeps the most recent accepted envelopes, bounded by the bytes of their
-// payloads, for reconnect replay. For each channel it remembers the highest
-// serverSeq it has evicted, so it can tell exactly whether a channel's history
-// after a cursor is still complete.
+	"github.com/termhost/termhost/ahp"
+)
+
+// ring keeps the most recent accepted envelopes, bounded by their encoded
+// size plus the memory of the envelope itself, for reconnect replay. For each
+// channel it remembers the highest serverSeq it has evicted, so it can tell
+// exactly whether a channel's history after a cursor is still complete.
 type ring struct {
 	limit   int
 	size    int
-	items   []ahp.Envelope // oldest first; head index avoids copying on evict
+	items   []held // oldest first; head index avoids copying on evict
 	head    int
 	evicted map[string]int64
 }
 
-func newRing(limit int) *ring { return &ring{limit: limit, evicted: map[string]int64{}} }
-
-func envelopeSize(e ahp.Envelope) int {
-	return 64 + len(e.Action.Data) + len(e.Action.CommandLine) + len(e.Action.Raw) + 96*len(e.Action.Terminals)
+// held is an envelope in the ring and the bytes it counts for.
+type held struct {
+	env  ahp.Envelope
+	size int
 }
 
-func (r *ring) add(e ahp.Envelope) {
-	r.items = append(r.items, e)
-	r.size += envelopeSize(e)
+func newRing(limit int) *ring { return &ring{limit: limit, evicted: map[string]int64{}} }
+
+// envelopeOverhead is what a held envelope costs beyond its strings' bytes:
+// the structs themselves (an Action has many fields) and the origin.
+const envelopeOverhead = int(unsafe.Sizeof(held{}) + unsafe.Sizeof(ahp.Origin{}))
+
+// add keeps e, whose encoded frame is frameLen bytes (every string it holds
+// is in the frame), and evicts the oldest envelopes past the budget.
+func (r *ring) add(e ahp.Envelope, frameLen int) {
+	h := held{env: e, size: envelopeOverhead + frameLen}
+	r.items = append(r.items, h)
+	r.size += h.size
 	for r.size > r.limit && r.head < len(r.items) {
 		old := r.items[r.head]
-		r.items[r.head] = ahp.Envelope{}
+		r.items[r.head] = held{}
 		r.head++
-		r.size -= envelopeSize(old)
-		r.evicted[old.Channel] = old.ServerSeq
+		r.size -= old.size
+		r.evicted[old.env.Channel] = old.env.ServerSeq
 	}
 	if r.head > 1024 && r.head*2 > len(r.items) { // compact
-		r.items = append([]ahp.Envelope(nil), r.items[r.head:]...)
+		r.items = append([]held(nil), r.items[r.head:]...)
 		r.head = 0
 	}
 }
@@ -44,9 +57,9 @@ func (r *ring) complete(channel string, after int64) bool {
 // since returns the held envelopes after seq for the given channels, ascending.
 func (r *ring) since(after int64, channels map[string]bool) []ahp.Envelope {
 	out := []ahp.Envelope{}
-	for _, e := range r.items[r.head:] {
-		if e.ServerSeq > after && channels[e.Channel] {
-			out = append(out, e)
+	for _, h := range r.items[r.head:] {
+		if h.env.ServerSeq > after && channels[h.env.Channel] {
+			out = append(out, h.env)
 		}
 	}
 	return out

@@ -474,6 +474,9 @@ func (t *terminal) kill(grace time.Duration) {
 	signalSession(t.cmd.Process.Pid, syscall.SIGKILL)
 	t.cancel()
 	_ = t.pty.SetReadDeadline(time.Now())
+	// The writer may be parked in write(2) on a full pty (a program that
+	// does not read its input): the deadline wakes it, it does not retry.
+	_ = t.pty.SetWriteDeadline(time.Now())
 	t.wg.Wait()
 	_ = t.pty.Close()
 }

@@ -12,7 +12,8 @@ import templruntime "github.com/a-h/templ/runtime"
 // Login is shown to a browser without a session. It reveals nothing about the
 // server: it only exchanges a token from the URL fragment (#token=… printed
 // by termhost serve, or #share=… from a share link) for a cookie, then
-// reloads the page without the token. The caller sets HTTP 401.
+// reloads the page without the token (assets/login.ts, static/dist/login.js).
+// The caller sets HTTP 401.
 func Login(p Page) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -50,13 +51,9 @@ func Login(p Page) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<script>\n\t\t\t(function () {\n\t\t\t\tvar cfg = JSON.parse(document.getElementById(\"termhost-login\").textContent);\n\t\t\t\tvar params = new URLSearchParams(location.hash.slice(1));\n\t\t\t\tvar token = params.get(\"token\"), share = params.get(\"share\");\n\t\t\t\tif (!token && !share) { return; }\n\t\t\t\t// Take the secret out of the address bar and history at once.\n\t\t\t\thistory.replaceState(null, \"\", location.pathname + location.search);\n\t\t\t\tvar title = document.getElementById(\"login-title\");\n\t\t\t\tvar msg = document.getElementById(\"login-message\");\n\t\t\t\ttitle.textContent = \"Signing in…\";\n\t\t\t\tmsg.textContent = \"\";\n\t\t\t\tfetch(cfg.endpoint, {\n\t\t\t\t\tmethod: \"POST\",\n\t\t\t\t\tcredentials: \"same-origin\",\n\t\t\t\t\theaders: { \"Content-Type\": \"application/json\" },\n\t\t\t\t\tbody: JSON.stringify(token ? { token: token } : { share: share })\n\t\t\t\t}).then(function (r) {\n\t\t\t\t\tif (r.ok) { return r.json().then(function (j) { location.replace(j.next); }); }\n\t\t\t\t\treturn r.text().then(function (t) {\n\t\t\t\t\t\ttitle.textContent = r.status === 429 ? \"Too many attempts\" : \"This link does not work\";\n\t\t\t\t\t\tmsg.textContent = t.trim();\n\t\t\t\t\t});\n\t\t\t\t}).catch(function () {\n\t\t\t\t\ttitle.textContent = \"Cannot reach the server\";\n\t\t\t\t\tmsg.textContent = \"Check your connection and reload.\";\n\t\t\t\t});\n\t\t\t})();\n\t\t</script>")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
 			return nil
 		})
-		templ_7745c5c3_Err = shell(p, "Sign in — termhost", false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = shell(p, "Sign in — termhost", loginScript).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

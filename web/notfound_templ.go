@@ -87,7 +87,7 @@ func NotFound(p Page) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = shell(p, "Terminal not found — termhost", false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = shell(p, "Terminal not found — termhost", noScript).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

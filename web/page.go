@@ -17,6 +17,14 @@ type Page struct {
 	Version string
 	// Role is "owner", "driver" or "viewer".
 	Role string
+	// ServerUser and ServerHost are the Unix account and host the shells run
+	// as, for the Share dialog's warning about driver links. Set them for
+	// owner pages only ("" shows "the server's user").
+	ServerUser string
+	ServerHost string
+	// TestHooks loads the test build of the app (app-test.js, which has the
+	// window.__termhost hook) instead of app.js. Only the e2e tests set it.
+	TestHooks bool
 }
 
 // Config is the JSON the TypeScript app reads from
@@ -26,11 +34,26 @@ type Config struct {
 	TerminalID string `json:"terminalId"`
 	Version    string `json:"version"`
 	Role       string `json:"role"`
+	ServerUser string `json:"serverUser,omitempty"`
+	ServerHost string `json:"serverHost,omitempty"`
 }
 
 func (p Page) config() Config {
-	return Config{BasePath: p.base(), TerminalID: p.TerminalID, Version: p.Version, Role: p.Role}
+	return Config{BasePath: p.base(), TerminalID: p.TerminalID, Version: p.Version, Role: p.Role,
+		ServerUser: p.ServerUser, ServerHost: p.ServerHost}
 }
+
+// appBundle is the app's script: the test build only with TestHooks.
+func (p Page) appBundle() string {
+	if p.TestHooks {
+		return TestBundle
+	}
+	return "app.js"
+}
+
+// TestBundle is the dist file of the app's test build (with the e2e hook).
+// The server serves it only when configured for tests.
+const TestBundle = "app-test.js"
 
 func (p Page) base() string {
 	return strings.TrimRight(p.BasePath, "/")

@@ -86,3 +86,50 @@ func TestConfigJSON(t *testing.T) {
 		t.Errorf("config script missing or wrong; want %s in\n%s", want, html)
 	}
 }
+
+// scriptTagRE matches every <script …> opening tag.
+var scriptTagRE = regexp.MustCompile(`<script[^>]*>`)
+
+// Pages run under script-src 'self': every script is a bundle (src) or a
+// JSON data block, never inline code (issue 10, point 19).
+func TestNoInlineScripts(t *testing.T) {
+	tests := []struct {
+		name string
+		c    templ.Component
+		want string // the bundle the page must load ("" for none)
+	}{
+		{"login", Login(Page{BasePath: "/term"}), "/term/static/dist/login.js?v="},
+		{"workbench", Workbench(Page{Role: "owner"}), "/static/dist/app.js?v="},
+		{"notfound", NotFound(Page{}), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			html := render(t, tc.c)
+			for _, tag := range scriptTagRE.FindAll(html, -1) {
+				if !bytes.Contains(tag, []byte(` src="`)) && !bytes.Contains(tag, []byte(`type="application/json"`)) {
+					t.Errorf("%s: inline script %s in\n%s", tc.name, tag, html)
+				}
+			}
+			if tc.want != "" && !bytes.Contains(html, []byte(`src="`+tc.want)) {
+				t.Errorf("%s: no script %s in\n%s", tc.name, tc.want, html)
+			}
+		})
+	}
+}
+
+// Only a page rendered for tests loads the test build with the hook
+// (issue 10, point 20).
+func TestTestHooksBundle(t *testing.T) {
+	for _, tc := range []struct {
+		hooks      bool
+		want, deny string
+	}{
+		{false, "/static/dist/app.js?v=", "app-test.js"},
+		{true, "/static/dist/app-test.js?v=", `/static/dist/app.js?`},
+	} {
+		html := render(t, Workbench(Page{Role: "owner", TestHooks: tc.hooks}))
+		if !bytes.Contains(html, []byte(tc.want)) || bytes.Contains(html, []byte(tc.deny)) {
+			t.Errorf("Workbench(TestHooks %v): want %s and no %s in\n%s", tc.hooks, tc.want, tc.deny, html)
+		}
+	}
+}

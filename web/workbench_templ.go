@@ -59,7 +59,7 @@ func Workbench(p Page) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = shell(p, p.title(), true).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = shell(p, p.title(), appScript).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

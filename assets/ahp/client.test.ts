@@ -271,6 +271,31 @@ describe('AhpClient', () => {
     assert.equal(x.sock().requests('initialize').length, 0);
   });
 
+  test('actions from a reconnect replay are marked replayed, live ones are not', async () => {
+    const x = await online();
+    const seen: string[] = [];
+    x.c.on('action', (env, _st, _own, replayed) => seen.push(`${(env.action as { data?: string }).data}:${replayed ? 'replay' : 'live'}`));
+    x.sock().action({ channel: T, action: { type: 'terminal/data', data: 'a' }, serverSeq: 6 });
+    x.sock().close(1006, '');
+    await flush();
+    await x.timers.advance(backoffDelay(0, 0.5));
+    x.sock().open();
+    await flush();
+    const rc = x.sock().requests('reconnect')[0]!;
+    x.sock().action({ channel: T, action: { type: 'terminal/data', data: 'd' }, serverSeq: 9 });
+    x.sock().reply(rc.id!, {
+      type: 'replay',
+      actions: [
+        { channel: T, action: { type: 'terminal/data', data: 'b' }, serverSeq: 7 },
+        { channel: T, action: { type: 'terminal/data', data: 'c' }, serverSeq: 8 },
+      ],
+      missing: [],
+    });
+    await flush();
+    x.sock().action({ channel: T, action: { type: 'terminal/data', data: 'e' }, serverSeq: 10 });
+    assert.deepEqual(seen, ['a:live', 'b:replay', 'c:replay', 'd:live', 'e:live']);
+  });
+
   test('reconnect snapshot result rewrites the terminal and reports missing channels', async () => {
     const x = await online();
     const gone: string[] = [];
@@ -327,6 +352,38 @@ describe('AhpClient', () => {
     assert.equal(x.screens.get(T), '$ hi', 'content rewritten from the snapshot, not appended');
     x.sock().action({ channel: T, action: { type: 'terminal/data', data: '!' }, serverSeq: 3 });
     assert.equal(x.screens.get(T), '$ hi!', 'live data after the restart is applied');
+  });
+
+  test('a clientId the server binds to another credential is replaced once by a fresh one', async () => {
+    const timers = new FakeTimers();
+    const sockets: FakeSocket[] = [];
+    let fresh = 0;
+    const c = new AhpClient({
+      url: 'ws://x/ws',
+      clientId: 'taken',
+      freshClientId: () => `fresh-${++fresh}`,
+      timers,
+      random: () => 0.5,
+      createSocket: (u) => {
+        const s = new FakeSocket(u);
+        sockets.push(s);
+        return s;
+      },
+    });
+    c.connect();
+    const sock = sockets[0]!;
+    sock.open();
+    await flush();
+    sock.fail(sock.requests('initialize')[0]!.id!, -32602, 'clientId "taken" belongs to another user or share link');
+    await flush();
+    const again = sock.requests('initialize');
+    assert.equal(again.length, 2, 'a second initialize on the same socket');
+    assert.equal(again[1]!.params!.clientId, 'fresh-1');
+    assert.equal(c.clientId, 'fresh-1');
+    sock.reply(again[1]!.id!, { protocolVersion: '1.0.0', serverSeq: 0, snapshots: [{ resource: 'ahp-root://', state: { agents: [] }, fromSeq: 0 }] });
+    await flush();
+    assert.equal(c.connection, 'online');
+    assert.equal(fresh, 1, 'asked for exactly one fresh id');
   });
 
   test('resubscribe failure drops the channel', async () => {

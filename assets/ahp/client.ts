@@ -51,6 +51,8 @@ const realTimers: Timers = {
 export interface ClientOptions {
   url: string;
   clientId: string;
+  /** A new clientId, used once when the server refuses ours (it belongs to another credential). */
+  freshClientId?: () => string;
   clientInfo?: { name: string; version?: string };
   createSocket?: (url: string) => SocketLike;
   timers?: Timers;
@@ -106,8 +108,12 @@ export interface ClientEvents {
   state: (s: ConnectionState, detail: StateDetail) => void;
   /** A channel was (re)loaded from a snapshot: views must redraw from `state`. */
   snapshot: (channel: string, state: unknown, reason: SnapshotReason) => void;
-  /** A confirmed action was applied to a channel (own echo or foreign). */
-  action: (env: ActionEnvelope, state: unknown, own: boolean) => void;
+  /**
+   * A confirmed action was applied to a channel (own echo or foreign).
+   * `replayed` marks history from a reconnect replay (output produced while
+   * we were away), as opposed to live actions.
+   */
+  action: (env: ActionEnvelope, state: unknown, own: boolean, replayed: boolean) => void;
   /** The server rejected one of our actions. */
   rejected: (env: ActionEnvelope, reason: string) => void;
   /** A subscribed channel no longer exists (reconnect `missing`, or resubscribe failed). */
@@ -129,7 +135,7 @@ interface PendingRequest {
 const OPEN = 1;
 
 export class AhpClient {
-  readonly clientId: string;
+  clientId: string;
   readonly url: string;
   protocolVersion = '';
   serverInfo: InitializeResult['serverInfo'];
@@ -138,7 +144,7 @@ export class AhpClient {
   lastSeenServerSeq = 0;
   latencyMs: number | undefined;
 
-  readonly #o: Required<Omit<ClientOptions, 'clientInfo'>> & Pick<ClientOptions, 'clientInfo'>;
+  readonly #o: Required<Omit<ClientOptions, 'clientInfo' | 'freshClientId'>> & Pick<ClientOptions, 'clientInfo' | 'freshClientId'>;
   #ws: SocketLike | undefined;
   #nextId = 1;
   #clientSeq = 0;
@@ -157,6 +163,8 @@ export class AhpClient {
   #handshakeDone = false;
   #generation = 0;
   #holding: ActionEnvelope[] | undefined;
+  /** Applying a reconnect replay: the actions are history. */
+  #replaying = false;
   /** The current socket is being closed by us: its close code is our own. */
   #selfClose = false;
   /** Why the connection ended for good, when the server ended it (e.g. 4003). */
@@ -391,6 +399,19 @@ export class AhpClient {
   }
 
   async #initialize(gen: number, reason: SnapshotReason): Promise<void> {
+    try {
+      await this.#initializeAs(gen, reason);
+    } catch (e) {
+      // The server binds a clientId to the credential that first used it:
+      // ours belongs to another one (this tab signed in differently). Once,
+      // take a fresh id instead of failing every retry the same way.
+      if (!(e instanceof RpcError) || e.code !== -32602 || !this.#o.freshClientId || gen !== this.#generation) throw e;
+      this.clientId = this.#o.freshClientId();
+      await this.#initializeAs(gen, reason);
+    }
+  }
+
+  async #initializeAs(gen: number, reason: SnapshotReason): Promise<void> {
     const r = (await this.#request('initialize', {
       channel: ROOT_CHANNEL,
       protocolVersions: [...PROTOCOL_VERSIONS],
@@ -413,7 +434,12 @@ export class AhpClient {
   #applyReconnect(r: ReconnectResult): void {
     for (const ch of r.missing ?? []) this.#drop(ch);
     if (r.type === 'replay') {
-      for (const env of r.actions ?? []) this.#apply(env);
+      this.#replaying = true;
+      try {
+        for (const env of r.actions ?? []) this.#apply(env);
+      } finally {
+        this.#replaying = false;
+      }
     } else {
       const got = new Set<string>();
       for (const s of r.snapshots ?? []) {
@@ -552,7 +578,7 @@ export class AhpClient {
     }
     this.#seen(env.serverSeq);
     if (out.kind === 'stale') return;
-    this.#emit('action', env, m.confirmed, out.own);
+    this.#emit('action', env, m.confirmed, out.own, this.#replaying);
     // Output and keystrokes change only content: listeners of 'view' (tabs,
     // status bar) need not run for every chunk of a flood.
     const t = env.action.type;

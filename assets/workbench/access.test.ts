@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessLost, accessProbeUrl, expiryLabel, parseRole, revokedMessage, shareExpiries, wsUrl } from './access';
+import { accessLost, accessProbeUrl, expiryLabel, parseRole, revokedMessage, shareExpiries, shareRoleNote, wsUrl } from './access';
 
 describe('wsUrl', () => {
   const http = { protocol: 'http:', host: '127.0.0.1:8080' };
@@ -81,4 +81,24 @@ describe('access probe after failed reconnects', () => {
   ] as const) {
     test(`${role} ${status} → ${want ?? 'keep retrying'}`, () => assert.equal(accessLost(role, status)?.title, want));
   }
+});
+
+describe('Share dialog role note', () => {
+  for (const [user, host, want] of [
+    ['alice', 'build-01', 'a shell running as alice on build-01;'],
+    ['alice', '', 'a shell running as alice;'],
+    ['', 'build-01', "a shell running as the server's user;"],
+  ] as const) {
+    test(`driver, user ${JSON.stringify(user)} host ${JSON.stringify(host)}`, () => {
+      const note = shareRoleNote('driver', user, host);
+      assert.ok(note.startsWith('A driver can type into this terminal: '), note);
+      assert.ok(note.includes(want), `got ${note}, want it to contain ${want}`);
+      assert.match(note, /anyone with the link can do anything that user can, including reading termhost’s own files/);
+    });
+  }
+  test('viewer: no shell access, the safe choice', () => {
+    const note = shareRoleNote('viewer', 'alice', 'h');
+    assert.match(note, /cannot type/);
+    assert.doesNotMatch(note, /shell/);
+  });
 });

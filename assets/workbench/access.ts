@@ -29,6 +29,22 @@ export const roleDescriptions: Record<Role, string> = {
   viewer: 'Shared with you to watch: view only, your keystrokes are not sent.',
 };
 
+/** Who the shells run as, for the Share dialog: "alice on build-01", or the server's user. */
+export function shellAccount(user: string, host: string): string {
+  if (!user) return "the server's user";
+  return host ? `${user} on ${host}` : user;
+}
+
+/**
+ * What a link of `role` hands over, shown in the Share dialog where the
+ * owner picks the role. A driver gets a shell: whatever that Unix user can
+ * do, including reading termhost's token file and so becoming the owner.
+ */
+export function shareRoleNote(role: 'viewer' | 'driver', user: string, host: string): string {
+  if (role === 'viewer') return 'A viewer sees this terminal’s screen and nothing else: it cannot type. This is the safe choice.';
+  return `A driver can type into this terminal: it is a shell running as ${shellAccount(user, host)}; anyone with the link can do anything that user can, including reading termhost’s own files (its owner token) and so taking over this server. Share a driver link only with someone you would give that account to.`;
+}
+
 /** Expiry choices of a new share link (ttlSeconds 0 = never expires). */
 export const shareExpiries: readonly { label: string; seconds: number }[] = [
   { label: '1 hour', seconds: 3600 },

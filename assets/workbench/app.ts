@@ -14,12 +14,16 @@ import { BuildIndicator, BackgroundNotifier, type BuildStatus } from './buildsta
 import { claimLabel, cwdLabel, formatDuration, newTerminalId } from './format';
 import { accessLost, accessProbeUrl, revokedMessage, roleDescriptions, roleLabels, type Role } from './access';
 import { openShareDialog } from './share';
+import { clipboardWriteAllowed, setClipboardWriteAllowed } from './settings';
 
 export interface AppConfig {
   basePath: string;
   terminalId: string;
   version: string;
   role: Role;
+  /** The Unix account and host the shells run as (owner pages only; "" if unknown). */
+  serverUser: string;
+  serverHost: string;
 }
 
 interface Keybinding {
@@ -37,6 +41,8 @@ interface Action {
   /** Also taken from a focused terminal (like VS Code's commandsToSkipShell). */
   inTerminal?: boolean;
   when?: () => boolean;
+  /** Current state of a setting, shown next to it in the palette. */
+  state?: () => string;
   run: () => void | Promise<void>;
 }
 
@@ -140,12 +146,12 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
         if (reason === 'reinitialize' || reason === 'reconnect') this.#renderStatus();
       }
     });
-    c.on('action', (env, st) => {
+    c.on('action', (env, st, _own, replayed) => {
       if (env.channel === ROOT_CHANNEL) {
         this.#onRoot(st as RootState);
         return;
       }
-      this.#views.get(env.channel)?.onAction(env, st as TerminalState);
+      this.#views.get(env.channel)?.onAction(env, st as TerminalState, replayed);
       if (env.action.type === 'terminal/exited') this.#onExited(env);
     });
     c.on('rejected', (env, reason) => {
@@ -516,6 +522,14 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     this.notify('info', text.length > 60 ? `Copied ${text.length} characters.` : `Copied “${text.replace(/\s+/g, ' ').trim()}”.`);
   }
 
+  programCopy(text: string): void {
+    // No execCommand fallback: it would move the focus out of the terminal.
+    navigator.clipboard.writeText(text).then(
+      () => this.notify('info', `A program copied ${text.length} characters to the clipboard (OSC 52).`),
+      (e) => console.info('termhost: OSC 52 clipboard write refused by the browser', e),
+    );
+  }
+
   takeControl(view: TerminalView): void {
     if (this.role === 'viewer') return;
     if (view.isHolder) return;
@@ -539,7 +553,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   /** Drop the owner session cookie, then reload into the sign-in page. */
   async signOut(): Promise<void> {
     try {
-      const r = await fetch(`${this.config.basePath}/auth/logout`, { method: 'POST', credentials: 'same-origin' });
+      // JSON: the server refuses any other body type (cross-site form posts).
+      const r = await fetch(`${this.config.basePath}/auth/logout`, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: '{}' });
       if (!r.ok) throw new Error(`HTTP ${r.status}`);
     } catch (e) {
       this.notify('error', `Could not sign out: ${(e as Error).message}`);
@@ -875,6 +890,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     add({ id: 'theme.pick', category: 'Preferences', title: 'Color Theme', run: () => this.#pickTheme() });
     add({ id: 'theme.hc', category: 'Preferences', title: 'Toggle High Contrast Theme', run: () => this.themes.set(this.themes.kind.startsWith('hc') ? 'auto' : this.themes.kind === 'light' ? 'hc-light' : 'hc-dark') });
     add({ id: 'renderer.toggle', category: 'Preferences', title: 'Toggle GPU (WebGL) Terminal Rendering (Reload)', run: () => this.#toggleRenderer() });
+    add({ id: 'settings.osc52Write', category: 'Preferences', title: 'Allow Programs to Write the Clipboard (OSC 52)', state: () => (clipboardWriteAllowed() ? 'on' : 'off'), run: () => this.#toggleClipboardWrite() });
     add({ id: 'notifications.toggle', category: 'Notifications', title: 'Notify When Commands Finish in a Background Tab', run: () => this.#toggleNotifications() });
     add({ id: 'connection.reconnect', category: 'Connection', title: 'Reconnect Now', run: () => (this.client.online ? this.client.dropConnection() : this.client.retryNow()) });
     add({ id: 'account.signOut', category: 'Account', title: 'Sign Out', when: isOwner, run: () => this.signOut() });
@@ -906,7 +922,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
   #paletteItems(): (QuickPickItem & { action: Action })[] {
     return this.#actions
       .filter((a) => !a.when || a.when())
-      .map((a) => ({ label: `${a.category}: ${a.title}`, keybinding: a.key?.split(' or ')[0], action: a }))
+      .map((a) => ({ label: `${a.category}: ${a.title}`, description: a.state?.(), keybinding: a.key?.split(' or ')[0], action: a }))
       .sort((x, y) => x.label.localeCompare(y.label));
   }
 
@@ -965,6 +981,18 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     this.notify('info', `Terminals will use the ${dom ? 'WebGL' : 'DOM'} renderer after a reload.`, [{ label: 'Reload Now', run: () => location.reload() }]);
   }
 
+  /** Preferences: Allow programs to write the clipboard (OSC 52); off by default, kept in this browser. */
+  #toggleClipboardWrite(): void {
+    const on = !clipboardWriteAllowed();
+    setClipboardWriteAllowed(on);
+    this.notify(
+      'info',
+      on
+        ? 'Programs can now write the clipboard (OSC 52) while this tab has focus. They can never read it.'
+        : 'Programs can no longer write the clipboard (OSC 52).',
+    );
+  }
+
   async #toggleNotifications(): Promise<void> {
     if (this.#notifier.enabled) {
       this.#notifier.disable();
@@ -1009,34 +1037,21 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost {
     });
   }
 
-  // ---- test hook ----
+  // ---- introspection (the test build's hook, testhook.ts) ----
 
-  testHook() {
-    return {
-      client: this.client,
-      role: this.role,
-      share: (id?: string) => this.share(id ? terminalUri(id) : this.activeView!.uri),
-      views: () => [...this.#views.values()].map((v) => ({ uri: v.uri, id: v.id, loaded: v.loaded, renderer: v.renderer })),
-      active: () => this.activeView?.id,
-      buffer: (id?: string) => {
-        const v = id ? this.#views.get(terminalUri(id)) : this.activeView;
-        return v ? v.bufferText() : undefined;
-      },
-      view: (id?: string) => (id ? this.#views.get(terminalUri(id)) : this.activeView),
-      state: (id: string) => this.client.state(terminalUri(id)),
-      catalogue: () => this.#catalogue,
-      newTerminal: () => this.newTerminal(),
-      open: (id: string) => this.openTerminal(terminalUri(id)),
-      type: (data: string, id?: string) => {
-        const v = id ? this.#views.get(terminalUri(id)) : this.activeView;
-        return v ? this.client.dispatch(v.uri, { type: 'terminal/input', data }) : undefined;
-      },
-      drained: async () => {
-        await Promise.all([...this.#views.values()].map((v) => v.drained()));
-      },
-      dropConnection: () => this.client.dropConnection(),
-      theme: (t: ThemeSetting) => this.themes.set(t),
-      run: (id: string) => this.#actions.find((a) => a.id === id)?.run(),
-    };
+  get views(): TerminalView[] {
+    return [...this.#views.values()];
+  }
+
+  viewOf(id?: string): TerminalView | undefined {
+    return id ? this.#views.get(terminalUri(id)) : this.activeView;
+  }
+
+  get catalogue(): TerminalInfo[] {
+    return this.#catalogue;
+  }
+
+  runAction(id: string): void | Promise<void> {
+    return this.#actions.find((a) => a.id === id)?.run();
   }
 }

@@ -7,17 +7,19 @@ import type { AhpClient } from '../ahp/client';
 import { ROOT_CHANNEL } from '../ahp/types';
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
-import { expiryLabel, roleLabels, shareExpiries, type ShareInfo } from './access';
+import { expiryLabel, roleLabels, shareExpiries, shareRoleNote, type ShareInfo } from './access';
 
 export interface ShareHost {
   client: AhpClient;
+  /** The Unix account and host the shells run as ("" if the page does not know). */
+  config: { serverUser: string; serverHost: string };
   notify(kind: 'info' | 'error' | 'warning', message: string): void;
   copyText(text: string): Promise<void>;
 }
 
 const roleChoices = [
   { role: 'viewer' as const, label: 'Viewer — can watch (view only)' },
-  { role: 'driver' as const, label: 'Driver — can type, resize, rename and clear' },
+  { role: 'driver' as const, label: 'Driver — can type: full shell access' },
 ];
 
 function errText(e: unknown): string {
@@ -41,6 +43,17 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
 
     const roleSelect = h('select.select-box#share-role', { 'aria-label': 'Access' }) as HTMLSelectElement;
     for (const c of roleChoices) roleSelect.append(h('option', { value: c.role }, c.label));
+    // Viewer is the default: the safe choice. Picking driver says what it hands over.
+    roleSelect.value = 'viewer';
+    const roleNote = h('div.share-role-note#share-role-note', { role: 'note' });
+    const renderRoleNote = () => {
+      const role = roleSelect.value as 'viewer' | 'driver';
+      roleNote.textContent = shareRoleNote(role, host.config.serverUser, host.config.serverHost);
+      roleNote.classList.toggle('warning', role === 'driver');
+      roleNote.dataset.role = role;
+    };
+    roleSelect.addEventListener('change', renderRoleNote);
+    renderRoleNote();
     const expirySelect = h('select.select-box#share-expiry', { 'aria-label': 'Expires' }) as HTMLSelectElement;
     for (const e of shareExpiries) expirySelect.append(h('option', { value: String(e.seconds) }, e.label));
     expirySelect.value = '86400';
@@ -152,6 +165,8 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
         null,
         h('label.share-label', { for: 'share-role' }, 'Access'),
         roleSelect,
+        h('span'),
+        roleNote,
         h('label.share-label', { for: 'share-expiry' }, 'Expires after'),
         h('div.share-expiry-row', null, expirySelect, createBtn),
       ),

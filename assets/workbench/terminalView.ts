@@ -8,13 +8,15 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { SearchAddon } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
-import { ClipboardAddon } from '@xterm/addon-clipboard';
 import type { AhpClient } from '../ahp/client';
 import { exitCodeOf, hasExited, terminalIdOf, type ActionEnvelope, type TerminalCommandPart, type TerminalState } from '../ahp/types';
 import { h, clear, svg, primary } from './dom';
 import { icons } from './icons';
 import type { Themes } from './theme';
 import { WriteQueue } from './writequeue';
+import { guardReplies, isFocusReport } from './replies';
+import { handleOsc52 } from './clipboard';
+import { clipboardWriteAllowed } from './settings';
 import { formatDuration, stripAnsi, claimLabel } from './format';
 
 export type CommandStatus = 'running' | 'success' | 'failure';
@@ -47,6 +49,8 @@ export interface ViewHost {
   confirmPaste(text: string): Promise<boolean>;
   notify(kind: 'info' | 'error' | 'warning', message: string): void;
   copyText(text: string): Promise<void>;
+  /** A program's OSC 52 write, already allowed by the settings and focus. */
+  programCopy(text: string): void;
   takeControl(view: TerminalView): void;
   commandLink(view: TerminalView, commandId: string): string;
   /** Keys the workbench handles itself (xterm must ignore them). */
@@ -91,6 +95,8 @@ export class TerminalView {
   #disposables: IDisposable[] = [];
   #unsubscribe: (() => void)[] = [];
   #lastSentSize = '';
+  /** xterm is about to send a focus report that this tab may not send. */
+  #dropFocusReport = false;
 
   constructor(uri: string, host: ViewHost) {
     this.uri = uri;
@@ -140,7 +146,20 @@ export class TerminalView {
     t.loadAddon(this.#search);
     t.loadAddon(new Unicode11Addon());
     t.unicode.activeVersion = '11';
-    t.loadAddon(new ClipboardAddon());
+    this.#disposables.push(
+      ...guardReplies(t.parser, {
+        mayAnswer: () => this.#mayAnswer(),
+        focusReportSuppressed: () => {
+          // xterm reports synchronously, right after this hook returns.
+          this.#dropFocusReport = true;
+          queueMicrotask(() => (this.#dropFocusReport = false));
+        },
+      }),
+      handleOsc52(t.parser, {
+        mayWrite: () => this.#mayWriteClipboard(),
+        write: (text) => this.#host.programCopy(text),
+      }),
+    );
     t.loadAddon(
       new WebLinksAddon((e, uri) => {
         if (primary(e)) window.open(uri, '_blank', 'noopener,noreferrer');
@@ -262,7 +281,34 @@ export class TerminalView {
     this.#renderInfobar();
   }
 
+  /**
+   * Whether this tab answers the question xterm is parsing now (device
+   * attributes, cursor position, colours …; see replies.ts). Never for
+   * history (a snapshot or a reconnect replay: its questions are from
+   * programs long gone), never on a page that cannot type (viewer, offline,
+   * exited), and among several tabs on one terminal only the one whose
+   * terminal has the keyboard focus in a focused window: at most one tab
+   * answers, and it is the one its user works in. A program that asks while
+   * no tab has focus gets no answer; programs wait a moment and go on.
+   */
+  #mayAnswer(): boolean {
+    return !this.#queue.parsingReplay && this.canType && this.#hasFocus();
+  }
+
+  #hasFocus(): boolean {
+    return document.hasFocus() && !!this.term.textarea && document.activeElement === this.term.textarea;
+  }
+
+  /** OSC 52 writes: only live output, on a page that can type, allowed in the settings, window focused. */
+  #mayWriteClipboard(): boolean {
+    return !this.#queue.parsingReplay && this.canType && clipboardWriteAllowed() && document.hasFocus();
+  }
+
   #input(data: string): void {
+    if (this.#dropFocusReport && isFocusReport(data)) {
+      this.#dropFocusReport = false;
+      return;
+    }
     if (!this.canType) return;
     this.#host.client.dispatch(this.uri, { type: 'terminal/input', data });
   }
@@ -292,13 +338,14 @@ export class TerminalView {
     });
     this.commands = [];
     for (const p of state.content) {
+      // All of it is history: write it as replay (no answers to its questions).
       if (p.type === 'unclassified') {
-        this.#queue.write(p.value);
+        this.#queue.write(p.value, true);
       } else {
         const rec = this.#recordFrom(p);
         this.commands.push(rec);
         this.#queue.then(() => this.#placeMarker(rec));
-        this.#queue.write(p.output);
+        this.#queue.write(p.output, true);
         if (p.isComplete) this.#queue.then(() => this.#decorate(rec));
       }
     }
@@ -318,13 +365,14 @@ export class TerminalView {
     this.#host.changed(this, 'commands');
   }
 
-  onAction(env: ActionEnvelope, state: TerminalState): void {
+  /** `replayed`: history from a reconnect replay (see AhpClient's action event). */
+  onAction(env: ActionEnvelope, state: TerminalState, replayed = false): void {
     const prev = this.state;
     this.state = state;
     const a = env.action as Record<string, unknown> & { type: string };
     switch (a.type) {
       case 'terminal/data':
-        this.#queue.write(a.data as string);
+        this.#queue.write(a.data as string, replayed);
         return; // hot path: no re-render of the chrome
       case 'terminal/commandExecuted': {
         const rec: CommandRecord = {

@@ -79,3 +79,42 @@ test('discardQueued drops waiting data but a later then() still waits for in-fli
   assert.equal(at, '0123456789');
   assert.equal(sink.parsed, '0123456789');
 });
+
+test('parsingReplay names the chunk being parsed, in order, across chunk splits', () => {
+  const sink = new Sink();
+  const q = new WriteQueue(sink, 100, 30);
+  const seen: [string, boolean][] = [];
+  // The parser asks while it parses each chunk, as xterm's hooks do.
+  const parse = () => {
+    const w = sink.waiting[0]!;
+    seen.push([w.data, q.parsingReplay]);
+    sink.parseOne();
+  };
+  q.write('h'.repeat(40), true); // history, split in two chunks
+  q.write('live');
+  q.write('old', true);
+  q.then(() => seen.push(['then', q.parsingReplay]));
+  q.write('new');
+  while (sink.waiting.length) parse();
+  assert.deepEqual(seen, [
+    ['h'.repeat(30), true],
+    ['h'.repeat(10), true],
+    ['live', false],
+    ['old', true],
+    ['then', false],
+    ['new', false],
+  ]);
+  assert.equal(q.parsingReplay, false);
+});
+
+test('discardQueued keeps the flags of chunks xterm still parses', () => {
+  const sink = new Sink();
+  const q = new WriteQueue(sink, 10, 10);
+  q.write('a'.repeat(10), true);
+  q.write('b'.repeat(10));
+  q.discardQueued(); // 'b' was never handed over
+  assert.equal(q.parsingReplay, true);
+  sink.parseAll();
+  assert.equal(q.parsingReplay, false);
+  assert.equal(sink.parsed, 'a'.repeat(10));
+});

@@ -6,12 +6,18 @@
 // where a flood accumulates). Callbacks queued with `then` run after every
 // earlier chunk is parsed, which is how command markers land on the right
 // line: the buffer cursor is exactly where the command started.
+//
+// Each chunk may be marked as replayed history (a snapshot's content or a
+// reconnect replay). xterm parses chunks in order and calls a chunk's
+// callback right after parsing it, before the next one starts, so the oldest
+// chunk not yet called back is the one being parsed: `parsingReplay` tells
+// the terminal's parser hooks whether the sequence at hand is history.
 
 export interface WriteSink {
   write(data: string, cb: () => void): void;
 }
 
-type Item = { data: string } | { fn: () => void };
+type Item = { data: string; replay: boolean } | { fn: () => void };
 
 export class WriteQueue {
   readonly highWater: number;
@@ -21,6 +27,8 @@ export class WriteQueue {
   #head = 0;
   #inflight = 0;
   #queuedChars = 0;
+  /** Replay flags of the chunks handed to xterm and not yet parsed, oldest first. */
+  #inflightReplay: boolean[] = [];
   /** Peak of characters waiting in this queue (not yet handed to xterm). */
   peakQueued = 0;
 
@@ -40,18 +48,24 @@ export class WriteQueue {
     return this.#queuedChars;
   }
 
+  /** Whether the chunk xterm is parsing now is replayed history. */
+  get parsingReplay(): boolean {
+    return this.#inflightReplay[0] ?? false;
+  }
+
   get idle(): boolean {
     return this.#inflight === 0 && this.#head >= this.#queue.length;
   }
 
-  write(data: string): void {
+  /** Queue `data`; `replay` marks it as history (see parsingReplay). */
+  write(data: string, replay = false): void {
     let i = 0;
     while (i < data.length) {
       let end = Math.min(data.length, i + this.chunk);
       const c = data.charCodeAt(end - 1);
       if (end < data.length && c >= 0xd800 && c <= 0xdbff) end++; // keep surrogate pairs whole
       const piece = data.slice(i, end);
-      this.#queue.push({ data: piece });
+      this.#queue.push({ data: piece, replay });
       this.#queuedChars += piece.length;
       i = end;
     }
@@ -94,8 +108,10 @@ export class WriteQueue {
       this.#head++;
       this.#queuedChars -= n;
       this.#inflight += n;
+      this.#inflightReplay.push(item.replay);
       this.#sink.write(item.data, () => {
         this.#inflight -= n;
+        this.#inflightReplay.shift();
         this.#pump();
       });
     }

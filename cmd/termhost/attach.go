@@ -26,15 +26,24 @@ scrollback is written out, then its live output; what you type goes to it
 (the local terminal is put in raw mode, so Ctrl-C, Ctrl-Z and friends reach
 the remote program) and its size follows this window.
 
-attach takes the terminal's claim so that you drive it. If another connected
-client holds the claim, attach says so and watches read-only.
+attach takes the terminal's claim so that you drive it: with the owner token
+it always can (the client that held it is told). Through a share link, if
+another connected client holds the claim, attach says so and watches
+read-only.
+
+The terminal's history is written out without the queries in it (cursor
+position, device attributes, colours …): this terminal would answer them,
+and the answers would be typed into the remote program. Live output is
+passed on untouched.
 
 Detach (the terminal keeps running) with either:
   Ctrl-\ Ctrl-\   Ctrl-\ twice in a row (a single Ctrl-\ is sent on after a second)
   ~.              a tilde then a dot, right after Enter (~~ sends one ~)
 
-The terminal may be given as an id, as ahp-terminal:/<id>, or as its URL
-<server>/t/<id> (then that server is used unless --server is given).
+The terminal may be given as an id, as ahp-terminal:/<id>, as its URL
+<server>/t/<id> on the configured server (the owner token is never sent to
+another origin, so a URL on another host is refused), or as a share link
+<server>/t/<id>#share=… (then the link's own server and token are used).
 
 attach exits 0 when you detach, and with the remote exit code when the
 terminal's program exits.`
@@ -87,11 +96,13 @@ type session struct {
 
 	forwardStdin bool // read stdin and send it as input (attach; run on a terminal)
 	claim        bool // take the claim first (attach)
+	created      bool // this client just created the terminal (run): its first snapshot is not old history
 
 	raw      bool   // the local terminal is in raw mode
 	ttyOut   bool   // stdout is a terminal
 	midLine  bool   // the last byte written to stdout was not a newline
-	tail     []byte // the last bytes written, to line up a resync
+	tail     []byte // the last bytes of output, to line up a resync
+	queries  client.QueryFilter
 	claimSeq int64
 	typing   atomic.Bool // keystrokes are forwarded (not a read-only viewer)
 	lastSize [2]int
@@ -119,7 +130,9 @@ func (s *session) stream(snap ahp.Snapshot) int {
 	// Signals first: once any output is out, Ctrl-C is handled.
 	s.signals(ctx, cancel, &wg)
 
-	s.write(contentText(st))
+	// The first output of a command run just now may hold queries its
+	// program still waits for; any other snapshot is history.
+	s.write(contentText(st), !s.created)
 	if st.Lifecycle.Exited() {
 		return s.exited(st.Lifecycle.ExitCode)
 	}
@@ -196,7 +209,7 @@ func (s *session) loop(ctx context.Context) (int, string) {
 				}
 				continue
 			}
-			if code, msg, done := s.action(ctx, ev.Envelope); done {
+			if code, msg, done := s.action(ctx, ev.Envelope, ev.Replayed); done {
 				return code, msg
 			}
 		case client.EventGone:
@@ -211,8 +224,9 @@ func (s *session) loop(ctx context.Context) (int, string) {
 	}
 }
 
-// action handles one envelope of the terminal.
-func (s *session) action(ctx context.Context, env ahp.Envelope) (code int, msg string, done bool) {
+// action handles one envelope of the terminal (replayed: from a reconnect
+// replay, not happening now).
+func (s *session) action(ctx context.Context, env ahp.Envelope, replayed bool) (code int, msg string, done bool) {
 	mine := env.Origin != nil && env.Origin.ClientID == s.c.ClientID()
 	if env.RejectionReason != "" {
 		if mine && env.Origin.ClientSeq == s.claimSeq && env.Action.Type == ahp.TerminalClaimed {
@@ -223,7 +237,7 @@ func (s *session) action(ctx context.Context, env ahp.Envelope) (code int, msg s
 	}
 	switch env.Action.Type {
 	case ahp.TerminalData:
-		s.write(env.Action.Data)
+		s.write(env.Action.Data, replayed)
 	case ahp.TerminalExited:
 		code, msg := s.exitResult(env.Action.ExitCode)
 		return code, msg, true
@@ -270,13 +284,24 @@ func (s *session) exitResult(code *int) (int, string) {
 	return c, ""
 }
 
-// write copies terminal output to stdout.
-func (s *session) write(data string) {
+// write copies terminal output to stdout. Replayed history (a snapshot, a
+// reconnect replay) loses its queries on the way: the local terminal would
+// answer them on stdin, and attach would type the answers into the live
+// shell.
+func (s *session) write(data string, replayed bool) {
 	if data == "" {
 		return
 	}
-	_, _ = io.WriteString(s.a.stdout, data)
-	s.midLine = data[len(data)-1] != '\n'
+	var out string
+	if replayed {
+		out = s.queries.Replay(data)
+	} else {
+		out = s.queries.Live(data)
+	}
+	if out != "" {
+		_, _ = io.WriteString(s.a.stdout, out)
+		s.midLine = out[len(out)-1] != '\n'
+	}
 	s.tail = append(s.tail, data...)
 	if over := len(s.tail) - tailKeep; over > 0 {
 		s.tail = append(s.tail[:0], s.tail[over:]...)
@@ -291,7 +316,7 @@ func (s *session) resync(text string) {
 	if !ok {
 		s.note("output resynchronized after the reconnect; some of it may repeat")
 	}
-	s.write(rest)
+	s.write(rest, true)
 }
 
 // resyncOutput returns the part of text that follows tail (the end of what

@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -153,18 +155,30 @@ func TestAttachAsViewerAndRemoteExit(t *testing.T) {
 	id := ts.shell(t, holder, "held", holder.ClientID()) // the holder stays connected
 	uri := ahp.TerminalURI(id)
 
-	// A second client cannot take the claim: attach watches read-only and
-	// says so; "~." at the start of a line detaches.
-	p := startPty(t, ts, 80, 24, "attach", "ahp-terminal:/"+id)
+	// Through a driver link, attach cannot take the claim from a connected
+	// client: it watches read-only and says so; "~." at the start of a line
+	// detaches.
+	link, err := createShare(t.Context(), holder, mustParse(t, ts.URL), id, "driver", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startPty(t, ts, 80, 24, "attach", link.URL)
 	p.waitOutput("terminal is claimed by another client; watching read-only")
 	p.typeKeys("~.")
 	if code := p.exit(); code != 0 {
 		t.Fatalf("attach exit after ~. = %d, want 0", code)
 	}
+	if in, _ := ts.info(uri); in.Claim.ClientID != holder.ClientID() {
+		t.Fatalf("the claim moved to %q through a driver link, want it with the holder", in.Claim.ClientID)
+	}
 
-	// When the remote shell exits, attach exits with its code.
+	// The owner always takes the claim. When the remote shell exits, attach
+	// exits with its code.
 	p = startPty(t, ts, 80, 24, "attach", ts.URL+"/t/"+id)
-	p.waitOutput("watching read-only")
+	waitFor(t, "the owner's attach to take the claim", func() bool {
+		in, _ := ts.info(uri)
+		return in.Claim.ClientID != holder.ClientID()
+	})
 	if _, err := holder.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "exit 5\r"}); err != nil {
 		t.Fatal(err)
 	}
@@ -205,4 +219,120 @@ func getTermios(f *os.File) (*unix.Termios, error) {
 		return &unix.Termios{}, errors.New("no fd")
 	}
 	return unix.IoctlGetTermios(fd, unix.TCGETS)
+}
+
+// tmuxServer runs commands in a private tmux server (its own socket, no
+// configuration file), as a user's real terminal would: tmux answers the
+// queries it parses on the pane's input.
+type tmuxServer struct {
+	t    *testing.T
+	bin  string
+	sock string
+	env  []string
+}
+
+func newTmux(t *testing.T, env ...string) *tmuxServer {
+	t.Helper()
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatalf("tmux is not installed (apt-get install -y tmux); this test runs termhost attach inside it as a terminal that answers queries: %v", err)
+	}
+	tm := &tmuxServer{t: t, bin: bin, sock: filepath.Join(t.TempDir(), "tmux.sock"),
+		env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERM=xterm-256color", "SHELL=/bin/sh"}, env...)}
+	// One server for the whole test: each attach's session ends with it,
+	// and a server exiting with its last session would race the next one.
+	tm.must("start-server", ";", "set-option", "-g", "exit-empty", "off")
+	t.Cleanup(func() { _, _ = tm.run("kill-server") })
+	return tm
+}
+
+func (tm *tmuxServer) run(args ...string) (string, error) {
+	cmd := exec.Command(tm.bin, append([]string{"-S", tm.sock, "-f", "/dev/null"}, args...)...)
+	cmd.Env = tm.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (tm *tmuxServer) must(args ...string) string {
+	tm.t.Helper()
+	out, err := tm.run(args...)
+	if err != nil {
+		tm.t.Fatalf("tmux %q: %v: %s", args, err, out)
+	}
+	return out
+}
+
+// TestAttachReplayIsNotAnswered: the terminal's history holds queries (DA,
+// DSR); attaching three times from tmux must not type tmux's answers to them
+// into the shell: its input line stays empty (issue 10, point 2).
+func TestAttachReplayIsNotAnswered(t *testing.T) {
+	ts := newTestServer(t)
+	tm := newTmux(t, "TERMHOST_SERVER="+ts.URL, "TERMHOST_TOKEN="+testToken)
+	watcher := ts.dial(t)
+	id := ts.shell(t, watcher, "queries", "nobody")
+	uri := ahp.TerminalURI(id)
+	if _, err := watcher.Subscribe(t.Context(), uri); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watcher.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: `printf '\033[c\033[6n'; echo print''ed` + "\r"}); err != nil {
+		t.Fatal(err)
+	}
+	output := func() string {
+		st, _ := watcher.Terminal(uri)
+		return contentText(st)
+	}
+	// afterPrinted is the output since the printf's line ended.
+	afterPrinted := func() string {
+		out := output()
+		if i := strings.Index(out, "printed\r\n"); i >= 0 {
+			return out[i+len("printed\r\n"):]
+		}
+		return ""
+	}
+	waitFor(t, "the printf to finish", func() bool { return strings.Contains(afterPrinted(), "$ ") })
+
+	holder := "nobody"
+	for i := range 3 {
+		name := fmt.Sprintf("attach%d", i)
+		tm.must("new-session", "-d", "-s", name, "-x", "120", "-y", "40", needBinary(t)+" attach "+id)
+		// The replayed history is on tmux's screen and attach drives: what
+		// tmux answered (if anything) is on attach's stdin before the
+		// detach keys.
+		waitFor(t, name+": the history on the tmux screen", func() bool {
+			out, err := tm.run("capture-pane", "-p", "-t", name)
+			return err == nil && strings.Contains(out, "printed")
+		})
+		waitFor(t, name+": attach to take the claim", func() bool {
+			in, _ := ts.info(uri)
+			return in.Claim.Kind == ahp.ClaimClient && in.Claim.ClientID != holder
+		})
+		in, _ := ts.info(uri)
+		holder = in.Claim.ClientID
+		tm.must("send-keys", "-t", name, "-H", "1c", "1c") // Ctrl-\ Ctrl-\: detach
+		waitFor(t, name+": attach to detach", func() bool {
+			_, err := tm.run("has-session", "-t", name)
+			return err != nil
+		})
+	}
+
+	if _, err := watcher.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo END\r"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the shell to run the line and prompt again", func() bool {
+		out := afterPrinted()
+		i := strings.LastIndex(out, "END")
+		return i >= 0 && strings.Contains(out[i:], "$ ")
+	})
+	// The input line, from its last prompt (attach's resizes redraw it),
+	// holds exactly what was typed. Bash brackets its prompt with the
+	// bracketed-paste mode switches.
+	out := strings.NewReplacer("\x1b[?2004h", "", "\x1b[?2004l\r", "", "\x1b[?2004l", "").Replace(afterPrinted())
+	line := out
+	if i := strings.Index(out, "echo END"); i >= 0 {
+		line = out[strings.LastIndex(out[:i], "$ ")+1:]
+	}
+	if want := " echo END\r\nEND\r\n$ "; line != want {
+		t.Fatalf("after three attaches from tmux and typing \"echo END\", the shell shows %q, want the line %q: "+
+			"tmux's answers to the replayed queries reached the shell (all output since the printf: %q)", line, want, out)
+	}
 }

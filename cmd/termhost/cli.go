@@ -66,10 +66,11 @@ type cmdFlags struct {
 
 // connFlags are the flags every client subcommand has.
 type connFlags struct {
-	server    string
-	tokenFile string
-	timeout   time.Duration
-	explicit  bool // --server was given (flag or environment)
+	server     string
+	tokenFile  string
+	timeout    time.Duration
+	explicit   bool   // --server was given (flag or environment)
+	shareToken string // from a share link's URL: used instead of the owner token
 }
 
 func newCmdFlags(name, synopsis, about, examples string) *cmdFlags {
@@ -245,10 +246,13 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 	return c, base, 0
 }
 
-// token is, in order: --token-file, $TERMHOST_TOKEN, or the token file of a
-// server on this machine (a missing file means no token). The local file is
-// never sent to a remote server.
+// token is, in order: a share link's own token, --token-file,
+// $TERMHOST_TOKEN, or the token file of a server on this machine (a missing
+// file means no token). The local file is never sent to a remote server.
 func (a *app) token(cf *connFlags, base *url.URL) (string, error) {
+	if cf.shareToken != "" {
+		return cf.shareToken, nil
+	}
 	if cf.tokenFile != "" {
 		tok, err := client.ReadToken(cf.tokenFile)
 		if err != nil {
@@ -277,10 +281,11 @@ func (a *app) token(cf *connFlags, base *url.URL) (string, error) {
 type target struct {
 	id     string
 	server string // from a URL argument, "" otherwise
+	share  string // the token of a share link URL (#share=…), "" otherwise
 }
 
 // parseTarget accepts an id, ahp-terminal:/<id>, or a terminal page URL
-// <server>/t/<id> (whose server is then used unless --server is given).
+// <server>/t/<id>, possibly a share link (<server>/t/<id>#share=<token>).
 func parseTarget(arg string) (target, error) {
 	arg = strings.TrimSpace(arg)
 	switch {
@@ -307,7 +312,11 @@ func parseTarget(arg string) (target, error) {
 			return target{}, fmt.Errorf("bad terminal URL %q: %v", arg, err)
 		}
 		base := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path[:i]}
-		return target{id: id, server: base.String()}, nil
+		share := ""
+		if frag, err := url.ParseQuery(u.Fragment); err == nil {
+			share = frag.Get("share")
+		}
+		return target{id: id, server: base.String(), share: share}, nil
 	}
 	if _, err := ahp.TerminalID(ahp.TerminalURI(arg)); err != nil {
 		return target{}, fmt.Errorf("bad terminal id %q", arg)
@@ -315,8 +324,11 @@ func parseTarget(arg string) (target, error) {
 	return target{id: arg}, nil
 }
 
-// oneTarget takes the single terminal argument of attach, share and kill,
-// and points --server at its URL's server unless --server was given.
+// oneTarget takes the single terminal argument of attach, share and kill.
+// A share link's URL brings its own server and token. Any other URL must be
+// on the configured server's origin: the owner token goes nowhere else, so a
+// pasted link to another host cannot collect it. Its base path is then used
+// unless --server was given.
 func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	if len(pos) != 1 {
 		return target{}, a.failf(f.name, "want one terminal id or URL, got %d arguments (see termhost %s --help)", len(pos), f.name), false
@@ -325,10 +337,43 @@ func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	if err != nil {
 		return target{}, a.failf(f.name, "%v", err), false
 	}
-	if t.server != "" && !f.conn.explicit {
+	switch {
+	case t.server == "":
+	case t.share != "":
+		f.conn.server, f.conn.shareToken = t.server, t.share
+	case !sameOrigin(t.server, f.conn.server):
+		return target{}, a.failf(f.name, "%s is not on the configured server %s, and the owner token is only sent there; "+
+			"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", redactURL(pos[0]), f.conn.server), false
+	case !f.conn.explicit:
 		f.conn.server = t.server
 	}
 	return t, 0, true
+}
+
+// sameOrigin reports whether two server URLs have the same scheme, host and
+// port (default ports made explicit); unparsable URLs never match.
+func sameOrigin(a, b string) bool {
+	ua, errA := client.ParseServer(a)
+	ub, errB := client.ParseServer(b)
+	return errA == nil && errB == nil && origin(ua) == origin(ub)
+}
+
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// redactURL drops a URL's fragment and user info before it is printed.
+func redactURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "the URL"
+	}
+	u.Fragment, u.RawFragment, u.User = "", "", nil
+	return u.String()
 }
 
 // fdOf returns a file's descriptor without switching it to blocking mode

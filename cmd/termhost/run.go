@@ -37,7 +37,7 @@ func (a *app) run(args []string) int {
 	f := newCmdFlags("run", "run [flags] [--] CMD [ARGS…]", runAbout, runExamples)
 	name := f.String("name", "", "title of the terminal (default: the command's name)")
 	cwd := f.String("cwd", "", "working directory of the command on the server (default: the current directory\n      when the server is on this machine, else the server's default)")
-	role := f.String("share", "", "also create a share link with this role: viewer (read-only) or driver (may type)")
+	role := f.String("share", "", "also create a share link with this role: viewer (read-only, the safe choice) or driver\n      (full shell access as the server's Unix user: it can read the owner token and become owner)")
 	ttlFlag := f.String("ttl", "1h", "lifetime of the --share link: e.g. 1h, 24h, 7d, or 0 for no expiry")
 	pos, code, ok := f.parse(a, args, true)
 	if !ok {
@@ -99,7 +99,7 @@ func (a *app) run(args []string) int {
 		return a.fail("run", base, err)
 	}
 	interactive := isTerminal(a.stdin) && isTerminal(a.stdout)
-	s := &session{a: a, c: c, cmd: "run", uri: uri, id: id, url: termURL, base: base, forwardStdin: interactive}
+	s := &session{a: a, c: c, cmd: "run", uri: uri, id: id, url: termURL, base: base, forwardStdin: interactive, created: true}
 	return s.stream(snap)
 }
 

@@ -319,3 +319,19 @@ func (p *proxy) cut() {
 		delete(p.conns, c)
 	}
 }
+
+// TestRunPassesItsOwnQueriesOn: the output of a command run just now is not
+// old history, even when it comes in the first snapshot: a query in it is
+// written out for this terminal to answer (the program may wait for it).
+func TestRunPassesItsOwnQueriesOn(t *testing.T) {
+	ts := newTestServer(t)
+	// The output is usually on the server before run subscribes, so it
+	// comes in the snapshot.
+	code, stdout, stderr := call(t, ownerEnv(ts), "run", "--", "printf", `a\033[6nb\033]11;?\007c`)
+	if code != 0 {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	if want := "a\x1b[6nb\x1b]11;?\x07c"; stdout != want {
+		t.Errorf("run stdout = %q, want %q", stdout, want)
+	}
+}

@@ -43,6 +43,8 @@ type serveOptions struct {
 	publicURL        string
 	trustedProxies   listFlag
 	tlsCert, tlsKey  string
+	readTimeout      time.Duration
+	idleTimeout      time.Duration
 }
 
 func serve(args []string) int {
@@ -66,6 +68,8 @@ func serve(args []string) int {
 	fs.Var(&o.trustedProxies, "trusted-proxy", "proxy address or CIDR whose X-Forwarded-Proto/Host/Prefix/For are honoured (repeatable)")
 	fs.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&o.tlsKey, "tls-key", "", "private key for --tls-cert (PEM)")
+	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "longest time to read one HTTP request with its body (WebSockets are exempt)")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive HTTP connection stays open")
 	if err := fs.parse(args); err != nil {
 		if errors.Is(err, errHelp) {
 			return 0
@@ -87,6 +91,10 @@ func serve(args []string) int {
 		return 2
 	}
 	if err := runServer(o, log); err != nil {
+		if errors.Is(err, terminals.ErrConfig) {
+			fmt.Fprintf(os.Stderr, "termhost serve: %v\n", err)
+			return 2
+		}
 		log.Error("server failed", "err", err)
 		return 1
 	}
@@ -118,6 +126,7 @@ func runServer(o serveOptions, log *slog.Logger) error {
 		MaxTerminals: o.maxTerminals, ShellIntegration: o.shellIntegration == "on", Logger: log,
 	})
 	if err != nil {
+		_ = ln.Close()
 		return err
 	}
 	addr := ln.Addr().(*net.TCPAddr)
@@ -134,19 +143,21 @@ func runServer(o serveOptions, log *slog.Logger) error {
 	if o.tlsCert != "" {
 		scheme = "https"
 	}
-	origins := append(localOrigins(addr, scheme), o.allowedOrigins...)
 	proxies, err := parsePrefixes(o.trustedProxies)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
-	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, Version: version, AllowedOrigins: origins,
+	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, Version: version,
+		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, scheme),
 		OwnerToken: token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: proxies})
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// The timeouts end slow or idle connections; a WebSocket is exempt, as
+	// hijacking its connection clears the deadlines.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: min(10*time.Second, o.readTimeout), ReadTimeout: o.readTimeout,
+		IdleTimeout: o.idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -220,6 +231,12 @@ func localOrigins(addr *net.TCPAddr, scheme string) []string {
 func (o *serveOptions) validate() error {
 	if o.authMode != "token" && o.authMode != "none" {
 		return fmt.Errorf("--auth must be token or none")
+	}
+	if o.authMode == "none" && (o.publicURL != "" || len(o.trustedProxies) > 0) {
+		return fmt.Errorf("--auth=none cannot be combined with --public-url or --trusted-proxy: a reverse proxy connects from loopback, so everyone behind it would get a shell")
+	}
+	if o.readTimeout <= 0 || o.idleTimeout <= 0 {
+		return fmt.Errorf("--read-timeout and --idle-timeout must be positive durations such as 30s")
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return fmt.Errorf("--tls-cert and --tls-key go together")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -11,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -219,4 +221,101 @@ func writeSelfSigned(t *testing.T, certFile, keyFile string) {
 	kb, _ := x509.MarshalECPrivateKey(key)
 	_ = os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	_ = os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+}
+
+// Point 7: --auth=none behind a reverse proxy (which connects from
+// loopback) is refused before anything starts, with exit 2 and one line.
+func TestServeRefusesNoAuthBehindProxy(t *testing.T) {
+	for _, extra := range [][]string{{"--public-url", "https://dev.example"}, {"--trusted-proxy", "127.0.0.1"}} {
+		t.Run(extra[0], func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, needBinary(t), append([]string{"serve", "--auth", "none", "--listen", "127.0.0.1:0"}, extra...)...)
+			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+			out, err := cmd.CombinedOutput()
+			msg := strings.TrimSpace(string(out))
+			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || strings.Contains(msg, "\n") ||
+				!strings.Contains(msg, "--auth=none cannot be combined with --public-url or --trusted-proxy") {
+				t.Errorf("serve --auth none %v: err %v, output %q; want exit 2 and one line refusing the combination", extra, err, msg)
+			}
+		})
+	}
+}
+
+// rawHTTP opens a TCP connection to addr and writes req.
+func rawHTTP(t *testing.T, addr, req string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// closedByServer reads until the server closes the connection; the
+// deadline only bounds a failing test.
+func closedByServer(c net.Conn, r io.Reader) error {
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err := io.Copy(io.Discard, r)
+	return err // nil at EOF
+}
+
+// Point 15: idle keep-alives and unfinished bodies are cut; a WebSocket
+// outlives the read timeout.
+func TestServeTimeouts(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	_, login := startServe(t, "--read-timeout", timeout.String(), "--idle-timeout", timeout.String())
+	base, _, _ := strings.Cut(login, "/#token=")
+	addr := strings.TrimPrefix(base, "http://")
+
+	t.Run("idle keep-alive", func(t *testing.T) {
+		c := rawHTTP(t, addr, "GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err := closedByServer(c, br); err != nil {
+			t.Errorf("idle keep-alive connection after the idle timeout: %v, want closed by the server", err)
+		}
+	})
+	t.Run("unfinished login body", func(t *testing.T) {
+		c := rawHTTP(t, addr, "POST /auth/login HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"token\":")
+		if err := closedByServer(c, c); err != nil {
+			t.Errorf("login body never finished: %v, want the connection closed after the read timeout", err)
+		}
+	})
+	t.Run("websocket outlives the read timeout", func(t *testing.T) {
+		ws := dialServe(t, login, nil)
+		ping := func(id int) error {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "ping", "params": map[string]any{"channel": ahp.RootURI}})
+			if err := ws.Write(t.Context(), websocket.MessageText, b); err != nil {
+				return err
+			}
+			for {
+				_, data, err := ws.Read(t.Context())
+				if err != nil {
+					return err
+				}
+				var m ahp.Message
+				if json.Unmarshal(data, &m) == nil && m.Method == "" && string(m.ID) == strconv.Itoa(id) {
+					return nil
+				}
+			}
+		}
+		// Wall time has to pass the read timeout here: the pings keep the
+		// socket busy meanwhile, each one must be answered.
+		for id, end := 10, time.Now().Add(3*timeout); time.Now().Before(end); id++ {
+			if err := ping(id); err != nil {
+				t.Fatalf("ping %d, %v after connecting: %v", id, time.Since(end.Add(-3*timeout)), err)
+			}
+			time.Sleep(timeout / 5)
+		}
+	})
 }

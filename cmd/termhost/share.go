@@ -19,6 +19,12 @@ only watches; a driver may also type, resize, take the claim, rename and
 clear. The secret travels in the URL's fragment; links can be revoked in the
 web app.
 
+A viewer link (the default) is the safe choice. A driver link is full shell
+access as the server's Unix user: whoever holds it can run any command there,
+so they can read the owner token file or the server's environment and become
+owner of every terminal. Give a driver link only to someone you would trust
+with that account.
+
 The link is made with termhost's AHP extension command x-share/create.`
 
 const shareExamples = `  termhost share 3f2c9a1b0d4e
@@ -30,7 +36,7 @@ const methodShareCreate = "x-share/create"
 
 func (a *app) share(args []string) int {
 	f := newCmdFlags("share", "share [flags] <id|url>", shareAbout, shareExamples)
-	role := f.String("role", "viewer", "what the link allows: viewer (read-only) or driver (may type)")
+	role := f.String("role", "viewer", "what the link allows: viewer (read-only, the safe choice) or driver (full shell\n      access as the server's Unix user: it can read the owner token and become owner)")
 	ttlFlag := f.String("ttl", "1h", "how long the link works: e.g. 1h, 24h, 7d, or 0 for no expiry")
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -75,5 +76,39 @@ func TestShare(t *testing.T) {
 		if !regexp.MustCompile(tt.wantStderr).MatchString(stderr) {
 			t.Errorf("share %q stderr = %q, want %s", tt.args, stderr, tt.wantStderr)
 		}
+	}
+}
+
+// TestShareHelpSaysWhatADriverCanDo: where people choose a role, the help
+// says that a driver link is full shell access as the server's user (and so
+// the owner's power), and that viewer is the safe default.
+func TestShareHelpSaysWhatADriverCanDo(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"share", []string{
+			"A viewer link (the default) is the safe choice.",
+			"A driver link is full shell\naccess as the server's Unix user",
+			"read the owner token file",
+			"become\nowner",
+			"--role string\n      what the link allows: viewer (read-only, the safe choice) or driver (full shell\n      access as the server's Unix user: it can read the owner token and become owner) (default viewer)",
+		}},
+		{"run", []string{
+			"--share string\n      also create a share link with this role: viewer (read-only, the safe choice) or driver\n      (full shell access as the server's Unix user: it can read the owner token and become owner)",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cmd, func(t *testing.T) {
+			code, stdout, stderr := call(t, nil, tc.cmd, "--help")
+			if code != 0 || stderr != "" {
+				t.Fatalf("termhost %s --help: exit %d, stderr %q", tc.cmd, code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("termhost %s --help lacks %q:\n%s", tc.cmd, w, stdout)
+				}
+			}
+		})
 	}
 }

@@ -1,18 +1,19 @@
-// Package schemacheck checks the frames a server sends on a protocol 0.8.0
-// connection against the official AHP JSON schemas (shared/ahp/schema, copied
-// from upstream at protocol 0.8.0), for end-to-end tests.
+// Package schemacheck checks the frames a server sends against the official
+// AHP JSON schemas of the connection's protocol version, for tests: the 0.8
+// schemas (internal/ahpupstream/schema) on connections that negotiated ≤ 0.8,
+// the 1.x terminal shapes (internal/ahpupstream/schema-1.x) on ≥ 0.9. Both
+// are pinned copies inside the repository.
 //
 // The schemas are used as published with two in-memory changes:
 //
 //   - the broken {"$ref":"#/$defs/"} entry is dropped from
-//     actions.schema.json $defs.StateAction.oneOf (shared/ahp/README.md, "Known
-//     defects"), without which no strict compiler accepts the file;
-//   - the terminal types whose shape changed in 0.9.0 (TerminalState,
-//     TerminalInfo, TerminalClientClaim, TerminalSessionClaim) are closed with
-//     "additionalProperties": false. The published 0.8 schemas leave every object
-//     open and make exitCode optional, so without this a 0.9+ "lifecycle" or
-//     claim "chat" leaking onto a 0.8 connection would validate (an exited
-//     terminal would then look running to a 0.8 client).
+//     actions.schema.json $defs.StateAction.oneOf (internal/ahpupstream/README.md,
+//     "Known defects"), without which no strict compiler accepts the file;
+//   - the terminal types whose shape changed in 0.9.0 (closedDefs) are closed
+//     with "additionalProperties": false. The published schemas leave every
+//     object open (and 0.8 makes exitCode optional), so without this a 0.9+
+//     "lifecycle" or claim "chat" leaking onto a 0.8 connection, or a 0.8
+//     "exitCode" onto a 1.x one, would validate.
 //
 // On top of the schemas, Frame checks the JSON-RPC 2.0 envelope and error
 // objects, which the schemas do not describe.
@@ -22,8 +23,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,10 +32,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/ahpupstream"
 )
 
-// Checker validates server → client frames. It is safe for concurrent use.
+// Checker validates server → client frames of one protocol shape. It is safe
+// for concurrent use.
 type Checker struct {
+	name          string                          // "0.8" or "1.x", for messages
 	envelope      *jsonschema.Schema              // ActionEnvelope (actions.schema.json)
 	actions       map[string]*jsonschema.Schema   // action type → its def, for short messages
 	notifications map[string]*jsonschema.Schema   // notification method → params def
@@ -49,47 +54,38 @@ type errorData struct {
 	required bool
 }
 
-var (
-	sharedOnce    sync.Once
-	sharedChecker *Checker
-	sharedErr     error
-)
+// schemaSet is one pinned schema directory and the checker compiled from it.
+type schemaSet struct {
+	dir, name string
+	once      sync.Once
+	checker   *Checker
+	err       error
+}
 
-// New returns the Checker for the schemas in shared/ahp/schema, found by
-// walking up from the working directory. They are loaded and compiled once per
+var sets = map[ahp.Shape]*schemaSet{
+	ahp.Legacy:  {dir: "schema", name: "0.8"},
+	ahp.Current: {dir: "schema-1.x", name: "1.x"},
+}
+
+// New returns the Checker for frames of the given shape: ahp.Legacy (≤ 0.8
+// connections) or ahp.Current (≥ 0.9). Each schema set is compiled once per
 // process.
-func New() (*Checker, error) {
-	sharedOnce.Do(func() {
-		dir, err := findSchemaDir()
-		if err != nil {
-			sharedErr = err
-			return
-		}
-		sharedChecker, sharedErr = load(dir, true)
-	})
-	return sharedChecker, sharedErr
+func New(shape ahp.Shape) (*Checker, error) {
+	set, ok := sets[shape]
+	if !ok {
+		return nil, fmt.Errorf("schemacheck: no schemas for shape %d", shape)
+	}
+	set.once.Do(func() { set.checker, set.err = load(ahpupstream.FS, set.dir, set.name, true) })
+	return set.checker, set.err
 }
 
-func findSchemaDir() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("schemacheck: %w", err)
-	}
-	for {
-		candidate := filepath.Join(dir, "shared", "ahp", "schema")
-		if st, err := os.Stat(candidate); err == nil && st.IsDir() {
-			return candidate, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("schemacheck: shared/ahp/schema not found above the working directory")
-		}
-		dir = parent
-	}
-}
+// ForVersion returns the Checker for a connection that negotiated version.
+func ForVersion(version string) (*Checker, error) { return New(ahp.ShapeFor(version)) }
 
-// closedDefs are the terminal types whose wire shape changed in 0.9.0.
-var closedDefs = []string{"TerminalState", "TerminalInfo", "TerminalClientClaim", "TerminalSessionClaim"}
+// closedDefs are the terminal types whose wire shape changed in 0.9.0 (the
+// lifecycle states exist in the 1.x schemas only).
+var closedDefs = []string{"TerminalState", "TerminalInfo", "TerminalClientClaim", "TerminalSessionClaim",
+	"TerminalRunningLifecycleState", "TerminalExitedLifecycleState"}
 
 // notificationDefs maps server → client notification methods (other than
 // action) to their params in notifications.schema.json.
@@ -118,29 +114,29 @@ var errorDataDefs = map[int64]struct {
 // request methods with a result: shared bases and client notifications.
 var notResultParams = map[string]bool{"Base": true, "Paginated": true, "DispatchAction": true, "Unsubscribe": true}
 
-// load reads and compiles the five schema files of dir.
-func load(dir string, closeTerminalShapes bool) (*Checker, error) {
+// load reads and compiles the five schema files of dir in fsys.
+func load(fsys fs.FS, dir, name string, closeTerminalShapes bool) (*Checker, error) {
 	docs := map[string]map[string]any{}
 	ids := map[string]string{}
 	compiler := jsonschema.NewCompiler()
 	compiler.DefaultDraft(jsonschema.Draft2020)
-	for _, name := range []string{"actions", "commands", "errors", "notifications", "state"} {
-		path := filepath.Join(dir, name+".schema.json")
-		b, err := os.ReadFile(path)
+	for _, file := range []string{"actions", "commands", "errors", "notifications", "state"} {
+		loc := path.Join(dir, file+".schema.json")
+		b, err := fs.ReadFile(fsys, loc)
 		if err != nil {
 			return nil, fmt.Errorf("schemacheck: %w", err)
 		}
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
-			return nil, fmt.Errorf("schemacheck: %s: %w", path, err)
+			return nil, fmt.Errorf("schemacheck: %s: %w", loc, err)
 		}
 		doc, ok := v.(map[string]any)
 		id, _ := doc["$id"].(string)
 		defs, _ := doc["$defs"].(map[string]any)
 		if !ok || id == "" || defs == nil {
-			return nil, fmt.Errorf("schemacheck: %s has no $id or $defs", path)
+			return nil, fmt.Errorf("schemacheck: %s has no $id or $defs", loc)
 		}
-		if name == "actions" {
+		if file == "actions" {
 			dropBrokenRef(defs)
 		}
 		if closeTerminalShapes {
@@ -151,9 +147,9 @@ func load(dir string, closeTerminalShapes bool) (*Checker, error) {
 			}
 		}
 		if err := compiler.AddResource(id, doc); err != nil {
-			return nil, fmt.Errorf("schemacheck: add %s: %w", path, err)
+			return nil, fmt.Errorf("schemacheck: add %s: %w", loc, err)
 		}
-		docs[name], ids[name] = defs, id
+		docs[file], ids[file] = defs, id
 	}
 	compile := func(file, def string) (*jsonschema.Schema, error) {
 		s, err := compiler.Compile(ids[file] + "#/$defs/" + def)
@@ -164,6 +160,7 @@ func load(dir string, closeTerminalShapes bool) (*Checker, error) {
 	}
 
 	c := &Checker{
+		name:          name,
 		actions:       map[string]*jsonschema.Schema{},
 		notifications: map[string]*jsonschema.Schema{},
 		results:       map[string][]*jsonschema.Schema{},
@@ -185,8 +182,8 @@ func load(dir string, closeTerminalShapes bool) (*Checker, error) {
 			return nil, err
 		}
 	}
-	for name := range docs["commands"] {
-		base, ok := strings.CutSuffix(name, "Params")
+	for def := range docs["commands"] {
+		base, ok := strings.CutSuffix(def, "Params")
 		if !ok || notResultParams[base] {
 			continue
 		}
@@ -201,7 +198,8 @@ func load(dir string, closeTerminalShapes bool) (*Checker, error) {
 			c.nullResults[method] = true
 		}
 	}
-	// reconnect answers with one of two result types.
+	// reconnect answers with one of two result types, or the per-channel
+	// result of a per-channel request.
 	delete(c.nullResults, "reconnect")
 	c.results["reconnect"] = nil
 	for _, def := range []string{"ReconnectReplayResult", "ReconnectSnapshotResult"} {
@@ -210,6 +208,14 @@ func load(dir string, closeTerminalShapes bool) (*Checker, error) {
 			return nil, err
 		}
 		c.results["reconnect"] = append(c.results["reconnect"], s)
+	}
+	perChannel, err := compilePerChannel(compiler, ids["actions"], ids["commands"])
+	if err != nil {
+		return nil, err
+	}
+	c.results["reconnect"] = append(c.results["reconnect"], perChannel)
+	if err := addExtensions(c, compiler); err != nil {
+		return nil, err
 	}
 	for _, def := range []string{"JsonRpcErrorCode", "AhpErrorCode"} {
 		d, _ := docs["errors"][def].(map[string]any)
@@ -231,6 +237,86 @@ func load(dir string, closeTerminalShapes bool) (*Checker, error) {
 		c.errorData[code] = errorData{s, rule.required}
 	}
 	return c, nil
+}
+
+// perChannelID names the schema of the per-channel reconnect result.
+const perChannelID = "https://termhost.invalid/schemacheck/per-channel-reconnect.json"
+
+// compilePerChannel compiles the per-channel reconnect result (spec digest
+// §11.2, a 1.1.0-dev proposal the pinned schemas predate): exactly the
+// members termhost sends, with its envelopes and snapshots checked against
+// the set's ActionEnvelope and Snapshot.
+func compilePerChannel(compiler *jsonschema.Compiler, actionsID, commandsID string) (*jsonschema.Schema, error) {
+	entry := func(kind string, extra map[string]any) map[string]any {
+		props := map[string]any{"kind": map[string]any{"const": kind}, "channel": map[string]any{"type": "string"}}
+		required := []any{"kind", "channel"}
+		for k, v := range extra {
+			props[k] = v
+			required = append(required, k)
+		}
+		return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+	}
+	doc := map[string]any{
+		"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+		"required": []any{"channels"}, "additionalProperties": false,
+		"properties": map[string]any{"channels": map[string]any{"type": "array", "items": map[string]any{"oneOf": []any{
+			entry("replay", map[string]any{"actions": map[string]any{"type": "array", "items": map[string]any{"$ref": actionsID + "#/$defs/ActionEnvelope"}}}),
+			entry("snapshot", map[string]any{"snapshot": map[string]any{"$ref": commandsID + "#/$defs/Snapshot"}}),
+			entry("missing", nil),
+		}}}},
+	}
+	if err := compiler.AddResource(perChannelID, doc); err != nil {
+		return nil, fmt.Errorf("schemacheck: add per-channel reconnect schema: %w", err)
+	}
+	s, err := compiler.Compile(perChannelID)
+	if err != nil {
+		return nil, fmt.Errorf("schemacheck: compile per-channel reconnect schema: %w", err)
+	}
+	return s, nil
+}
+
+// extensionsID names the schema of termhost's own extension commands.
+const extensionsID = "https://termhost.invalid/schemacheck/extensions.json"
+
+// extensions describes the results of termhost's x-share/* commands
+// (docs/protocol.md, "termhost extensions"), which no AHP schema covers.
+const extensions = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$defs": {
+    "ShareInfo": {
+      "type": "object", "required": ["id", "terminal", "role", "createdAt"], "additionalProperties": false,
+      "properties": {
+        "id": {"type": "string", "minLength": 1}, "terminal": {"type": "string", "minLength": 1},
+        "role": {"enum": ["viewer", "driver"]}, "createdAt": {"type": "integer"}, "expiresAt": {"type": "integer"},
+        "url": {"type": "string", "minLength": 1}
+      }
+    },
+    "ShareCreateResult": {"allOf": [{"$ref": "#/$defs/ShareInfo"}, {"required": ["url"]}]},
+    "ShareListResult": {
+      "type": "object", "required": ["shares"], "additionalProperties": false,
+      "properties": {"shares": {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/ShareInfo"}, {"not": {"required": ["url"]}}]}}}
+    }
+  }
+}`
+
+// addExtensions registers the results of termhost's extension commands.
+func addExtensions(c *Checker, compiler *jsonschema.Compiler) error {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(extensions))
+	if err != nil {
+		return fmt.Errorf("schemacheck: extensions schema: %w", err)
+	}
+	if err := compiler.AddResource(extensionsID, doc); err != nil {
+		return fmt.Errorf("schemacheck: add extensions schema: %w", err)
+	}
+	for method, def := range map[string]string{"x-share/create": "ShareCreateResult", "x-share/list": "ShareListResult"} {
+		s, err := compiler.Compile(extensionsID + "#/$defs/" + def)
+		if err != nil {
+			return fmt.Errorf("schemacheck: compile extensions %s: %w", def, err)
+		}
+		c.results[method] = []*jsonschema.Schema{s}
+	}
+	c.nullResults["x-share/revoke"] = true
+	return nil
 }
 
 // dropBrokenRef removes {"$ref":"#/$defs/"} from $defs.StateAction.oneOf.
@@ -331,7 +417,7 @@ func (c *Checker) notification(obj map[string]any, expected string) error {
 	}
 	s, ok := c.notifications[method]
 	if !ok {
-		return fmt.Errorf("notification %q is not defined by the 0.8 schemas", method)
+		return fmt.Errorf("notification %q is not defined by the %s schemas", method, c.name)
 	}
 	if err := s.Validate(params); err != nil {
 		return fmt.Errorf("notification %q params: %w", method, err)
@@ -352,7 +438,7 @@ func (c *Checker) action(params map[string]any) error {
 	if action != nil {
 		s, known := c.actions[typ]
 		if !known {
-			return fmt.Errorf("action type %s is not defined by the 0.8 schemas", jsonText(action["type"]))
+			return fmt.Errorf("action type %s is not defined by the %s schemas", jsonText(action["type"]), c.name)
 		}
 		if aerr := s.Validate(action); aerr != nil {
 			return fmt.Errorf("action %q: %w", typ, aerr)
@@ -397,7 +483,7 @@ func (c *Checker) response(obj map[string]any, method string) error {
 	}
 	schemas, ok := c.results[method]
 	if !ok {
-		return fmt.Errorf("no result type for method %q in the 0.8 schemas", method)
+		return fmt.Errorf("no result type for method %q in the %s schemas", method, c.name)
 	}
 	var errs []error
 	for _, s := range schemas {
@@ -425,7 +511,7 @@ func (c *Checker) errorObject(v any) error {
 		return fmt.Errorf("error code is %s, want an integer", jsonText(obj["code"]))
 	}
 	if !c.codes[code] {
-		return fmt.Errorf("error code %d is not defined by the 0.8 schemas (JsonRpcErrorCode, AhpErrorCode)", code)
+		return fmt.Errorf("error code %d is not defined by the %s schemas (JsonRpcErrorCode, AhpErrorCode)", code, c.name)
 	}
 	if _, ok := obj["message"].(string); !ok {
 		return fmt.Errorf("error message is %s, want a string", jsonText(obj["message"]))

@@ -3,35 +3,45 @@ package schemacheck
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/ahpupstream"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func checker(t *testing.T) *Checker {
+func checker(t *testing.T, shape ahp.Shape) *Checker {
 	t.Helper()
-	c, err := New()
+	c, err := New(shape)
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		t.Fatalf("New(%v): %v", shapeName(shape), err)
 	}
 	return c
 }
 
+func shapeName(s ahp.Shape) string {
+	if s == ahp.Legacy {
+		return "legacy (0.8)"
+	}
+	return "current (1.x)"
+}
+
+var shapes = []ahp.Shape{ahp.Legacy, ahp.Current}
+
 // frames built with the ahp encoders in the legacy (0.8) shape.
 var (
-	id1          = json.RawMessage("1")
-	clientClaim  = ahp.ClientClaim("client-1")
-	sessionClaim = ahp.Claim{Kind: ahp.ClaimSession, Session: "ahp-session:/s1", Chat: "ahp-chat:/s1/c1", TurnID: "t1", ToolCallID: "tc1"}
-	exited0      = ahp.Lifecycle{Status: ahp.StatusExited, ExitCode: new(int)}
-	catalogue    = []ahp.TerminalInfo{
+	id1           = json.RawMessage("1")
+	clientClaim   = ahp.ClientClaim("client-1")
+	sessionClaim  = ahp.Claim{Kind: ahp.ClaimSession, Session: "ahp-session:/s1", Chat: "ahp-chat:/s1/c1", TurnID: "t1", ToolCallID: "tc1"}
+	chatlessClaim = ahp.Claim{Kind: ahp.ClaimSession, Session: "ahp-session:/s1", TurnID: "t1"}
+	exited0       = ahp.Lifecycle{Status: ahp.StatusExited, ExitCode: new(int)}
+	catalogue     = []ahp.TerminalInfo{
 		{Resource: "ahp-terminal:/1", Title: "bash", Claim: clientClaim, Lifecycle: ahp.Running()},
 		{Resource: "ahp-terminal:/2", Title: "npm test", Claim: sessionClaim, Lifecycle: exited0},
 		{Resource: "ahp-terminal:/3", Title: "killed", Claim: clientClaim, Lifecycle: ahp.Lifecycle{Status: ahp.StatusExited}},
@@ -73,8 +83,16 @@ func terminalAction(a ahp.Action) ahp.Envelope {
 	return ahp.Envelope{Channel: "ahp-terminal:/1", Action: a, ServerSeq: 7}
 }
 
+// TestFrameValid: frames built by the ahp encoders in a connection's shape
+// validate against that shape's schemas.
 func TestFrameValid(t *testing.T) {
-	c := checker(t)
+	for _, shape := range shapes {
+		t.Run(shapeName(shape), func(t *testing.T) { testFrameValid(t, shape) })
+	}
+}
+
+func testFrameValid(t *testing.T, shape ahp.Shape) {
+	c := checker(t, shape)
 	legacyActions := []ahp.Action{
 		{Type: ahp.TerminalData, Data: "hello\r\n"},
 		{Type: ahp.TerminalData},
@@ -99,22 +117,27 @@ func TestFrameValid(t *testing.T) {
 	}
 	tests := []tc{
 		{"initialize", result(t, ahp.InitializeResult{ProtocolVersion: "0.8.0", ServerSeq: 3,
-			ServerInfo: &ahp.Implementation{Name: "termhost", Version: "0.1.0"}, Snapshots: []ahp.Snapshot{rootSnapshot}}, ahp.Legacy), "initialize"},
-		{"initialize without snapshots", result(t, ahp.InitializeResult{ProtocolVersion: "0.8.0"}, ahp.Legacy), "initialize"},
-		{"initialize empty root", result(t, ahp.InitializeResult{ProtocolVersion: "0.8.0", Snapshots: []ahp.Snapshot{{Resource: ahp.RootURI, State: ahp.RootState{}}}}, ahp.Legacy), "initialize"},
-		{"subscribe terminal", result(t, ahp.SubscribeResult{Snapshot: &terminalSnapshot}, ahp.Legacy), "subscribe"},
-		{"subscribe root", result(t, ahp.SubscribeResult{Snapshot: &rootSnapshot}, ahp.Legacy), "subscribe"},
-		{"subscribe stateless", result(t, ahp.SubscribeResult{}, ahp.Legacy), "subscribe"},
+			ServerInfo: &ahp.Implementation{Name: "termhost", Version: "0.1.0"}, Snapshots: []ahp.Snapshot{rootSnapshot}}, shape), "initialize"},
+		{"initialize without snapshots", result(t, ahp.InitializeResult{ProtocolVersion: "0.8.0"}, shape), "initialize"},
+		{"initialize empty root", result(t, ahp.InitializeResult{ProtocolVersion: "0.8.0", Snapshots: []ahp.Snapshot{{Resource: ahp.RootURI, State: ahp.RootState{}}}}, shape), "initialize"},
+		{"subscribe terminal", result(t, ahp.SubscribeResult{Snapshot: &terminalSnapshot}, shape), "subscribe"},
+		{"subscribe root", result(t, ahp.SubscribeResult{Snapshot: &rootSnapshot}, shape), "subscribe"},
+		{"subscribe stateless", result(t, ahp.SubscribeResult{}, shape), "subscribe"},
 		{"reconnect replay", result(t, ahp.ReplayResult{Actions: []ahp.Envelope{terminalAction(legacyActions[0]),
 			{Channel: ahp.RootURI, ServerSeq: 8, Action: ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: catalogue}}},
-			Missing: []string{"ahp-terminal:/gone"}}, ahp.Legacy), "reconnect"},
-		{"reconnect replay empty", result(t, ahp.ReplayResult{}, ahp.Legacy), "reconnect"},
-		{"reconnect snapshot", result(t, ahp.SnapshotResult{Snapshots: []ahp.Snapshot{rootSnapshot, terminalSnapshot}}, ahp.Legacy), "reconnect"},
-		{"ping", result(t, nil, ahp.Legacy), "ping"},
-		{"createTerminal", result(t, nil, ahp.Legacy), "createTerminal"},
-		{"disposeTerminal", result(t, nil, ahp.Legacy), "disposeTerminal"},
-		{"listSessions", result(t, ahp.ListSessionsResult{}, ahp.Legacy), "listSessions"},
-		{"authenticate", result(t, struct{}{}, ahp.Legacy), "authenticate"},
+			Missing: []string{"ahp-terminal:/gone"}}, shape), "reconnect"},
+		{"reconnect replay empty", result(t, ahp.ReplayResult{}, shape), "reconnect"},
+		{"reconnect snapshot", result(t, ahp.SnapshotResult{Snapshots: []ahp.Snapshot{rootSnapshot, terminalSnapshot}}, shape), "reconnect"},
+		{"reconnect per channel", result(t, ahp.ChannelsResult{Channels: []ahp.ChannelRecovery{
+			{Kind: ahp.RecoveryReplay, Channel: "ahp-terminal:/1", Actions: []ahp.Envelope{terminalAction(legacyActions[0])}},
+			{Kind: ahp.RecoveryReplay, Channel: "ahp-terminal:/2", Actions: []ahp.Envelope{}},
+			{Kind: ahp.RecoverySnapshot, Channel: ahp.RootURI, Snapshot: &rootSnapshot},
+			{Kind: ahp.RecoveryMissing, Channel: "ahp-terminal:/gone"}}}, shape), "reconnect"},
+		{"ping", result(t, nil, shape), "ping"},
+		{"createTerminal", result(t, nil, shape), "createTerminal"},
+		{"disposeTerminal", result(t, nil, shape), "disposeTerminal"},
+		{"listSessions", result(t, ahp.ListSessionsResult{}, shape), "listSessions"},
+		{"authenticate", result(t, struct{}{}, shape), "authenticate"},
 		{"string id", []byte(`{"jsonrpc":"2.0","id":"abc","result":null}`), "ping"},
 		{"unsupported version", ahp.EncodeError(id1, ahp.UnsupportedVersionError()), "initialize"},
 		{"method not found", ahp.EncodeError(id1, ahp.Errorf(ahp.CodeMethodNotFound, "no")), "createSession"},
@@ -126,19 +149,38 @@ func TestFrameValid(t *testing.T) {
 		{"parse error with id null", ahp.EncodeError(nil, ahp.Errorf(ahp.CodeParseError, "parse error")), ""},
 		{"permission denied without data", ahp.EncodeError(id1, ahp.Errorf(ahp.CodePermissionDenied, "no")), "subscribe"},
 		{"auth required", []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32007,"message":"auth","data":{"resources":[{"resource":"https://api.example.com"}]}}}`), "authenticate"},
-		{"root terminalsChanged", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: catalogue}}, ahp.Legacy), ""},
-		{"root terminalsChanged empty", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged}}, ahp.Legacy), ""},
-		{"root agentsChanged empty", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootAgentsChanged}}, ahp.Legacy), ""},
+		{"root terminalsChanged", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: catalogue}}, shape), ""},
+		{"root terminalsChanged empty", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged}}, shape), ""},
+		{"root agentsChanged empty", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootAgentsChanged}}, shape), ""},
 		{"echo with origin", envelope(t, ahp.Envelope{Channel: "ahp-terminal:/1", ServerSeq: 9, Origin: &ahp.Origin{ClientID: "client-1", ClientSeq: 1},
-			Action: ahp.Action{Type: ahp.TerminalInput, Data: "x"}}, ahp.Legacy), ""},
+			Action: ahp.Action{Type: ahp.TerminalInput, Data: "x"}}, shape), ""},
 		{"rejection", envelope(t, ahp.Envelope{Channel: "ahp-terminal:/1", ServerSeq: 10, Origin: &ahp.Origin{ClientID: "client-2", ClientSeq: 4},
-			RejectionReason: "terminal is claimed by another client", Action: ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim("client-2")}}, ahp.Legacy), ""},
+			RejectionReason: "terminal is claimed by another client", Action: ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim("client-2")}}, shape), ""},
+		// Issue 12 point 5: a chat-less session claim (set by a 0.8 client) in every frame that carries a claim.
+		{"chat-less claim action", envelope(t, terminalAction(ahp.Action{Type: ahp.TerminalClaimed, Claim: chatlessClaim}), shape), ""},
+		{"chat-less claim catalogue", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged,
+			Terminals: []ahp.TerminalInfo{{Resource: "ahp-terminal:/1", Claim: chatlessClaim, Lifecycle: ahp.Running()}}}}, shape), ""},
+		{"chat-less claim snapshot", result(t, ahp.SubscribeResult{Snapshot: &ahp.Snapshot{Resource: "ahp-terminal:/1", FromSeq: 1,
+			State: ahp.TerminalState{Title: "t", Claim: chatlessClaim, Lifecycle: ahp.Running()}}}, shape), "subscribe"},
+		// Issue 12 point 6: rejections of actions that are not valid StateActions.
+		{"rejection of an unknown action", envelope(t, ahp.Envelope{Channel: "ahp-terminal:/1", ServerSeq: 11, Origin: &ahp.Origin{ClientID: "c", ClientSeq: 5},
+			RejectionReason: "future/x cannot be dispatched by clients", Action: ahp.Action{Type: "future/x", Raw: json.RawMessage(`{"type":"future/x","junk":[1]}`)}}, shape), ""},
+		{"rejection of a malformed action on the root", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 12, Origin: &ahp.Origin{ClientID: "c", ClientSeq: 6},
+			RejectionReason: "invalid action", Action: ahp.Action{Raw: json.RawMessage(`{"type":""}`)}}, shape), ""},
+		{"rejection of a forged catalogue", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 13, Origin: &ahp.Origin{ClientID: "c", ClientSeq: 7},
+			RejectionReason: "root/terminalsChanged cannot be dispatched by clients", Action: ahp.Action{Type: ahp.RootTerminalsChanged,
+				Terminals: []ahp.TerminalInfo{{Resource: "r", Claim: ahp.Claim{Kind: "robot"}}}}}, shape), ""},
+		// termhost's extension commands.
+		{"x-share/create", []byte(`{"jsonrpc":"2.0","id":4,"result":{"id":"s1","terminal":"ahp-terminal:/1","role":"viewer","createdAt":1,"expiresAt":2,"url":"http://h/t/1#share=x"}}`), "x-share/create"},
+		{"x-share/list", []byte(`{"jsonrpc":"2.0","id":4,"result":{"shares":[{"id":"s1","terminal":"ahp-terminal:/1","role":"driver","createdAt":1}]}}`), "x-share/list"},
+		{"x-share/list empty", []byte(`{"jsonrpc":"2.0","id":4,"result":{"shares":[]}}`), "x-share/list"},
+		{"x-share/revoke", []byte(`{"jsonrpc":"2.0","id":4,"result":null}`), "x-share/revoke"},
 		// At this schema revision auth/required.resource is still a string (the digest says 0.8.0 made it an object).
 		{"auth/required notification", []byte(`{"jsonrpc":"2.0","method":"auth/required","params":{"channel":"ahp-root://","resource":"https://api.example.com","reason":"expired"}}`), ""},
 	}
 	for _, a := range legacyActions {
-		b, _ := ahp.Marshal(a, ahp.Legacy)
-		tests = append(tests, tc{"action " + string(b), envelope(t, terminalAction(a), ahp.Legacy), ""})
+		b, _ := ahp.Marshal(a, shape)
+		tests = append(tests, tc{"action " + string(b), envelope(t, terminalAction(a), shape), ""})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,21 +191,67 @@ func TestFrameValid(t *testing.T) {
 	}
 }
 
+type invalidFrame struct {
+	name   string
+	frame  []byte
+	method string
+	want   string // substring of the error
+}
+
+// TestFrameInvalid: each frame is refused with an error naming the problem,
+// by the checker of every shape it is listed for.
 func TestFrameInvalid(t *testing.T) {
-	c := checker(t)
+	generic := genericInvalidFrames(t)
+	byShape := map[ahp.Shape][]invalidFrame{ahp.Legacy: legacyInvalidFrames(t), ahp.Current: currentInvalidFrames(t)}
+	for _, shape := range shapes {
+		c := checker(t, shape)
+		t.Run(shapeName(shape), func(t *testing.T) {
+			for _, tt := range append(byShape[shape], generic...) {
+				t.Run(tt.name, func(t *testing.T) {
+					err := c.Frame(tt.frame, tt.method)
+					if err == nil {
+						t.Fatalf("Frame(%s, %q) = nil, want an error mentioning %q", tt.frame, tt.method, tt.want)
+					}
+					if !strings.Contains(err.Error(), tt.want) {
+						t.Errorf("Frame(%s, %q) = %v\nwant an error mentioning %q", tt.frame, tt.method, err, tt.want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// legacyInvalidFrames are 0.9+ shapes on a 0.8 connection (refused only
+// because the terminal types are closed; see TestOfficialSchemaIsOpen).
+func legacyInvalidFrames(t *testing.T) []invalidFrame {
 	currentCatalogue := envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: catalogue[:1]}}, ahp.Current)
-	tests := []struct {
-		name   string
-		frame  []byte
-		method string
-		want   string // substring of the error
-	}{
-		// The 0.9+ shape on a 0.8 connection (rejected only because the terminal types are closed; see TestOfficialSchemaIsOpen).
+	return []invalidFrame{
 		{"current-shape TerminalInfo", currentCatalogue, "", "lifecycle"},
 		{"current-shape TerminalState", result(t, ahp.SubscribeResult{Snapshot: &terminalSnapshot}, ahp.Current), "subscribe", "oneOf"},
 		{"current-shape root snapshot", result(t, ahp.InitializeResult{ProtocolVersion: "0.8.0", Snapshots: []ahp.Snapshot{rootSnapshot}}, ahp.Current), "initialize", "lifecycle"},
 		{"session claim with chat", envelope(t, terminalAction(ahp.Action{Type: ahp.TerminalClaimed, Claim: sessionClaim}), ahp.Current), "", "chat"},
-		// Required members and types the 0.8 schemas enforce.
+	}
+}
+
+// currentInvalidFrames are ≤ 0.8 shapes on a 1.x connection.
+func currentInvalidFrames(t *testing.T) []invalidFrame {
+	legacyCatalogue := envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: catalogue[:1]}}, ahp.Legacy)
+	return []invalidFrame{
+		{"legacy-shape TerminalInfo", legacyCatalogue, "", "lifecycle"},
+		{"legacy-shape TerminalState", result(t, ahp.SubscribeResult{Snapshot: &terminalSnapshot}, ahp.Legacy), "subscribe", "oneOf"},
+		{"legacy-shape root snapshot", result(t, ahp.InitializeResult{ProtocolVersion: "1.0.0", Snapshots: []ahp.Snapshot{rootSnapshot}}, ahp.Legacy), "initialize", "lifecycle"},
+		{"session claim without chat", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-terminal:/1","serverSeq":1,"action":{"type":"terminal/claimed","claim":{"kind":"session","session":"ahp-session:/s1"}}}}`), "", "chat"},
+		{"catalogue session claim without chat", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"session","session":"ahp-session:/s1"},"lifecycle":{"status":"running"}}]}}}`), "", "chat"},
+		{"exitCode beside lifecycle", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"client","clientId":"c"},"lifecycle":{"status":"exited","exitCode":1},"exitCode":1}]}}}`), "", "exitCode"},
+		{"running lifecycle with exitCode", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"client","clientId":"c"},"lifecycle":{"status":"running","exitCode":1}}]}}}`), "", "lifecycle"},
+		{"lifecycle status unknown", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"client","clientId":"c"},"lifecycle":{"status":"zombie"}}]}}}`), "", "lifecycle"},
+	}
+}
+
+// genericInvalidFrames are refused by the schemas of every version.
+func genericInvalidFrames(t *testing.T) []invalidFrame {
+	return []invalidFrame{
+		// Required members and types the schemas enforce.
 		{"exitCode null", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"client","clientId":"c"},"exitCode":null}]}}}`), "", "exitCode"},
 		{"origin null", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-terminal:/1","serverSeq":1,"origin":null,"action":{"type":"terminal/cleared"}}}`), "", "origin"},
 		{"serverSeq missing", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-terminal:/1","action":{"type":"terminal/cleared"}}}`), "", "serverSeq"},
@@ -179,9 +267,16 @@ func TestFrameInvalid(t *testing.T) {
 		{"terminal content null", []byte(`{"jsonrpc":"2.0","id":1,"result":{"snapshot":{"resource":"ahp-terminal:/1","fromSeq":0,"state":{"title":"t","content":null,"claim":{"kind":"client","clientId":"c"}}}}}`), "subscribe", "oneOf"},
 		{"items null", []byte(`{"jsonrpc":"2.0","id":1,"result":{"items":null}}`), "listSessions", "items"},
 		{"replay without missing", []byte(`{"jsonrpc":"2.0","id":1,"result":{"type":"replay","actions":[]}}`), "reconnect", "missing"},
-		{"reconnect per-channel result", []byte(`{"jsonrpc":"2.0","id":1,"result":{"channels":[]}}`), "reconnect", "reconnect result"},
+		{"reconnect per-channel unknown kind", []byte(`{"jsonrpc":"2.0","id":1,"result":{"channels":[{"kind":"live","channel":"ahp-root://"}]}}`), "reconnect", "reconnect result"},
+		{"reconnect per-channel bad envelope", []byte(`{"jsonrpc":"2.0","id":1,"result":{"channels":[{"kind":"replay","channel":"ahp-terminal:/1","actions":[{"channel":"ahp-terminal:/1","action":{"type":"terminal/data"},"serverSeq":1}]}]}}`), "reconnect", "reconnect result"},
+		{"reconnect per-channel snapshot missing", []byte(`{"jsonrpc":"2.0","id":1,"result":{"channels":[{"kind":"snapshot","channel":"ahp-root://"}]}}`), "reconnect", "reconnect result"},
 		{"ping result object", []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), "ping", "want null"},
 		{"createTerminal result missing", []byte(`{"jsonrpc":"2.0","id":1}`), "createTerminal", "neither"},
+		// termhost's extension commands.
+		{"x-share/create without url", []byte(`{"jsonrpc":"2.0","id":4,"result":{"id":"s1","terminal":"ahp-terminal:/1","role":"viewer","createdAt":1}}`), "x-share/create", "url"},
+		{"x-share/list leaks a url", []byte(`{"jsonrpc":"2.0","id":4,"result":{"shares":[{"id":"s1","terminal":"ahp-terminal:/1","role":"viewer","createdAt":1,"url":"u"}]}}`), "x-share/list", "x-share/list result"},
+		{"x-share/create unknown role", []byte(`{"jsonrpc":"2.0","id":4,"result":{"id":"s1","terminal":"ahp-terminal:/1","role":"admin","createdAt":1,"url":"u"}}`), "x-share/create", "role"},
+		{"unknown extension", []byte(`{"jsonrpc":"2.0","id":4,"result":null}`), "x-nothing", "no result type"},
 		// JSON-RPC envelope.
 		{"not json", []byte(`{"jsonrpc":`), "", "not one JSON value"},
 		{"two values", []byte(`{} {}`), "", "not one JSON value"},
@@ -214,17 +309,6 @@ func TestFrameInvalid(t *testing.T) {
 		{"error extra member", []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x","detail":"y"}}`), "x", "detail"},
 		{"error not object", []byte(`{"jsonrpc":"2.0","id":1,"error":"x"}`), "x", "object"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := c.Frame(tt.frame, tt.method)
-			if err == nil {
-				t.Fatalf("Frame(%s, %q) = nil, want an error mentioning %q", tt.frame, tt.method, tt.want)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Frame(%s, %q) = %v\nwant an error mentioning %q", tt.frame, tt.method, err, tt.want)
-			}
-		})
-	}
 }
 
 // TestOfficialSchemaIsOpen documents what the published 0.8 schemas accept:
@@ -232,7 +316,7 @@ func TestFrameInvalid(t *testing.T) {
 // optional, so a 0.9+ terminal (lifecycle, claim chat) validates unless the
 // terminal types are closed as New does.
 func TestOfficialSchemaIsOpen(t *testing.T) {
-	official, err := load(schemaDir(t), false)
+	official, err := load(ahpupstream.FS, "schema", "0.8", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,52 +338,53 @@ func TestOfficialSchemaIsOpen(t *testing.T) {
 	}
 }
 
-// TestBrokenRefDefect documents the upstream defect that load works around.
+// TestBrokenRefDefect documents the upstream defect that load works around,
+// in both pinned schema sets.
 func TestBrokenRefDefect(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(schemaDir(t), "actions.schema.json"))
-	if err != nil {
-		t.Fatal(err)
+	for _, dir := range []string{"schema", "schema-1.x"} {
+		t.Run(dir, func(t *testing.T) {
+			b, err := fs.ReadFile(ahpupstream.FS, dir+"/actions.schema.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := doc.(map[string]any)["$id"].(string)
+			c := jsonschema.NewCompiler()
+			if err := c.AddResource(id, doc); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Compile(id + "#/$defs/ActionEnvelope"); err == nil {
+				t.Errorf("%s/actions.schema.json compiles unchanged; the upstream defect is fixed and dropBrokenRef can go", dir)
+			}
+			defs := doc.(map[string]any)["$defs"].(map[string]any)
+			before := len(defs["StateAction"].(map[string]any)["oneOf"].([]any))
+			dropBrokenRef(defs)
+			if after := len(defs["StateAction"].(map[string]any)["oneOf"].([]any)); after != before-1 {
+				t.Errorf("dropBrokenRef left %d of %d StateAction entries, want %d", after, before, before-1)
+			}
+		})
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := doc.(map[string]any)["$id"].(string)
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(id, doc); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Compile(id + "#/$defs/ActionEnvelope"); err == nil {
-		t.Errorf("actions.schema.json compiles unchanged; the upstream defect is fixed and dropBrokenRef can go")
-	}
-	defs := doc.(map[string]any)["$defs"].(map[string]any)
-	before := len(defs["StateAction"].(map[string]any)["oneOf"].([]any))
-	dropBrokenRef(defs)
-	if after := len(defs["StateAction"].(map[string]any)["oneOf"].([]any)); after != before-1 {
-		t.Errorf("dropBrokenRef left %d of %d StateAction entries, want %d", after, before, before-1)
-	}
-}
-
-func schemaDir(t *testing.T) string {
-	t.Helper()
-	dir, err := findSchemaDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // TestResultMethods pins the method → result mapping derived from the schema
 // for the methods a terminal server answers.
 func TestResultMethods(t *testing.T) {
-	c := checker(t)
+	for _, shape := range shapes {
+		t.Run(shapeName(shape), func(t *testing.T) { testResultMethods(t, checker(t, shape)) })
+	}
+}
+
+func testResultMethods(t *testing.T, c *Checker) {
 	for _, m := range []string{"initialize", "subscribe", "listSessions", "authenticate"} {
 		if len(c.results[m]) != 1 || c.nullResults[m] {
 			t.Errorf("method %s: %d result schemas, null %v; want one schema", m, len(c.results[m]), c.nullResults[m])
 		}
 	}
-	if len(c.results["reconnect"]) != 2 || c.nullResults["reconnect"] {
-		t.Errorf("reconnect: %d result schemas, null %v; want replay and snapshot", len(c.results["reconnect"]), c.nullResults["reconnect"])
+	if len(c.results["reconnect"]) != 3 || c.nullResults["reconnect"] {
+		t.Errorf("reconnect: %d result schemas, null %v; want replay, snapshot and per-channel", len(c.results["reconnect"]), c.nullResults["reconnect"])
 	}
 	for _, m := range []string{"ping", "createTerminal", "disposeTerminal"} {
 		if !c.nullResults[m] || c.results[m] != nil {
@@ -317,7 +402,7 @@ func TestResultMethods(t *testing.T) {
 }
 
 func TestActionErrorIsShort(t *testing.T) {
-	c := checker(t)
+	c := checker(t, ahp.Current)
 	err := c.Frame([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-terminal:/1","serverSeq":1,"action":{"type":"terminal/data"}}}`), "")
 	if err == nil {
 		t.Fatal("Frame accepted terminal/data without data")
@@ -328,9 +413,17 @@ func TestActionErrorIsShort(t *testing.T) {
 }
 
 func TestNewOnceAndConcurrent(t *testing.T) {
-	a, b := checker(t), checker(t)
+	a, b := checker(t, ahp.Legacy), checker(t, ahp.Legacy)
 	if a != b {
 		t.Errorf("New returned two checkers; the schemas should compile once")
+	}
+	if cur := checker(t, ahp.Current); cur == a {
+		t.Errorf("New(Current) returned the 0.8 checker")
+	}
+	for version, want := range map[string]ahp.Shape{"0.8.0": ahp.Legacy, "0.5.1": ahp.Legacy, "0.9.0": ahp.Current, "1.0.0": ahp.Current, "1.1.0": ahp.Current} {
+		if c, err := ForVersion(version); err != nil || c != checker(t, want) {
+			t.Errorf("ForVersion(%q) = %p, %v; want the %s checker", version, c, err, shapeName(want))
+		}
 	}
 	frames := [][]byte{
 		result(t, ahp.SubscribeResult{Snapshot: &terminalSnapshot}, ahp.Legacy),

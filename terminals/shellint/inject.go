@@ -19,9 +19,12 @@ import (
 var scripts embed.FS
 
 // Environment variables shared with the scripts. All AHPSH_* variables are
-// removed by the scripts before any user file runs.
+// removed by the scripts before any user file runs. The nonce itself is not
+// among them: unset or not, a process's initial environment stays readable
+// in /proc/<pid>/environ. It travels in a file the script reads and deletes;
+// the path left in the environment block leads nowhere afterwards.
 const (
-	envNonce     = "AHPSH_NONCE"
+	envNonceFile = "AHPSH_NONCE_FILE"
 	envInjected  = "AHPSH_INJECTED"
 	envLogin     = "AHPSH_LOGIN"
 	envNoHistory = "AHPSH_NO_HISTORY"
@@ -41,12 +44,15 @@ var files = []struct{ src, dst string }{
 }
 
 // Injection is how to start a shell: its argv and environment, the Mode for
-// its Processor, and the nonce (empty without injection).
+// its Processor, and the nonce (empty without injection). NonceFile holds the
+// nonce until the shell's script has read and deleted it; remove it if the
+// shell does not start.
 type Injection struct {
-	Argv  []string
-	Env   []string
-	Mode  Mode
-	Nonce string
+	Argv      []string
+	Env       []string
+	Mode      Mode
+	Nonce     string
+	NonceFile string
 }
 
 // Plain returns the shell without integration (--shell-integration=off,
@@ -83,9 +89,13 @@ func Inject(dir, shell string, args, env []string) (Injection, error) {
 	if err != nil {
 		return Plain(shell, args, env), err
 	}
+	nonceFile, err := writeNonce(dir, nonce)
+	if err != nil {
+		return Plain(shell, args, env), err
+	}
 	interactive := slices.Contains(args, "-i") || slices.Contains(args, "-il") || slices.Contains(args, "-li")
 	env = cleanEnv(env)
-	env = append(env, envInjected+"=1", envNonce+"="+nonce)
+	env = append(env, envInjected+"=1", envNonceFile+"="+nonceFile)
 	var argv []string
 	switch base {
 	case "bash":
@@ -124,7 +134,25 @@ func Inject(dir, shell string, args, env []string) (Injection, error) {
 		}
 		env = setEnv(env, "XDG_DATA_DIRS", data)
 	}
-	return Injection{Argv: argv, Env: env, Mode: Pending, Nonce: nonce}, nil
+	return Injection{Argv: argv, Env: env, Mode: Pending, Nonce: nonce, NonceFile: nonceFile}, nil
+}
+
+// writeNonce writes the nonce to a new 0600 file with a random name in the
+// private directory dir (checked by WriteScripts) and returns its path.
+func writeNonce(dir, nonce string) (string, error) {
+	f, err := os.CreateTemp(dir, "nonce-*")
+	if err != nil {
+		return "", fmt.Errorf("shell integration nonce: %w", err)
+	}
+	_, err = f.WriteString(nonce + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("shell integration nonce: %w", err)
+	}
+	return f.Name(), nil
 }
 
 // loginArgs accepts no arguments or a plain login request.

@@ -90,7 +90,7 @@ func TestInjectArgvAndEnv(t *testing.T) {
 			}
 			nonces := 0
 			for _, kv := range inj.Env {
-				if strings.HasPrefix(kv, "AHPSH_NONCE=") {
+				if strings.HasPrefix(kv, "AHPSH_NONCE=") || strings.HasPrefix(kv, "AHPSH_NONCE_FILE=") {
 					nonces++
 				}
 			}
@@ -98,16 +98,29 @@ func TestInjectArgvAndEnv(t *testing.T) {
 				if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(inj.Nonce) {
 					t.Fatalf("nonce %q is not 32 lower-case hex digits", inj.Nonce)
 				}
-				if got, _ := envValue(inj.Env, "AHPSH_NONCE"); got != inj.Nonce || nonces != 1 {
-					t.Fatalf("env has %d AHPSH_NONCE, value %q, want exactly the nonce %q", nonces, got, inj.Nonce)
+				// The nonce is in a private file named in the environment,
+				// never in the environment itself (/proc/<pid>/environ).
+				if _, ok := envValue(inj.Env, "AHPSH_NONCE"); ok {
+					t.Fatalf("env has AHPSH_NONCE, want the nonce only in a file")
 				}
-				for _, a := range inj.Argv {
-					if strings.Contains(a, inj.Nonce) {
-						t.Fatalf("argv %q contains the nonce", inj.Argv)
+				path, _ := envValue(inj.Env, "AHPSH_NONCE_FILE")
+				if path != inj.NonceFile || filepath.Dir(path) != dir || nonces != 1 {
+					t.Fatalf("env has %d AHPSH_NONCE*, AHPSH_NONCE_FILE=%q; want exactly one, the file %q in %s", nonces, path, inj.NonceFile, dir)
+				}
+				fi, err := os.Lstat(path)
+				if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+					t.Fatalf("nonce file %s: %v, %v; want a regular 0600 file", path, fi, err)
+				}
+				if b, _ := os.ReadFile(path); string(b) != inj.Nonce+"\n" {
+					t.Fatalf("nonce file holds %q, want %q", b, inj.Nonce+"\n")
+				}
+				for _, kv := range append(slices.Clone(inj.Argv), inj.Env...) {
+					if strings.Contains(kv, inj.Nonce) {
+						t.Fatalf("argv or env entry %q contains the nonce", kv)
 					}
 				}
-			} else if inj.Nonce != "" || nonces != 0 {
-				t.Fatalf("plain injection has nonce %q and %d AHPSH_NONCE in env", inj.Nonce, nonces)
+			} else if inj.Nonce != "" || inj.NonceFile != "" || nonces != 0 {
+				t.Fatalf("plain injection has nonce %q, file %q and %d AHPSH_NONCE* in env", inj.Nonce, inj.NonceFile, nonces)
 			}
 		})
 	}
@@ -211,8 +224,8 @@ func TestWriteScriptsRejectsUnsafeDirs(t *testing.T) {
 }
 
 func TestScriptsHaveNoSecrets(t *testing.T) {
-	// The scripts are static: the nonce only ever comes from the
-	// environment. Guard against a template slipping in.
+	// The scripts are static: the nonce only ever comes from the file
+	// named in the environment. Guard against a template slipping in.
 	for _, f := range files {
 		b, err := scripts.ReadFile(f.src)
 		if err != nil {
@@ -221,8 +234,8 @@ func TestScriptsHaveNoSecrets(t *testing.T) {
 		if strings.Contains(string(b), "{{") {
 			t.Errorf("%s looks like a template", f.src)
 		}
-		if !strings.Contains(string(b), "AHPSH_NONCE") && !strings.HasSuffix(f.dst, ".zprofile") && !strings.HasSuffix(f.dst, ".zlogin") && !strings.HasSuffix(f.dst, ".zshrc") {
-			t.Errorf("%s does not read AHPSH_NONCE", f.src)
+		if !strings.Contains(string(b), "AHPSH_NONCE_FILE") && !strings.HasSuffix(f.dst, ".zprofile") && !strings.HasSuffix(f.dst, ".zlogin") && !strings.HasSuffix(f.dst, ".zshrc") {
+			t.Errorf("%s does not read AHPSH_NONCE_FILE", f.src)
 		}
 	}
 }

@@ -38,13 +38,15 @@ var promptSetup = map[string][]struct{ file, code string }{
 var shellPackages = map[string]string{"bash": "bash", "zsh": "zsh", "fish": "fish"}
 
 type session struct {
-	t     *testing.T
-	name  string
-	cmd   *exec.Cmd
-	pty   *os.File
-	home  string
-	work  string
-	nonce string
+	t       *testing.T
+	name    string
+	cmd     *exec.Cmd
+	pty     *os.File
+	home    string
+	work    string
+	nonce   string
+	scripts string // the private directory given to Inject
+	nonceF  string // the file that handed the nonce over
 
 	mu      sync.Mutex
 	events  []Event
@@ -130,7 +132,7 @@ func startShell(t *testing.T, name string, setup shellSetup) *session {
 	if inj.Mode != Pending || len(inj.Nonce) != 32 {
 		t.Fatalf("Inject(%q) = mode %v nonce %q, want pending with a 32-char nonce", path, inj.Mode, inj.Nonce)
 	}
-	s.nonce = inj.Nonce
+	s.nonce, s.scripts, s.nonceF = inj.Nonce, scriptDir, inj.NonceFile
 	s.cmd = exec.Command(inj.Argv[0], inj.Argv[1:]...)
 	s.cmd.Env = inj.Env
 	s.cmd.Dir = s.work
@@ -600,6 +602,50 @@ func testScenarios(t *testing.T, s *session) {
 			tail = tail[len(tail)-300:]
 		}
 		s.fail("seq: output ends %q", tail)
+	}
+}
+
+// TestNonceLeavesNoTrace: once the shell is up, the nonce is nowhere a
+// program of the same user could read it: not in the shell's initial
+// environment (/proc/<pid>/environ keeps it after unset), not in a file,
+// not in a child's environment. Command detection still works.
+func TestNonceLeavesNoTrace(t *testing.T) {
+	for _, name := range []string{"bash", "zsh", "fish"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := startShell(t, name, shellSetup{})
+			s.started()
+			environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", s.cmd.Process.Pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(environ), s.nonce) {
+				s.fail("/proc/<shell>/environ holds the nonce: %q", environ)
+			}
+			if _, err := os.Lstat(s.nonceF); !errors.Is(err, os.ErrNotExist) {
+				s.fail("the nonce file %s is still there (%v)", s.nonceF, err)
+			}
+			err = filepath.WalkDir(s.scripts, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				if b, err := os.ReadFile(p); err != nil || strings.Contains(string(b), s.nonce) {
+					s.fail("%s holds the nonce (%v)", p, err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A child of the shell looks too; checkClean fails if the nonce
+			// shows up in any output.
+			res := s.runCommand("cat /proc/self/environ | tr '\\0' '\\n'; ls -a " + s.scripts + "\r")
+			s.expectExit(res, "cat environ; ls", 0)
+			if !strings.Contains(res.output, "HOME="+s.home) || !strings.Contains(res.output, "shellint-") || strings.Contains(res.output, "nonce-") {
+				s.fail("the child's environment and listing: %q; want HOME, the scripts directory and no nonce file", res.output)
+			}
+			s.checkClean()
+		})
 	}
 }
 

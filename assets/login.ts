@@ -1,0 +1,57 @@
+// The sign-in page's script (static/dist/login.js; no inline script, so the
+// page works under script-src 'self'). It exchanges a token from the URL
+// fragment (#token=… printed by termhost serve, or #share=… from a share
+// link) for a cookie, then goes where the server says.
+
+interface LoginConfig {
+  endpoint: string;
+}
+
+function readConfig(): LoginConfig | undefined {
+  try {
+    return JSON.parse(document.getElementById('termhost-login')?.textContent ?? '') as LoginConfig;
+  } catch {
+    return undefined;
+  }
+}
+
+async function signIn(): Promise<void> {
+  const cfg = readConfig();
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token');
+  const share = params.get('share');
+  if (!cfg || (!token && !share)) return;
+  // Take the secret out of the address bar and history at once.
+  history.replaceState(null, '', location.pathname + location.search);
+  const title = document.getElementById('login-title')!;
+  const msg = document.getElementById('login-message')!;
+  title.textContent = 'Signing in…';
+  msg.textContent = '';
+  let r: Response;
+  try {
+    r = await fetch(cfg.endpoint, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(token ? { token } : { share }),
+    });
+  } catch {
+    title.textContent = 'Cannot reach the server';
+    msg.textContent = 'Check your connection and reload.';
+    return;
+  }
+  if (r.ok) {
+    const j = (await r.json()) as { next: string };
+    location.replace(j.next);
+    return;
+  }
+  title.textContent = r.status === 429 ? 'Too many attempts' : 'This link does not work';
+  msg.textContent = (await r.text()).trim();
+}
+
+function start(): void {
+  if (document.getElementById('login')) void signIn();
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

@@ -1,0 +1,240 @@
+package terminals
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// recorder is a Subscriber that keeps every frame it is given.
+type recorder struct {
+	clientID string
+	mu       sync.Mutex
+	frames   []string
+	changed  chan struct{}
+}
+
+func newRecorder(clientID string) *recorder {
+	return &recorder{clientID: clientID, changed: make(chan struct{}, 1)}
+}
+
+func (r *recorder) Shape() ahp.Shape { return ahp.Current }
+func (r *recorder) Scope() string    { return "" }
+func (r *recorder) ClientID() string { return r.clientID }
+func (r *recorder) ViewOnly() bool   { return false }
+func (r *recorder) Backlog() int     { return 0 }
+func (r *recorder) Deliver(frame []byte) bool {
+	r.mu.Lock()
+	r.frames = append(r.frames, string(frame))
+	r.mu.Unlock()
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// waitFor waits until the frames received contain want, or ctx ends.
+func (r *recorder) waitFor(ctx context.Context, want string) error {
+	for {
+		r.mu.Lock()
+		found := strings.Contains(strings.Join(r.frames, ""), want)
+		r.mu.Unlock()
+		if found {
+			return nil
+		}
+		select {
+		case <-r.changed:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %q: %w", want, ctx.Err())
+		}
+	}
+}
+
+func testManager(t *testing.T, cfg Config) *Manager {
+	t.Helper()
+	if cfg.Shell == "" {
+		cfg.Shell, cfg.ShellArgs = "/bin/bash", []string{"--norc", "--noprofile"}
+	}
+	cfg.Cwd = t.TempDir()
+	cfg.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PS1=$ "}
+	m, err := NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func input(t *testing.T, data string) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(map[string]string{"type": ahp.TerminalInput, "data": data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// stuckTerminal starts a terminal whose program never reads its input and
+// queues a megabyte of input for it: the writer ends up parked in write(2).
+func stuckTerminal(t *testing.T, m *Manager) string {
+	t.Helper()
+	uri := "ahp-terminal:/stuck"
+	claim := ahp.ClientClaim("me")
+	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder("me")
+	if _, err := m.Subscribe(rec, uri); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, input(t, "stty -icanon -echo; echo NOT''READING; sleep 600\r"), Policy{})
+	if err := rec.waitFor(ctx, "NOTREADING"); err != nil {
+		t.Fatal(err)
+	}
+	chunk := strings.Repeat("x", 64<<10)
+	for i := range 16 { // 1 MiB: far more than the pty buffers
+		m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: int64(2 + i)}, uri, input(t, chunk), Policy{})
+	}
+	return uri
+}
+
+// TestDisposeWithStuckInput (issue 10 point 17): a program that never reads
+// its stdin and a megabyte of queued input hang neither disposeTerminal nor
+// Close (SIGTERM): the writer blocked in write(2) on the pty is woken.
+func TestDisposeWithStuckInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(m *Manager, uri string)
+	}{
+		{"disposeTerminal then Close", func(m *Manager, uri string) { _ = m.Dispose(uri); m.Close() }},
+		{"Close", func(m *Manager, _ string) { m.Close() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := testManager(t, Config{DisposeGrace: 100 * time.Millisecond})
+			uri := stuckTerminal(t, m)
+			// Bounded by a deadline: before the fix this never returned.
+			deadline, stop := context.WithTimeout(t.Context(), 3*time.Second)
+			defer stop()
+			done := make(chan struct{})
+			go func() { defer close(done); tc.end(m, uri) }()
+			select {
+			case <-done:
+			case <-deadline.Done():
+				t.Fatal("did not return within 3 s with 1 MiB of input the program does not read")
+			}
+		})
+	}
+}
+
+// TestCloseRacingCreate (issue 10 point 17): a Create in flight while Close
+// runs leaves no live shell behind.
+func TestCloseRacingCreate(t *testing.T) {
+	for round := range 40 {
+		m := testManager(t, Config{Shell: "/bin/sleep", ShellArgs: []string{"600"}, DisposeGrace: 100 * time.Millisecond})
+		start := make(chan struct{})
+		created := make(chan error, 1)
+		go func() {
+			<-start
+			claim := ahp.ClientClaim("me")
+			created <- m.Create(ahp.CreateTerminalParams{Channel: "ahp-terminal:/race", Claim: &claim})
+		}()
+		close(start)
+		// Close once Create has reserved the URI: it lands while the shell
+		// spawns, or just after it was published.
+		for !m.reserved("ahp-terminal:/race") {
+			runtime.Gosched()
+		}
+		m.Close()
+		err := <-created
+		if kids := liveChildren(t); len(kids) > 0 {
+			for _, pid := range kids {
+				if p, ferr := os.FindProcess(pid); ferr == nil {
+					_ = p.Kill()
+					_, _ = p.Wait()
+				}
+			}
+			t.Fatalf("round %d: Create returned %v and Close returned, yet children %v are alive", round, err, kids)
+		}
+	}
+}
+
+// reserved reports whether Create has taken the URI (live or not yet).
+func (m *Manager) reserved(uri string) bool {
+	m.hub.mu.Lock()
+	defer m.hub.mu.Unlock()
+	return m.terms[uri] != nil
+}
+
+// liveChildren lists this process's children that have not exited.
+func liveChildren(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := os.Getpid()
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(self) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestProgramTitleBounded (issue 10 point 18): a title a program sets with an
+// OSC sequence stays within ahp.MaxTitle like a client's rename (the
+// shell-integration processor keeps at most 256 characters).
+func TestProgramTitleBounded(t *testing.T) {
+	m := testManager(t, Config{})
+	defer m.Close()
+	uri := "ahp-terminal:/title"
+	claim := ahp.ClientClaim("me")
+	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder("me")
+	if _, err := m.Subscribe(rec, uri); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	// 2000 "é" (4000 bytes, under the scanner's 4096-byte title cap) in an
+	// OSC 2 title, then a marker.
+	cmd := `printf '\033]2;%s\007' "$(printf 'é%.0s' $(seq 2000))"; echo TITLE''SET` + "\r"
+	m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, input(t, cmd), Policy{})
+	if err := rec.waitFor(ctx, "TITLESET"); err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range m.Terminals() {
+		if info.Resource != uri {
+			continue
+		}
+		if len(info.Title) > ahp.MaxTitle || !strings.HasPrefix(info.Title, "éé") {
+			t.Fatalf("catalogue title is %d bytes (%q…), want a title of é within %d bytes", len(info.Title), ahp.Truncate(info.Title, 20), ahp.MaxTitle)
+		}
+		return
+	}
+	t.Fatalf("terminal %s not in the catalogue", uri)
+}
