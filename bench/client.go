@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/coder/websocket"
 
@@ -27,28 +26,16 @@ type client struct {
 	out    []byte // scratch for hand-built frames
 }
 
-// wsURL turns a server's base URL (http[s]://host[:port][/base]) into its
-// WebSocket endpoint.
-func wsURL(base string) string {
-	base = strings.TrimRight(base, "/")
-	switch {
-	case strings.HasPrefix(base, "https://"):
-		base = "wss://" + strings.TrimPrefix(base, "https://")
-	case strings.HasPrefix(base, "http://"):
-		base = "ws://" + strings.TrimPrefix(base, "http://")
-	}
-	return base + "/ws"
-}
-
-// dial connects and initializes with no subscriptions.
-func dial(ctx context.Context, base, token, clientID string) (*client, error) {
+// dial connects to a server's AHP endpoint (client.WebSocketURL) and
+// initializes with no subscriptions.
+func dial(ctx context.Context, endpoint, token, clientID string) (*client, error) {
 	opts := &websocket.DialOptions{}
 	if token != "" {
 		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
 	}
-	ws, _, err := websocket.Dial(ctx, wsURL(base), opts)
+	ws, _, err := websocket.Dial(ctx, endpoint, opts)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", wsURL(base), err)
+		return nil, fmt.Errorf("dial %s: %w", endpoint, err)
 	}
 	ws.SetReadLimit(64 << 20)
 	c := &client{ws: ws, id: clientID}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -91,11 +90,7 @@ func (p process) settle() {
 
 // findServer finds the process listening on the server URL's port on this
 // machine: the socket's inode in /proc/net/tcp{,6}, then the process holding it.
-func findServer(server string) (int, error) {
-	u, err := url.Parse(server)
-	if err != nil {
-		return 0, err
-	}
+func findServer(u *url.URL) (int, error) {
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"https": "443"}[u.Scheme]
@@ -137,17 +132,4 @@ func findServer(server string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no visible process holds port %d (pass --pid)", pn)
-}
-
-// loopback reports whether the server URL's host is this machine.
-func loopback(server string) bool {
-	u, err := url.Parse(server)
-	if err != nil {
-		return false
-	}
-	if u.Hostname() == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && ip.IsLoopback()
 }

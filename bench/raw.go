@@ -51,20 +51,6 @@ func (r *rawShell) readUntil(sc *scanner, deadline time.Time) (int64, error) {
 	}
 }
 
-// firstByte waits for the first output.
-func (r *rawShell) firstByte(deadline time.Time) error {
-	_ = r.f.SetReadDeadline(deadline)
-	for {
-		n, err := r.f.Read(r.buf)
-		if n > 0 {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 // echo writes one byte and waits for it to come back.
 func (r *rawShell) echo(b byte, deadline time.Time) error {
 	if _, err := r.f.Write([]byte{b}); err != nil {

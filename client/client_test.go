@@ -134,7 +134,7 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	}
 	waitEvent(t, a, "before", outputContains(uri, "before\r\n"))
 
-	p.cut()
+	p.Cut()
 	waitEvent(t, a, "disconnect", func(ev client.Event) bool { return ev.Kind == client.EventDisconnected })
 	// While a is away, b makes output.
 	b := dial(t, ts.URL, client.Options{})
@@ -186,8 +186,8 @@ func TestReconnectToNewServerResets(t *testing.T) {
 
 	// The server "restarts": the new one knows neither the client nor the terminal.
 	fresh := newServer(t)
-	p.retarget(fresh.Listener.Addr().String())
-	p.cut()
+	p.Retarget(fresh.Listener.Addr().String())
+	p.Cut()
 	events := waitEvent(t, a, "reconnect", func(ev client.Event) bool { return ev.Kind == client.EventReconnected })
 	var gone, resync bool
 	for _, ev := range events {
@@ -209,8 +209,8 @@ func TestReconnectGivesUp(t *testing.T) {
 	ts := newServer(t)
 	p := newProxy(t, ts.Listener.Addr().String())
 	a := dial(t, p.URL(), client.Options{Token: testToken, ReconnectWindow: 300 * time.Millisecond})
-	p.retarget("127.0.0.1:1")
-	p.cut()
+	p.Retarget("127.0.0.1:1")
+	p.Cut()
 	waitEvent(t, a, "disconnect", func(ev client.Event) bool { return ev.Kind == client.EventDisconnected })
 	select {
 	case <-a.Done():

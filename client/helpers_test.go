@@ -3,13 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
-	"net"
-	"net/http/httptest"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,42 +11,25 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/terminals"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-const testToken = "client-test-token"
+const testToken = testserver.OwnerToken
 
-// server is the real router and terminal manager behind httptest.
-type server struct {
-	*httptest.Server
-	m *terminals.Manager
+// newServer is the real router and terminal manager behind httptest.
+func newServer(t *testing.T) *testserver.Server {
+	t.Helper()
+	return testserver.New(t)
 }
 
-func newServer(t *testing.T) *server {
+// newProxy is a cuttable relay to target (host:port).
+func newProxy(t *testing.T, target string) *testserver.Proxy {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	m, err := terminals.NewManager(terminals.Config{Shell: "/bin/bash", ShellArgs: []string{"--norc", "--noprofile"},
-		Cwd: t.TempDir(), Logger: log, DisposeGrace: 500 * time.Millisecond,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PS1=$ "}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, OwnerToken: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		srv.Close()
-		ts.Close()
-		m.Close()
-	})
-	return &server{Server: ts, m: m}
+	return testserver.NewProxy(t, target)
 }
 
 // dial connects a client that the test closes at cleanup.
@@ -118,80 +95,6 @@ func outputContains(channel, s string) func(client.Event) bool {
 		st, ok := ev.State.(ahp.TerminalState)
 		return ev.Channel == channel && ok && strings.Contains(text(st), s)
 	}
-}
-
-// proxy is a TCP relay whose connections the test can cut (a network drop)
-// and whose target it can change (a server restart).
-type proxy struct {
-	ln     net.Listener
-	mu     sync.Mutex
-	target string
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
-	p.wg.Add(1)
-	go p.accept()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		p.cut()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) URL() string { return "http://" + p.ln.Addr().String() }
-
-func (p *proxy) accept() {
-	defer p.wg.Done()
-	for {
-		in, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		target := p.target
-		p.mu.Unlock()
-		out, err := net.Dial("tcp", target)
-		if err != nil {
-			_ = in.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns[in], p.conns[out] = true, true
-		p.mu.Unlock()
-		p.wg.Add(2)
-		relay := func(dst, src net.Conn) {
-			defer p.wg.Done()
-			_, _ = io.Copy(dst, src)
-			_, _ = dst.Close(), src.Close()
-		}
-		go relay(in, out)
-		go relay(out, in)
-	}
-}
-
-// cut drops every relayed connection.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
-		_ = c.Close()
-		delete(p.conns, c)
-	}
-}
-
-func (p *proxy) retarget(addr string) {
-	p.mu.Lock()
-	p.target = addr
-	p.mu.Unlock()
 }
 
 func isAHPError(err error, code int) bool {

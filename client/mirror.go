@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/content"
 )
 
 // EventKind says what an Event reports.
@@ -73,7 +73,8 @@ type queued struct {
 type mirror struct {
 	channel string
 	state   any
-	seq     int64 // serverSeq of the last applied action, or the snapshot's fromSeq
+	content *content.Store // a terminal's content, bounded by MirrorBytes (nil: none kept)
+	seq     int64          // serverSeq of the last applied action, or the snapshot's fromSeq
 	pending bool
 	buf     []ahp.Envelope
 }
@@ -247,7 +248,7 @@ func (c *Client) applyLocked(m *mirror, env ahp.Envelope, replayed bool) {
 	c.lastSeq = max(c.lastSeq, env.ServerSeq)
 	m.seq = env.ServerSeq
 	if env.RejectionReason == "" {
-		m.state = c.reduce(m.state, env.Action)
+		m.state = m.reduce(env.Action)
 	}
 	size := 0
 	if env.Action.Type == ahp.TerminalData {
@@ -258,7 +259,7 @@ func (c *Client) applyLocked(m *mirror, env ahp.Envelope, replayed bool) {
 
 // installLocked sets a mirror from a snapshot and applies what waited for it.
 func (c *Client) installLocked(m *mirror, snap ahp.Snapshot) {
-	m.state = c.trim(snap.State)
+	m.install(snap.State, c.opts.MirrorBytes)
 	m.seq = snap.FromSeq
 	m.pending = false
 	c.lastSeq = max(c.lastSeq, snap.FromSeq)
@@ -301,31 +302,45 @@ func (c *Client) goneLocked(requested []string, keep map[string]bool, emit bool)
 	}
 }
 
-func (c *Client) reduce(state any, a ahp.Action) any {
-	switch s := state.(type) {
+// install sets the mirrored state from a snapshot: a terminal's content
+// goes into a store bounded by budget (negative: none is kept).
+func (m *mirror) install(state any, budget int) {
+	st, ok := state.(ahp.TerminalState)
+	if !ok {
+		m.state, m.content = state, nil
+		return
+	}
+	m.content = nil
+	if budget >= 0 {
+		m.content = content.FromParts(st.Content, budget)
+	}
+	m.state = m.withContent(st)
+}
+
+// reduce applies an action to the mirrored state.
+func (m *mirror) reduce(a ahp.Action) any {
+	switch s := m.state.(type) {
 	case ahp.TerminalState:
-		if c.opts.MirrorBytes < 0 {
-			s.Content = nil
+		if m.content == nil {
+			s = ahp.ReduceTerminal(s, a)
+			s.Content = []ahp.Part{}
+			return s
 		}
-		return c.trim(ahp.ReduceTerminal(s, a))
+		return m.withContent(m.content.Reduce(s, a))
 	case ahp.RootState:
 		return ahp.ReduceRoot(s, a)
 	}
-	return state
+	return m.state
 }
 
-// trim bounds a terminal state's content to MirrorBytes.
-func (c *Client) trim(state any) any {
-	s, ok := state.(ahp.TerminalState)
-	if !ok {
-		return state
+// withContent is st with the content the mirror keeps.
+func (m *mirror) withContent(st ahp.TerminalState) ahp.TerminalState {
+	if m.content == nil {
+		st.Content = []ahp.Part{}
+	} else {
+		st.Content = m.content.Snapshot()
 	}
-	if c.opts.MirrorBytes < 0 {
-		s.Content = []ahp.Part{}
-		return s
-	}
-	s.Content = TrimContent(s.Content, c.opts.MirrorBytes)
-	return s
+	return st
 }
 
 func contentSize(state any) int {
@@ -342,50 +357,10 @@ func contentSize(state any) int {
 
 // TrimContent drops the oldest content so that at most limit bytes of text
 // remain: whole parts first, then the head of the oldest remaining part, cut
-// after a newline when one is near (else at a UTF-8 boundary). parts is not
-// modified.
-func TrimContent(parts []ahp.Part, limit int) []ahp.Part {
-	total := 0
-	for _, p := range parts {
-		total += len(p.Text())
-	}
-	if total <= limit {
-		return parts
-	}
-	i := 0
-	for i < len(parts)-1 && total-len(parts[i].Text()) >= limit {
-		total -= len(parts[i].Text())
-		i++
-	}
-	out := append([]ahp.Part(nil), parts[i:]...)
-	if total > limit {
-		head := &out[0]
-		text := head.Text()
-		cut := total - limit
-		for cut < len(text) && !utf8.RuneStart(text[cut]) {
-			cut++
-		}
-		if nl := indexByte(text[cut:], '\n', 4096); nl >= 0 {
-			cut += nl + 1
-		}
-		if head.Type == ahp.PartCommand {
-			head.Output = text[cut:]
-		} else {
-			head.Value = text[cut:]
-		}
-	}
-	return out
-}
-
-// indexByte finds b in the first n bytes of s.
-func indexByte(s string, b byte, n int) int {
-	for i := 0; i < len(s) && i < n; i++ {
-		if s[i] == b {
-			return i
-		}
-	}
-	return -1
-}
+// as the server cuts its scrollback (content.Trim: after a newline when one
+// is near, never inside a UTF-8 character or an escape sequence). parts is
+// not modified.
+func TrimContent(parts []ahp.Part, limit int) []ahp.Part { return content.Trim(parts, limit) }
 
 // IsNotFound reports whether err is the server's -32008 (no such terminal).
 func IsNotFound(err error) bool {

@@ -22,10 +22,9 @@ const (
 
 // redial gets a new socket within the reconnect window and sends the resume
 // request on it; the reader then handles its answer like any other.
-func (c *Client) redial(cause error) (*websocket.Conn, error) {
+func (c *Client) redial() (*websocket.Conn, error) {
 	deadline := time.Now().Add(c.opts.ReconnectWindow)
 	delay := firstRetry
-	last := cause
 	for {
 		t := time.NewTimer(delay)
 		select {
@@ -54,9 +53,8 @@ func (c *Client) redial(cause error) (*websocket.Conn, error) {
 		case errors.Is(err, ErrUnauthorized):
 			return nil, err
 		}
-		last = err
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: gave up reconnecting after %s: %v", ErrConnectionLost, c.opts.ReconnectWindow, last)
+			return nil, fmt.Errorf("%w: gave up reconnecting after %s: %v", ErrConnectionLost, c.opts.ReconnectWindow, err)
 		}
 		delay = min(delay*2, maxRetry)
 	}

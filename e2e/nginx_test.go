@@ -6,20 +6,19 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"text/template"
 	"time"
 
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // nginxPath finds nginx. Missing nginx fails the test: the reverse-proxy
@@ -219,45 +218,24 @@ func (n *nginx) accessLog() string {
 // l, with PublicURL set to nginx's URL; browser starts Chromium too.
 func newNginxEnv(t *testing.T, l layout, browser bool) *env {
 	t.Helper()
-	log := testLogger(t)
-	m, home := newManager(t, log)
-	// nginx needs the backend's address and termhost needs nginx's: serve
-	// through an indirection that is set once both are known.
-	var h atomic.Pointer[handlers.Server]
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s := h.Load(); s != nil {
-			s.ServeHTTP(w, r)
-			return
-		}
-		http.Error(w, "starting", http.StatusServiceUnavailable)
-	}))
-	ngx := startNginx(t, l, strings.TrimPrefix(backend.URL, "http://"))
 	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	cfg := handlers.Config{Manager: m, Logger: log, Version: "e2e", OwnerToken: token,
-		BasePath: l.basePath, PublicURL: ngx.URL + l.prefix, TestHooks: true}
-	if l.strip {
-		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	}
-	srv, err := handlers.New(cfg)
-	if err != nil {
-		t.Fatalf("handlers.New: %v", err)
-	}
-	h.Store(srv)
-	e := &env{t: t, m: m, srv: srv, backend: backend, URL: ngx.URL + l.prefix, home: home, token: token, nginx: ngx}
-	cancelBrowser := func() {}
-	if browser {
-		cancelBrowser = e.startBrowser()
-	}
-	// Registered after startNginx's cleanup, so it runs first: browsers,
-	// then nginx, then the server.
-	t.Cleanup(func() {
-		cancelBrowser()
-		ngx.stop()
-		backend.CloseClientConnections()
-		srv.Close()
-		backend.Close()
-		m.Close()
+	var ngx *nginx
+	// nginx needs the backend's address and termhost needs nginx's. nginx's
+	// cleanup, registered after the server's, runs first.
+	s := testserver.NewAt(t, func(backendURL string) []testserver.Option {
+		ngx = startNginx(t, l, strings.TrimPrefix(backendURL, "http://"))
+		return []testserver.Option{shellOptions(), testserver.Token(token), testserver.TestHooks(),
+			testserver.Handlers(func(c *handlers.Config) {
+				c.Version, c.BasePath, c.PublicURL = "e2e", l.basePath, ngx.URL+l.prefix
+				if l.strip {
+					c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+				}
+			})}
 	})
+	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, URL: ngx.URL + l.prefix, home: s.Home, token: token, nginx: ngx}
+	if browser {
+		t.Cleanup(e.startBrowser())
+	}
 	return e
 }
 

@@ -13,6 +13,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/ahp"
 )
 
 // A CLI-style AHP client through nginx in each layout: Bearer auth,
@@ -43,26 +46,25 @@ func TestNginxWebSocketClient(t *testing.T) {
 			if err != nil {
 				t.Fatalf("dial %s with the owner token: %v", wsURL, err)
 			}
-			c.initialize("e2e-go-owner")
+			initialize(t, c, "e2e-go-owner")
 			const ch = "ahp-terminal:/gows"
-			c.call("createTerminal", map[string]any{"channel": ch, "claim": map[string]any{"kind": "client", "clientId": "e2e-go-owner"}, "cols": 80, "rows": 24})
-			c.call("subscribe", map[string]any{"channel": ch})
-			c.send(map[string]any{"jsonrpc": "2.0", "method": "dispatchAction", "params": map[string]any{
-				"channel": ch, "clientSeq": 1, "action": map[string]any{"type": "terminal/input", "data": "echo through-$((40+2))\r"}}})
-			echo := c.waitEnvelope("the echo of our input", func(env envelope) bool {
-				return env.Channel == ch && env.Origin != nil && env.Origin.ClientID == "e2e-go-owner" && env.Origin.ClientSeq == 1
+			c.MustCall("createTerminal", map[string]any{"channel": ch, "claim": map[string]any{"kind": "client", "clientId": "e2e-go-owner"}, "cols": 80, "rows": 24})
+			c.MustCall("subscribe", map[string]any{"channel": ch})
+			seq := c.Dispatch(ch, map[string]any{"type": "terminal/input", "data": "echo through-$((40+2))\r"})
+			echo := c.WaitAction("the echo of our input", func(env ahp.Envelope) bool {
+				return env.Channel == ch && env.Origin != nil && env.Origin.ClientID == "e2e-go-owner" && env.Origin.ClientSeq == seq
 			})
 			if echo.RejectionReason != "" || echo.Action.Type != "terminal/input" {
 				t.Fatalf("echo of our input: %+v", echo)
 			}
-			c.waitEnvelope("the shell's output", func(envelope) bool { return strings.Contains(c.output(ch), "through-42") })
+			c.WaitOutput(ch, "through-42")
 
 			// A share link: its URL is built from the public URL (nginx).
 			var sh struct {
 				ID  string `json:"id"`
 				URL string `json:"url"`
 			}
-			if err := json.Unmarshal(c.call("x-share/create", map[string]any{"channel": "ahp-root://", "terminal": ch, "role": "viewer", "ttlSeconds": 3600}), &sh); err != nil {
+			if err := json.Unmarshal(c.MustCall("x-share/create", map[string]any{"channel": "ahp-root://", "terminal": ch, "role": "viewer", "ttlSeconds": 3600}), &sh); err != nil {
 				t.Fatal(err)
 			}
 			prefix := e.URL + "/t/gows#share="
@@ -76,14 +78,13 @@ func TestNginxWebSocketClient(t *testing.T) {
 			if err != nil {
 				t.Fatalf("dial as viewer: %v", err)
 			}
-			v.initialize("e2e-go-viewer")
-			v.call("subscribe", map[string]any{"channel": ch})
-			if _, code, msg := v.tryCall("createTerminal", map[string]any{"channel": "ahp-terminal:/nope"}); code != -32009 {
-				t.Errorf("viewer createTerminal: code %d %q, want -32009", code, msg)
+			initialize(t, v, "e2e-go-viewer")
+			v.MustCall("subscribe", map[string]any{"channel": ch})
+			if _, err := v.Call("createTerminal", map[string]any{"channel": "ahp-terminal:/nope"}); err == nil || err.Code != -32009 {
+				t.Errorf("viewer createTerminal: error %v, want -32009", err)
 			}
-			v.send(map[string]any{"jsonrpc": "2.0", "method": "dispatchAction", "params": map[string]any{
-				"channel": ch, "clientSeq": 1, "action": map[string]any{"type": "terminal/input", "data": "echo viewer-typed\r"}}})
-			rej := v.waitEnvelope("the rejection of the viewer's input", func(env envelope) bool {
+			v.Dispatch(ch, map[string]any{"type": "terminal/input", "data": "echo viewer-typed\r"})
+			rej := v.WaitAction("the rejection of the viewer's input", func(env ahp.Envelope) bool {
 				return env.Origin != nil && env.Origin.ClientID == "e2e-go-viewer"
 			})
 			if !strings.HasPrefix(rej.RejectionReason, "view only: ") {
@@ -91,19 +92,18 @@ func TestNginxWebSocketClient(t *testing.T) {
 			}
 
 			// Revoking closes the viewer's socket with 4003, through nginx.
-			c.call("x-share/revoke", map[string]any{"channel": "ahp-root://", "id": sh.ID})
-			if code := v.waitClose(); code != 4003 {
+			c.MustCall("x-share/revoke", map[string]any{"channel": "ahp-root://", "id": sh.ID})
+			if code := websocket.CloseStatus(v.WaitClosed()); code != 4003 {
 				t.Errorf("viewer socket after revoke: close code %d, want 4003", code)
 			}
 			if _, status, err := dialWS(t, wsURL+"?terminal=gows", "Bearer "+shareToken); err == nil || status != http.StatusUnauthorized {
 				t.Errorf("revoked link upgrade: status %d (err %v), want 401", status, err)
 			}
 			// The owner saw nothing of the viewer's keystrokes.
-			c.send(map[string]any{"jsonrpc": "2.0", "method": "dispatchAction", "params": map[string]any{
-				"channel": ch, "clientSeq": 2, "action": map[string]any{"type": "terminal/input", "data": "echo still-$((1+1))\r"}}})
-			c.waitEnvelope("the owner's output", func(envelope) bool { return strings.Contains(c.output(ch), "still-2") })
-			if strings.Contains(c.output(ch), "viewer-typed") {
-				t.Errorf("the viewer's rejected input reached the shell:\n%s", c.output(ch))
+			c.Dispatch(ch, map[string]any{"type": "terminal/input", "data": "echo still-$((1+1))\r"})
+			c.WaitOutput(ch, "still-2")
+			if strings.Contains(c.Output(ch), "viewer-typed") {
+				t.Errorf("the viewer's rejected input reached the shell:\n%s", c.Output(ch))
 			}
 			// And all of it really went through nginx.
 			log := e.nginx.accessLog()

@@ -22,6 +22,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers"
 )
 
@@ -39,15 +40,15 @@ func (e *env) cliClient(clientID string) *wsClient {
 	if err != nil {
 		e.t.Fatalf("dial the server as %s: %v", clientID, err)
 	}
-	c.initialize(clientID)
+	initialize(e.t, c, clientID)
 	return c
 }
 
 // waitPrompt waits for the shell's prompt at the end of the channel's output
 // (the content of the subscribe answer, then live data)
 // (typed-ahead input is lost while the shell integration starts).
-func (c *wsClient) waitPrompt(ch string, subscribed json.RawMessage) {
-	c.t.Helper()
+func waitPrompt(t *testing.T, c *wsClient, ch string, subscribed json.RawMessage) {
+	t.Helper()
 	var res struct {
 		Snapshot struct {
 			State struct {
@@ -59,31 +60,29 @@ func (c *wsClient) waitPrompt(ch string, subscribed json.RawMessage) {
 		} `json:"snapshot"`
 	}
 	if err := json.Unmarshal(subscribed, &res); err != nil {
-		c.t.Fatalf("subscribe answer %s: %v", subscribed, err)
+		t.Fatalf("subscribe answer %s: %v", subscribed, err)
 	}
 	var before strings.Builder
 	for _, part := range res.Snapshot.State.Content {
 		before.WriteString(part.Value + part.Output)
 	}
-	atPrompt := func() bool {
-		out := strings.TrimRight(before.String()+c.output(ch), " ")
+	atPrompt := func(output string) bool {
+		out := strings.TrimRight(before.String()+output, " ")
 		return strings.HasSuffix(out, "$") || strings.HasSuffix(out, "#")
 	}
-	if !atPrompt() {
-		c.waitEnvelope("the prompt", func(envelope) bool { return atPrompt() })
+	if !atPrompt(c.Output(ch)) {
+		c.WaitOutputFunc("the prompt", ch, atPrompt)
 	}
 }
 
 // runLine types line + Enter and returns the command line the shell
 // integration reports for it once the command has finished.
-func (c *wsClient) runLine(ch string, seq int, line string) string {
-	c.t.Helper()
-	c.send(map[string]any{"jsonrpc": "2.0", "method": "dispatchAction", "params": map[string]any{
-		"channel": ch, "clientSeq": seq, "action": map[string]any{"type": "terminal/input", "data": line + "\r"}}})
-	ran := c.waitEnvelope("the command to start", func(env envelope) bool {
+func runLine(c *wsClient, ch string, line string) string {
+	c.Dispatch(ch, map[string]any{"type": "terminal/input", "data": line + "\r"})
+	ran := c.WaitAction("the command to start", func(env ahp.Envelope) bool {
 		return env.Channel == ch && env.Action.Type == "terminal/commandExecuted"
 	})
-	c.waitEnvelope("the command to finish", func(env envelope) bool {
+	c.WaitAction("the command to finish", func(env ahp.Envelope) bool {
 		return env.Channel == ch && env.Action.Type == "terminal/commandFinished"
 	})
 	return ran.Action.CommandLine
@@ -114,14 +113,14 @@ func TestReplayedQueriesNeverType(t *testing.T) {
 	cli := e.cliClient("e2e-cli")
 	const id = "replayq"
 	ch := "ahp-terminal:/" + id
-	cli.call("createTerminal", map[string]any{"channel": ch, "claim": map[string]any{"kind": "client", "clientId": "e2e-cli"}, "cols": 100, "rows": 30})
-	cli.waitPrompt(ch, cli.call("subscribe", map[string]any{"channel": ch}))
-	cli.runLine(ch, 1, queries)
+	cli.MustCall("createTerminal", map[string]any{"channel": ch, "claim": map[string]any{"kind": "client", "clientId": "e2e-cli"}, "cols": 100, "rows": 30})
+	waitPrompt(t, cli, ch, cli.MustCall("subscribe", map[string]any{"channel": ch}))
+	runLine(cli, ch, queries)
 
 	var sh struct {
 		URL string `json:"url"`
 	}
-	if err := json.Unmarshal(cli.call("x-share/create", map[string]any{"channel": "ahp-root://", "terminal": ch, "role": "viewer", "ttlSeconds": 3600}), &sh); err != nil {
+	if err := json.Unmarshal(cli.MustCall("x-share/create", map[string]any{"channel": "ahp-root://", "terminal": ch, "role": "viewer", "ttlSeconds": 3600}), &sh); err != nil {
 		t.Fatal(err)
 	}
 	// The link names the server the CLI dialled; the browsers go through the proxy.
@@ -147,12 +146,12 @@ func TestReplayedQueriesNeverType(t *testing.T) {
 
 	// The questions again while the pages are offline: they come back to
 	// them as a reconnect replay.
-	e.proxy.cut(true)
+	e.proxy.Refuse()
 	for _, p := range pages {
 		p.waitJS("the page to go offline", `window.__termhost.client.connection !== 'online'`, 10*time.Second)
 	}
-	cli.runLine(ch, 2, queries+"; echo replayed-$((40+2))")
-	e.proxy.up()
+	runLine(cli, ch, queries+"; echo replayed-$((40+2))")
+	e.proxy.Accept()
 	for _, p := range pages {
 		p.eval(`(window.__termhost.client.retryNow(), true)`, nil)
 		p.waitOnline()
@@ -166,7 +165,7 @@ func TestReplayedQueriesNeverType(t *testing.T) {
 		}
 	}
 	// And the shell's own view: the next command line is exactly what was typed.
-	if got := cli.runLine(ch, 3, "echo END"); got != "echo END" {
+	if got := runLine(cli, ch, "echo END"); got != "echo END" {
 		t.Errorf("command line after the replays = %q, want %q (answers were typed into the shell)", got, "echo END")
 	}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -101,7 +102,7 @@ func TestReloadAndReconnect(t *testing.T) {
 	// Output keeps coming while the network is down.
 	p.typeKeys(id, "for i in 1 2 3 4 5 6; do echo tick-$i; sleep 0.4; done; echo loop-done"+kb.Enter)
 	p.waitLine(id, "tick-1", 10*time.Second)
-	e.proxy.cut(true)
+	e.proxy.Refuse()
 	p.waitJS("the offline banner", `!document.getElementById('offline-banner').hidden && document.getElementById('workbench').classList.contains('offline')`, 10*time.Second)
 	p.shot("workbench-offline")
 	// Input is blocked while offline: nothing typed now may ever run.
@@ -109,8 +110,14 @@ func TestReloadAndReconnect(t *testing.T) {
 	if got := p.evalString(`String(window.__termhost.type('echo lost2\r'))`); got != "undefined" {
 		t.Errorf("dispatch while offline returned %s, want undefined (blocked)", got)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	e.proxy.up()
+	// Offline until the app has retried (backing off) and been refused three
+	// times, while the loop goes on printing.
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	if err := e.proxy.WaitRefused(ctx, 3); err != nil {
+		t.Fatalf("the app never tried to reconnect while offline: %v", err)
+	}
+	e.proxy.Accept()
 	p.waitOnline()
 	p.waitJS("the banner to go away", `document.getElementById('offline-banner').hidden`, 5*time.Second)
 	p.waitLine(id, "loop-done", 15*time.Second)
@@ -328,7 +335,9 @@ func TestPasteAndTabs(t *testing.T) {
 	p.eval(strings.Replace(paste, "echo p1", "echo never", 1), nil)
 	p.waitJS("the paste confirmation", `document.querySelector('.dialog-box')`, 5*time.Second)
 	p.do(chromedp.Click(chromedp.CSS(`.dialog-box .button.secondary`)))
-	time.Sleep(500 * time.Millisecond)
+	// A line typed after the cancel reaches the shell after any paste would.
+	p.typeKeys(a, "echo cancel-$((2+2))"+kb.Enter)
+	p.waitLine(a, "cancel-4", 10*time.Second)
 	if strings.Contains(p.evalString(fmt.Sprintf(`window.__termhost.buffer(%q)`, a)), "never") {
 		t.Errorf("a cancelled paste reached the terminal")
 	}

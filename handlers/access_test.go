@@ -13,6 +13,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // metric returns the value of one Prometheus series from /metrics.
@@ -39,7 +41,7 @@ func (ts *testServer) metric(t *testing.T, series string) float64 {
 // share creates a share link through the owner's x-share/create.
 func share(t *testing.T, owner *client, uri, role string, ttl int) (id, token string) {
 	t.Helper()
-	res := owner.mustCall("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": role, "ttlSeconds": ttl})
+	res := owner.MustCall("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": role, "ttlSeconds": ttl})
 	var r struct {
 		ID  string `json:"id"`
 		URL string `json:"url"`
@@ -55,14 +57,15 @@ func share(t *testing.T, owner *client, uri, role string, ttl int) (id, token st
 }
 
 func TestUpgradeNeedsCredentials(t *testing.T) {
-	ts := newServer(t)
+	clk := handlers.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	ts := newServer(t, testserver.Handlers(func(c *handlers.Config) { c.UseClock(clk) }))
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner")
-	uri, _ := owner.createTerminal("sec", "owner", nil)
+	owner.Initialize("1.0.0", "owner")
+	uri, _ := owner.CreateTerminal("sec", "owner", nil)
 	_, expiredTok := share(t, owner, uri, "viewer", 1)
 	revokedID, revokedTok := share(t, owner, uri, "viewer", 0)
-	owner.mustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": revokedID})
-	time.Sleep(1100 * time.Millisecond) // the 1 s link expires
+	owner.MustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": revokedID})
+	clk.Advance(1100 * time.Millisecond) // the 1 s link expires
 	// The server's real cookie names (they carry a per-server suffix), so the
 	// cookie cases test a forged value, not an unknown name.
 	ownerName := ownerCookieName(t, ts)
@@ -97,7 +100,7 @@ func TestUpgradeNeedsCredentials(t *testing.T) {
 		t.Errorf("auth failures counted %v, want %d", after-before, len(cases))
 	}
 	// Nothing reached the shell.
-	if st := owner.subscribe(uri).State.(ahp.TerminalState); st.Lifecycle.Exited() {
+	if st := owner.Subscribe(uri).State.(ahp.TerminalState); st.Lifecycle.Exited() {
 		t.Errorf("terminal harmed: %+v", st.Lifecycle)
 	}
 }
@@ -108,25 +111,25 @@ func TestUpgradeNeedsCredentials(t *testing.T) {
 func TestViewerCannotChangeAnything(t *testing.T) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner")
-	uri, _ := owner.createTerminal("shared", "owner", map[string]any{"name": "build"})
-	other, _ := owner.createTerminal("private", "owner", map[string]any{"name": "secret"})
+	owner.Initialize("1.0.0", "owner")
+	uri, _ := owner.CreateTerminal("shared", "owner", map[string]any{"name": "build"})
+	other, _ := owner.CreateTerminal("private", "owner", map[string]any{"name": "secret"})
 	_, tok := share(t, owner, uri, "viewer", 3600)
-	before := owner.subscribe(uri).State.(ahp.TerminalState)
+	before := owner.Subscribe(uri).State.(ahp.TerminalState)
 
 	v := ts.dial(t, "Authorization", "Bearer "+tok)
-	init := v.initialize("1.0.0", "viewer")
+	init := v.Initialize("1.0.0", "viewer")
 	rootState := init["snapshots"].([]any)[0].(map[string]any)["state"].(map[string]any)
 	if list := rootState["terminals"].([]any); len(list) != 1 || list[0].(map[string]any)["resource"] != uri {
 		t.Errorf("viewer's catalogue = %v, want only %s", list, uri)
 	}
-	v.subscribe(uri)
-	v.callErr("subscribe", map[string]any{"channel": other}, ahp.CodeNotFound)
-	v.callErr("createTerminal", map[string]any{"channel": "ahp-terminal:/mine", "claim": map[string]any{"kind": "client", "clientId": "viewer"}}, ahp.CodePermissionDenied)
-	v.callErr("disposeTerminal", map[string]any{"channel": uri}, ahp.CodePermissionDenied)
-	v.callErr("disposeTerminal", map[string]any{"channel": other}, ahp.CodePermissionDenied)
-	v.callErr("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "driver"}, ahp.CodePermissionDenied)
-	v.callErr("x-share/list", map[string]any{"channel": ahp.RootURI}, ahp.CodePermissionDenied)
+	v.Subscribe(uri)
+	v.CallErr("subscribe", map[string]any{"channel": other}, ahp.CodeNotFound)
+	v.CallErr("createTerminal", map[string]any{"channel": "ahp-terminal:/mine", "claim": map[string]any{"kind": "client", "clientId": "viewer"}}, ahp.CodePermissionDenied)
+	v.CallErr("disposeTerminal", map[string]any{"channel": uri}, ahp.CodePermissionDenied)
+	v.CallErr("disposeTerminal", map[string]any{"channel": other}, ahp.CodePermissionDenied)
+	v.CallErr("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "driver"}, ahp.CodePermissionDenied)
+	v.CallErr("x-share/list", map[string]any{"channel": ahp.RootURI}, ahp.CodePermissionDenied)
 
 	actions := []map[string]any{
 		{"type": "terminal/input", "data": "touch /tmp/owned\r"},
@@ -136,8 +139,8 @@ func TestViewerCannotChangeAnything(t *testing.T) {
 		{"type": "terminal/cleared"},
 	}
 	for _, a := range actions {
-		seq := v.dispatch(uri, a)
-		rej := v.waitAction("rejection", func(e ahp.Envelope) bool {
+		seq := v.Dispatch(uri, a)
+		rej := v.WaitAction("rejection", func(e ahp.Envelope) bool {
 			return e.RejectionReason != "" && e.Origin != nil && e.Origin.ClientSeq == seq
 		})
 		if !strings.HasPrefix(rej.RejectionReason, "view only") {
@@ -145,15 +148,15 @@ func TestViewerCannotChangeAnything(t *testing.T) {
 		}
 	}
 	// Dispatches to a terminal it cannot see vanish silently.
-	v.dispatch(other, map[string]any{"type": "terminal/input", "data": "echo leaked\r"})
-	v.nextID = 100
-	v.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	v.Dispatch(other, map[string]any{"type": "terminal/input", "data": "echo leaked\r"})
+	v.SetNextID(100)
+	v.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 
-	after := owner.subscribe(uri).State.(ahp.TerminalState)
+	after := owner.Subscribe(uri).State.(ahp.TerminalState)
 	if after.Title != before.Title || after.Cols != before.Cols || after.Claim != before.Claim || len(after.Content) < len(before.Content) {
 		t.Errorf("state changed:\n before %+v\n after  %+v", before, after)
 	}
-	if strings.Contains(owner.output(other), "leaked") {
+	if strings.Contains(owner.Output(other), "leaked") {
 		t.Error("input reached a terminal the viewer cannot see")
 	}
 	if got := ts.metric(t, `termhost_permission_denied_total{kind="dispatch"}`); got != float64(len(actions)) {
@@ -163,35 +166,35 @@ func TestViewerCannotChangeAnything(t *testing.T) {
 		t.Errorf("command refusals counted %v, want 5", got)
 	}
 	// The viewer still watches live output.
-	owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo for-$((2+3))-viewers\r"})
-	v.waitOutput(uri, "for-5-viewers")
+	owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo for-$((2+3))-viewers\r"})
+	v.WaitOutput(uri, "for-5-viewers")
 }
 
 func TestDriverAndRevocation(t *testing.T) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner")
-	uri, _ := owner.createTerminal("drive", "owner", nil)
+	owner.Initialize("1.0.0", "owner")
+	uri, _ := owner.CreateTerminal("drive", "owner", nil)
 	id, tok := share(t, owner, uri, "driver", 0)
 	d := ts.dial(t, "Authorization", "Bearer "+tok)
-	d.initialize("1.0.0", "driver")
-	d.subscribe(uri)
-	d.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo driven-$((3*3))\r"})
-	owner.waitOutput(uri, "driven-9")
-	d.callErr("createTerminal", map[string]any{"channel": "ahp-terminal:/d2", "claim": map[string]any{"kind": "client", "clientId": "driver"}}, ahp.CodePermissionDenied)
+	d.Initialize("1.0.0", "driver")
+	d.Subscribe(uri)
+	d.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo driven-$((3*3))\r"})
+	owner.WaitOutput(uri, "driven-9")
+	d.CallErr("createTerminal", map[string]any{"channel": "ahp-terminal:/d2", "claim": map[string]any{"kind": "client", "clientId": "driver"}}, ahp.CodePermissionDenied)
 
-	list := owner.mustCall("x-share/list", map[string]any{"channel": ahp.RootURI, "terminal": uri})
+	list := owner.MustCall("x-share/list", map[string]any{"channel": ahp.RootURI, "terminal": uri})
 	if !strings.Contains(string(list), id) || strings.Contains(string(list), tok) {
 		t.Errorf("x-share/list = %s: want the id and never the token", list)
 	}
-	owner.mustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": id})
-	err := d.waitClosed(t)
+	owner.MustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": id})
+	err := d.WaitClosed()
 	if websocket.CloseStatus(err) != 4003 {
 		t.Errorf("revoked driver closed with %v, want 4003", err)
 	}
-	owner.callErr("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": id}, ahp.CodeNotFound)
-	owner.callErr("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "admin"}, ahp.CodeInvalidParams)
-	owner.callErr("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": "ahp-terminal:/nope", "role": "viewer"}, ahp.CodeNotFound)
+	owner.CallErr("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": id}, ahp.CodeNotFound)
+	owner.CallErr("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "admin"}, ahp.CodeInvalidParams)
+	owner.CallErr("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": "ahp-terminal:/nope", "role": "viewer"}, ahp.CodeNotFound)
 }
 
 // ownerCookieName signs in as the owner once and returns the name of the
@@ -276,9 +279,9 @@ func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 				}
 			})
 			owner := ts.dial(t, "X-Forwarded-Prefix", "/proxied", "X-Forwarded-Host", "dev.example", "X-Forwarded-Proto", "https")
-			owner.initialize("1.0.0", "o")
-			uri, _ := owner.createTerminal("f", "o", nil)
-			res := owner.mustCall("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "viewer"})
+			owner.Initialize("1.0.0", "o")
+			uri, _ := owner.CreateTerminal("f", "o", nil)
+			res := owner.MustCall("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "viewer"})
 			want := "https://dev.example/proxied/t/f#share="
 			if got := string(res); strings.Contains(got, want) != trusted {
 				t.Errorf("share URL %s: forwarded headers honoured=%v, want %v", got, !trusted, trusted)

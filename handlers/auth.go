@@ -59,6 +59,7 @@ type auth struct {
 	disabled bool
 	token    []byte
 	shares   *shares
+	persist  *persister // nil: nothing survives a restart (no state directory)
 
 	mu       sync.Mutex
 	sessions map[[32]byte]time.Time // sha256(session id) → expiry
@@ -76,16 +77,21 @@ func (a *auth) ownerToken(tok string) bool {
 
 func (a *auth) newSession() string {
 	id := randomToken(32)
+	a.addSession(sha256.Sum256([]byte(id)), time.Now())
+	a.save()
+	return id
+}
+
+// addSession records a session hash, dropping the expired ones.
+func (a *auth) addSession(h [32]byte, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	now := time.Now()
-	for h, exp := range a.sessions {
+	for old, exp := range a.sessions {
 		if now.After(exp) {
-			delete(a.sessions, h)
+			delete(a.sessions, old)
 		}
 	}
-	a.sessions[sha256.Sum256([]byte(id))] = now.Add(sessionLifetime)
-	return id
+	a.sessions[h] = now.Add(sessionLifetime)
 }
 
 func (a *auth) endSession(id string) {
@@ -93,6 +99,7 @@ func (a *auth) endSession(id string) {
 	a.mu.Lock()
 	delete(a.sessions, h)
 	a.mu.Unlock()
+	a.save()
 }
 
 func (a *auth) validSession(id string) bool {
@@ -347,7 +354,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 				cookie.Expires = sh.ExpiresAt
 			}
 			http.SetCookie(w, cookie)
-			id := strings.TrimPrefix(sh.Terminal, "ahp-terminal:/")
+			id := ahp.TerminalIDOf(sh.Terminal)
 			_ = json.NewEncoder(w).Encode(map[string]string{"role": sh.Role, "next": base + "/t/" + id})
 			s.log.Info("share link used", "share", sh.ID, "role", sh.Role, "remote", addr)
 			return

@@ -22,11 +22,11 @@ func TestRejections(t *testing.T) {
 func testRejections(t *testing.T, version string) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize(version, "owner")
-	uri, _ := owner.createTerminal("rej", "owner", nil)
+	owner.Initialize(version, "owner")
+	uri, _ := owner.CreateTerminal("rej", "owner", nil)
 	other := ts.dial(t)
-	other.initialize(version, "other")
-	other.subscribe(uri)
+	other.Initialize(version, "other")
+	other.Subscribe(uri)
 
 	const noop = "terminal/input" // what a rejection carries for an action the schema cannot hold
 	cases := []struct {
@@ -53,8 +53,8 @@ func testRejections(t *testing.T, version string) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			seq := other.dispatch(uri, tc.action)
-			rej := other.waitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
+			seq := other.Dispatch(uri, tc.action)
+			rej := other.WaitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
 			if rej.Origin == nil || rej.Origin.ClientID != "other" || rej.Origin.ClientSeq != seq {
 				t.Errorf("rejection origin = %+v, want other/%d", rej.Origin, seq)
 			}
@@ -71,30 +71,30 @@ func testRejections(t *testing.T, version string) {
 		})
 	}
 	t.Run("root config", func(t *testing.T) {
-		other.dispatch(ahp.RootURI, map[string]any{"type": "root/configChanged", "config": map[string]any{"a": 1}})
-		rej := other.waitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
+		other.Dispatch(ahp.RootURI, map[string]any{"type": "root/configChanged", "config": map[string]any{"a": 1}})
+		rej := other.WaitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
 		if rej.Channel != ahp.RootURI || rej.Action.Type != ahp.RootConfigChanged || string(rej.Action.Config["a"]) != "1" {
 			t.Errorf("rejection on %s carries %+v, want the dispatched root/configChanged", rej.Channel, rej.Action)
 		}
 	})
 	t.Run("root unknown type", func(t *testing.T) {
-		other.dispatch(ahp.RootURI, map[string]any{"type": "root/explode"})
-		rej := other.waitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
+		other.Dispatch(ahp.RootURI, map[string]any{"type": "root/explode"})
+		rej := other.WaitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
 		if rej.Channel != ahp.RootURI || rej.Action.Type != ahp.RootConfigChanged || len(rej.Action.Config) != 0 {
 			t.Errorf("rejection on %s carries %+v, want an empty root/configChanged", rej.Channel, rej.Action)
 		}
 	})
 	t.Run("unknown channel is dropped silently", func(t *testing.T) {
-		before := len(other.envelopes())
-		other.dispatch("ahp-terminal:/ghost", map[string]any{"type": "terminal/input", "data": "x"})
-		other.mustCall("ping", map[string]any{"channel": ahp.RootURI})
-		for _, e := range other.envelopes()[before:] {
+		before := len(other.Envelopes())
+		other.Dispatch("ahp-terminal:/ghost", map[string]any{"type": "terminal/input", "data": "x"})
+		other.MustCall("ping", map[string]any{"channel": ahp.RootURI})
+		for _, e := range other.Envelopes()[before:] {
 			if e.Channel == "ahp-terminal:/ghost" {
 				t.Errorf("got an envelope for an unknown channel: %+v", e)
 			}
 		}
 	})
-	for _, e := range owner.envelopes() {
+	for _, e := range owner.Envelopes() {
 		if e.RejectionReason != "" {
 			t.Errorf("owner received someone else's rejection: %+v", e)
 		}
@@ -103,9 +103,9 @@ func testRejections(t *testing.T, version string) {
 		}
 	}
 	// The terminal still works for its owner, and its claim is unchanged.
-	owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo still-$((40+2))\r"})
-	owner.waitOutput(uri, "still-42")
-	st := owner.subscribe(uri).State.(ahp.TerminalState)
+	owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo still-$((40+2))\r"})
+	owner.WaitOutput(uri, "still-42")
+	st := owner.Subscribe(uri).State.(ahp.TerminalState)
 	if st.Claim.ClientID != "owner" || st.Cols != 80 {
 		t.Errorf("state changed by rejected actions: %+v", st)
 	}
@@ -117,38 +117,38 @@ func TestClaims(t *testing.T) {
 	// Between drivers: the owner may always take the claim (TestOwnerTakesClaim).
 	ts := newServer(t)
 	o := ts.dial(t)
-	o.initialize("1.0.0", "o")
-	uri, _ := o.createTerminal("claims", "o", nil)
+	o.Initialize("1.0.0", "o")
+	uri, _ := o.CreateTerminal("claims", "o", nil)
 	_, tok := share(t, o, uri, "driver", 0)
 	a := ts.dial(t, "Authorization", "Bearer "+tok)
-	a.initialize("1.0.0", "a", ahp.RootURI, uri)
+	a.Initialize("1.0.0", "a", ahp.RootURI, uri)
 	b := ts.dial(t, "Authorization", "Bearer "+tok)
-	b.initialize("1.0.0", "b", ahp.RootURI, uri)
-	o.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
-	a.waitAction("claim to a", func(e ahp.Envelope) bool {
+	b.Initialize("1.0.0", "b", ahp.RootURI, uri)
+	o.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
+	a.WaitAction("claim to a", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.TerminalClaimed && e.Action.Claim.ClientID == "a"
 	})
 
-	a.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "b"}})
-	b.waitAction("handover", func(e ahp.Envelope) bool {
+	a.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "b"}})
+	b.WaitAction("handover", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.TerminalClaimed && e.Origin != nil && e.Origin.ClientID == "a"
 	})
-	b.waitAction("catalogue claim", func(e ahp.Envelope) bool {
+	b.WaitAction("catalogue claim", func(e ahp.Envelope) bool {
 		return e.Channel == ahp.RootURI && len(e.Action.Terminals) == 1 && e.Action.Terminals[0].Claim.ClientID == "b"
 	})
-	b.dispatch(uri, map[string]any{"type": "terminal/resized", "cols": 90, "rows": 20})
-	b.waitAction("resize", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalResized && e.RejectionReason == "" })
+	b.Dispatch(uri, map[string]any{"type": "terminal/resized", "cols": 90, "rows": 20})
+	b.WaitAction("resize", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalResized && e.RejectionReason == "" })
 
 	// a is no longer the holder.
-	a.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
-	a.waitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
+	a.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
+	a.WaitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
 
 	// b leaves: its claim can be taken over.
-	_ = b.ws.CloseNow()
-	b.waitClosed(t)
+	_ = b.Conn().CloseNow()
+	b.WaitClosed()
 	for i := 0; ; i++ {
-		a.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
-		e := a.waitAction("take over", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed })
+		a.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
+		e := a.WaitAction("take over", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed })
 		if e.RejectionReason == "" {
 			break
 		}
@@ -163,21 +163,21 @@ func TestClaims(t *testing.T) {
 func TestTwoSubscribers(t *testing.T) {
 	ts := newServer(t)
 	a := ts.dial(t)
-	a.initialize("1.0.0", "a")
-	uri, _ := a.createTerminal("two", "a", nil)
+	a.Initialize("1.0.0", "a")
+	uri, _ := a.CreateTerminal("two", "a", nil)
 	b := ts.dial(t)
-	b.initialize("0.8.0", "b")
-	b.subscribe(uri)
-	b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo from-$((1+1))\r"})
-	b.waitAction("b's echo", func(e ahp.Envelope) bool {
+	b.Initialize("0.8.0", "b")
+	b.Subscribe(uri)
+	b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo from-$((1+1))\r"})
+	b.WaitAction("b's echo", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientID == "b"
 	})
-	a.waitOutput(uri, "from-2")
-	b.waitOutput(uri, "from-2")
-	a.dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit 0\r"})
-	a.waitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
-	b.waitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
-	for _, e := range a.envelopes() {
+	a.WaitOutput(uri, "from-2")
+	b.WaitOutput(uri, "from-2")
+	a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit 0\r"})
+	a.WaitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
+	b.WaitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
+	for _, e := range a.Envelopes() {
 		if e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientID == "b" {
 			t.Errorf("a received b's input: %+v", e)
 		}
@@ -185,7 +185,7 @@ func TestTwoSubscribers(t *testing.T) {
 	// Input echoes go to their dispatcher only: compare the shared stream.
 	shared := func(c *client) []int64 {
 		var out []int64
-		for _, e := range c.envelopes() {
+		for _, e := range c.Envelopes() {
 			if e.Channel == uri && e.ServerSeq > 0 && e.Action.Type != ahp.TerminalInput {
 				out = append(out, e.ServerSeq)
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -33,15 +32,8 @@ func TestRawFrameErrors(t *testing.T) {
 	c := ts.dial(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c.sendRaw(tc.frame)
-			var got *ahp.Message
-			c.waitFrame(func(m *ahp.Message, i int) bool {
-				if i >= c.cursor && m.Error != nil {
-					got, c.cursor = m, i+1
-					return true
-				}
-				return false
-			}, "error for "+tc.name)
+			c.SendRaw(tc.frame)
+			got := c.NextFrame("error for "+tc.name, func(m *ahp.Message) bool { return m.Error != nil })
 			if got.Error.Code != tc.code {
 				t.Errorf("frame %s: code %d (%s), want %d", tc.frame, got.Error.Code, got.Error.Message, tc.code)
 			}
@@ -51,8 +43,8 @@ func TestRawFrameErrors(t *testing.T) {
 		})
 	}
 	// The connection survives all of it.
-	c.nextID = 100 // ids above the ones the bad frames used
-	if _, err := c.call("ping", map[string]any{"channel": ahp.RootURI}); err != nil {
+	c.SetNextID(100) // ids above the ones the bad frames used
+	if _, err := c.Call("ping", map[string]any{"channel": ahp.RootURI}); err != nil {
 		t.Fatalf("ping after bad frames: %v", err)
 	}
 }
@@ -64,32 +56,32 @@ func TestRequestErrors(t *testing.T) {
 
 	t.Run("before initialize", func(t *testing.T) {
 		c := ts.dial(t)
-		if res := c.mustCall("ping", root); string(res) != "null" {
+		if res := c.MustCall("ping", root); string(res) != "null" {
 			t.Errorf("ping result = %s, want null", res)
 		}
-		c.callErr("subscribe", root, ahp.CodeInvalidRequest)
-		c.callErr("createTerminal", map[string]any{"channel": "ahp-terminal:/x"}, ahp.CodeInvalidRequest)
-		c.callErr("listSessions", root, ahp.CodeInvalidRequest)
+		c.CallErr("subscribe", root, ahp.CodeInvalidRequest)
+		c.CallErr("createTerminal", map[string]any{"channel": "ahp-terminal:/x"}, ahp.CodeInvalidRequest)
+		c.CallErr("listSessions", root, ahp.CodeInvalidRequest)
 	})
 	t.Run("initialize params", func(t *testing.T) {
 		c := ts.dial(t)
-		c.callErr("initialize", map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}}, ahp.CodeInvalidParams)
-		c.callErr("initialize", map[string]any{"channel": ahp.RootURI, "clientId": "x"}, ahp.CodeInvalidParams)
-		c.callErr("initialize", map[string]any{"channel": "ahp-terminal:/x", "clientId": "x", "protocolVersions": []string{"1.0.0"}}, ahp.CodeInvalidParams)
-		c.callErr("initialize", map[string]any{"channel": ahp.RootURI, "clientId": 5, "protocolVersions": []string{"1.0.0"}}, ahp.CodeInvalidParams)
+		c.CallErr("initialize", map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}}, ahp.CodeInvalidParams)
+		c.CallErr("initialize", map[string]any{"channel": ahp.RootURI, "clientId": "x"}, ahp.CodeInvalidParams)
+		c.CallErr("initialize", map[string]any{"channel": "ahp-terminal:/x", "clientId": "x", "protocolVersions": []string{"1.0.0"}}, ahp.CodeInvalidParams)
+		c.CallErr("initialize", map[string]any{"channel": ahp.RootURI, "clientId": 5, "protocolVersions": []string{"1.0.0"}}, ahp.CodeInvalidParams)
 	})
 	t.Run("unsupported version closes", func(t *testing.T) {
 		c := ts.dial(t)
-		e := c.callErr("initialize", map[string]any{"channel": ahp.RootURI, "clientId": "old", "protocolVersions": []string{"0.4.0", "2.0.0"}}, ahp.CodeUnsupportedProtocolVersion)
+		e := c.CallErr("initialize", map[string]any{"channel": ahp.RootURI, "clientId": "old", "protocolVersions": []string{"0.4.0", "2.0.0"}}, ahp.CodeUnsupportedProtocolVersion)
 		data, _ := json.Marshal(e.Data)
 		if !strings.Contains(string(data), `"supportedVersions":["^1.0.0"`) {
 			t.Errorf("-32005 data = %s, want supportedVersions", data)
 		}
-		c.waitClosed(t)
+		c.WaitClosed()
 	})
 
 	c := ts.dial(t)
-	c.initialize("1.0.0", "errs")
+	c.Initialize("1.0.0", "errs")
 	cases := []struct {
 		name   string
 		method string
@@ -117,19 +109,19 @@ func TestRequestErrors(t *testing.T) {
 		{"dispose bad scheme", "disposeTerminal", map[string]any{"channel": ahp.RootURI}, ahp.CodeInvalidParams},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { c.callErr(tc.method, tc.params, tc.code) })
+		t.Run(tc.name, func(t *testing.T) { c.CallErr(tc.method, tc.params, tc.code) })
 	}
 	t.Run("listSessions", func(t *testing.T) {
-		if res := c.mustCall("listSessions", root); string(res) != `{"items":[]}` {
+		if res := c.MustCall("listSessions", root); string(res) != `{"items":[]}` {
 			t.Errorf("listSessions = %s", res)
 		}
 	})
 	t.Run("duplicate and limit", func(t *testing.T) {
 		claim := map[string]any{"kind": "client", "clientId": "errs"}
-		c.mustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/one", "claim": claim})
-		c.callErr("createTerminal", map[string]any{"channel": "ahp-terminal:/one", "claim": claim}, ahp.CodeAlreadyExists)
-		c.mustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/two", "claim": claim})
-		e := c.callErr("createTerminal", map[string]any{"channel": "ahp-terminal:/three", "claim": claim}, ahp.CodePermissionDenied)
+		c.MustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/one", "claim": claim})
+		c.CallErr("createTerminal", map[string]any{"channel": "ahp-terminal:/one", "claim": claim}, ahp.CodeAlreadyExists)
+		c.MustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/two", "claim": claim})
+		e := c.CallErr("createTerminal", map[string]any{"channel": "ahp-terminal:/three", "claim": claim}, ahp.CodePermissionDenied)
 		if !strings.Contains(e.Message, "at most 2") {
 			t.Errorf("limit message %q does not name the limit", e.Message)
 		}
@@ -139,8 +131,8 @@ func TestRequestErrors(t *testing.T) {
 func TestShellFailsToStart(t *testing.T) {
 	ts := newServer(t, func(tc *terminals.Config, _ *handlersConfig) { tc.Shell = "/nonexistent/shell" })
 	c := ts.dial(t)
-	c.initialize("1.0.0", "x")
-	e := c.callErr("createTerminal", map[string]any{"channel": "ahp-terminal:/a", "claim": map[string]any{"kind": "client", "clientId": "x"}}, ahp.CodeInternalError)
+	c.Initialize("1.0.0", "x")
+	e := c.CallErr("createTerminal", map[string]any{"channel": "ahp-terminal:/a", "claim": map[string]any{"kind": "client", "clientId": "x"}}, ahp.CodeInternalError)
 	if !strings.Contains(e.Message, "/nonexistent/shell") {
 		t.Errorf("message %q does not name the shell", e.Message)
 	}
@@ -152,15 +144,15 @@ func TestShellFailsToStart(t *testing.T) {
 func TestOversizedFrameCloses(t *testing.T) {
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.MaxFrame = 4096 })
 	c := ts.dial(t)
-	c.initialize("1.0.0", "big")
-	c.sendRaw(`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"channel":"ahp-root://","x":"` + strings.Repeat("a", 8000) + `"}}`)
-	err := c.waitClosed(t)
+	c.Initialize("1.0.0", "big")
+	c.SendRaw(`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"channel":"ahp-root://","x":"` + strings.Repeat("a", 8000) + `"}}`)
+	err := c.WaitClosed()
 	if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
 		t.Errorf("close status = %v (%v), want 1009", websocket.CloseStatus(err), err)
 	}
 	// Others are unaffected.
 	other := ts.dial(t)
-	other.initialize("1.0.0", "other")
+	other.Initialize("1.0.0", "other")
 }
 
 func TestForeignOriginRefused(t *testing.T) {
@@ -170,22 +162,5 @@ func TestForeignOriginRefused(t *testing.T) {
 	}
 	host := strings.TrimPrefix(ts.URL, "http://")
 	c := ts.dial(t, "Origin", "http://"+host)
-	c.initialize("1.0.0", "same-origin")
-}
-
-// waitClosed waits until the server closes the connection and returns the error.
-func (c *client) waitClosed(t *testing.T) error {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		c.mu.Lock()
-		err := c.closed
-		c.mu.Unlock()
-		if err != nil {
-			return err
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("connection still open")
-	return nil
+	c.Initialize("1.0.0", "same-origin")
 }

@@ -18,14 +18,14 @@ func TestFlow(t *testing.T) {
 			t.Parallel()
 			ts := newServer(t)
 			c := ts.dial(t)
-			init := c.initialize(version, "client-a")
+			init := c.Initialize(version, "client-a")
 			if init["protocolVersion"] != version {
 				t.Fatalf("protocolVersion = %v, want %s", init["protocolVersion"], version)
 			}
 			legacy := ahp.ShapeFor(version) == ahp.Legacy
 
-			uri, snap := c.createTerminal("flow", "client-a", map[string]any{"name": "build", "cols": 100, "rows": 30})
-			cat := c.waitAction("catalogue with the terminal", func(e ahp.Envelope) bool {
+			uri, snap := c.CreateTerminal("flow", "client-a", map[string]any{"name": "build", "cols": 100, "rows": 30})
+			cat := c.WaitAction("catalogue with the terminal", func(e ahp.Envelope) bool {
 				return e.Channel == ahp.RootURI && len(e.Action.Terminals) == 1
 			})
 			if cat.Origin != nil {
@@ -39,44 +39,44 @@ func TestFlow(t *testing.T) {
 				t.Errorf("snapshot fromSeq %d is older than the create's catalogue seq %d", snap.FromSeq, cat.ServerSeq)
 			}
 
-			seq := c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo hel''lo\r"})
-			echo := c.waitAction("input echo", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalInput })
+			seq := c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo hel''lo\r"})
+			echo := c.WaitAction("input echo", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalInput })
 			if echo.Origin == nil || echo.Origin.ClientID != "client-a" || echo.Origin.ClientSeq != seq {
 				t.Errorf("input echo origin = %+v, want client-a/%d", echo.Origin, seq)
 			}
-			c.waitOutput(uri, "hello\r\n")
+			c.WaitOutput(uri, "hello\r\n")
 
-			c.dispatch(uri, map[string]any{"type": "terminal/resized", "cols": 120, "rows": 40})
-			c.waitAction("resize echo", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalResized && e.Action.Cols == 120 })
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty size\r"})
-			c.waitOutput(uri, "40 120")
+			c.Dispatch(uri, map[string]any{"type": "terminal/resized", "cols": 120, "rows": 40})
+			c.WaitAction("resize echo", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalResized && e.Action.Cols == 120 })
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty size\r"})
+			c.WaitOutput(uri, "40 120")
 
-			c.dispatch(uri, map[string]any{"type": "terminal/titleChanged", "title": "renamed"})
-			c.waitAction("catalogue rename", func(e ahp.Envelope) bool {
+			c.Dispatch(uri, map[string]any{"type": "terminal/titleChanged", "title": "renamed"})
+			c.WaitAction("catalogue rename", func(e ahp.Envelope) bool {
 				return e.Channel == ahp.RootURI && len(e.Action.Terminals) == 1 && e.Action.Terminals[0].Title == "renamed"
 			})
-			c.dispatch(uri, map[string]any{"type": "terminal/cleared"})
-			c.waitAction("clear echo", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalCleared })
-			if got := c.subscribe(uri).State.(ahp.TerminalState); len(got.Content) > 1 || got.Title != "renamed" || got.Cols != 120 {
+			c.Dispatch(uri, map[string]any{"type": "terminal/cleared"})
+			c.WaitAction("clear echo", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalCleared })
+			if got := c.Subscribe(uri).State.(ahp.TerminalState); len(got.Content) > 1 || got.Title != "renamed" || got.Cols != 120 {
 				t.Errorf("after clear/rename/resize: %+v", got)
 			}
 
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit 3\r"})
-			exited := c.waitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit 3\r"})
+			exited := c.WaitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
 			if exited.Action.ExitCode == nil || *exited.Action.ExitCode != 3 {
 				t.Fatalf("terminal/exited = %+v, want exitCode 3", exited.Action)
 			}
-			cat = c.waitAction("catalogue exit", func(e ahp.Envelope) bool {
+			cat = c.WaitAction("catalogue exit", func(e ahp.Envelope) bool {
 				return e.Channel == ahp.RootURI && len(e.Action.Terminals) == 1 && e.Action.Terminals[0].Lifecycle.Exited()
 			})
 			checkExitShape(t, c, legacy)
 
-			c.mustCall("disposeTerminal", map[string]any{"channel": uri})
-			c.waitAction("catalogue empty", func(e ahp.Envelope) bool {
+			c.MustCall("disposeTerminal", map[string]any{"channel": uri})
+			c.WaitAction("catalogue empty", func(e ahp.Envelope) bool {
 				return e.Channel == ahp.RootURI && e.Action.Type == ahp.RootTerminalsChanged && len(e.Action.Terminals) == 0
 			})
-			c.callErr("subscribe", map[string]any{"channel": uri}, ahp.CodeNotFound)
-			checkSeqIncreasing(t, c.envelopes())
+			c.CallErr("subscribe", map[string]any{"channel": uri}, ahp.CodeNotFound)
+			checkSeqIncreasing(t, c.Envelopes())
 		})
 	}
 }
@@ -85,10 +85,8 @@ func TestFlow(t *testing.T) {
 // current ones a lifecycle object.
 func checkExitShape(t *testing.T, c *client, legacy bool) {
 	t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var raw string
-	for _, f := range c.frames {
+	for _, f := range c.Frames() {
 		if strings.Contains(string(f), `"root/terminalsChanged"`) && strings.Contains(string(f), "renamed") {
 			raw = string(f)
 		}

@@ -94,7 +94,14 @@ func FuzzHandleFrame(f *testing.F) {
 func (c *conn) takeQueue() [][]byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	q := c.queue
+	var q [][]byte
+	for _, f := range c.queue {
+		if f.env != nil {
+			q = append(q, f.env.Bytes(c.shape))
+		} else {
+			q = append(q, f.raw)
+		}
+	}
 	c.queue, c.queued = nil, 0
 	return q
 }

@@ -53,8 +53,8 @@ func openFDs(t *testing.T) int {
 func TestCreateDispose100(t *testing.T) {
 	ts := newServer(t, func(tc *terminalsConfig, _ *handlersConfig) { tc.MaxTerminals = 100 })
 	c := ts.dial(t)
-	c.initialize("1.0.0", "churn")
-	c.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	c.Initialize("1.0.0", "churn")
+	c.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 	baseFDs := openFDs(t)
 	if kids := children(t); len(kids) != 0 {
 		t.Fatalf("children before: %v", kids)
@@ -64,17 +64,17 @@ func TestCreateDispose100(t *testing.T) {
 	// us) can be found by their command line.
 	jobA, jobB := fmt.Sprint(40000+os.Getpid()%10000), fmt.Sprint(50000+os.Getpid()%10000)
 	for i := range n {
-		c.mustCall("createTerminal", map[string]any{"channel": ahp.TerminalURI(fmt.Sprint("t", i)),
+		c.MustCall("createTerminal", map[string]any{"channel": ahp.TerminalURI(fmt.Sprint("t", i)),
 			"claim": map[string]any{"kind": "client", "clientId": "churn"}})
 	}
 	// A third run background jobs that ignore SIGHUP; a third exit by themselves.
 	for i := 0; i < n; i += 3 {
-		c.dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": fmt.Sprintf("(trap '' HUP; sleep %s) & sleep %s &\r", jobA, jobB)})
+		c.Dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": fmt.Sprintf("(trap '' HUP; sleep %s) & sleep %s &\r", jobA, jobB)})
 	}
 	for i := 1; i < n; i += 3 {
-		c.dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": "exit 0\r"})
+		c.Dispatch(ahp.TerminalURI(fmt.Sprint("t", i)), map[string]any{"type": "terminal/input", "data": "exit 0\r"})
 	}
-	c.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	c.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 	withJobs := (n + 2) / 3
 	waitUntil(t, 30*time.Second, "background jobs running", func() bool {
 		return len(processesRunning("sleep", jobA)) == withJobs && len(processesRunning("sleep", jobB)) == withJobs
@@ -109,12 +109,12 @@ func TestCreateDispose100(t *testing.T) {
 func TestBadInputIsolation(t *testing.T) {
 	ts := newServer(t)
 	good := ts.dial(t)
-	good.initialize("1.0.0", "good")
-	uri, _ := good.createTerminal("iso", "good", nil)
+	good.Initialize("1.0.0", "good")
+	uri, _ := good.CreateTerminal("iso", "good", nil)
 
 	bad := ts.dial(t)
-	bad.initialize("1.0.0", "bad")
-	bad.subscribe(uri)
+	bad.Initialize("1.0.0", "bad")
+	bad.Subscribe(uri)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -126,24 +126,24 @@ func TestBadInputIsolation(t *testing.T) {
 		}
 		for i := 0; i < 300; i++ {
 			for _, f := range frames {
-				if bad.ws.Write(t.Context(), 1, []byte(f)) != nil {
+				if bad.Conn().Write(t.Context(), 1, []byte(f)) != nil {
 					return
 				}
 			}
 		}
 	}()
 	for i := range 5 {
-		good.dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("echo good-$((%d*11))\r", i)})
-		good.waitOutput(uri, fmt.Sprintf("good-%d\r\n", i*11))
+		good.Dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("echo good-$((%d*11))\r", i)})
+		good.WaitOutput(uri, fmt.Sprintf("good-%d\r\n", i*11))
 	}
 	<-done
-	bad.nextID = 1000 // above the raw frames' ids
-	bad.mustCall("ping", map[string]any{"channel": ahp.RootURI})
-	out := good.output(uri)
+	bad.SetNextID(1000) // above the raw frames' ids
+	bad.MustCall("ping", map[string]any{"channel": ahp.RootURI})
+	out := good.Output(uri)
 	if strings.Contains(out, "FORGED") {
 		t.Error("forged data reached another client")
 	}
-	st := good.subscribe(uri).State.(ahp.TerminalState)
+	st := good.Subscribe(uri).State.(ahp.TerminalState)
 	if st.Cols != 80 || st.Rows != 24 || st.Claim.ClientID != "good" || st.Lifecycle.Exited() {
 		t.Errorf("state harmed by bad input: %+v", st)
 	}

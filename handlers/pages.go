@@ -60,7 +60,7 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 	}
 	if who.share != nil && id == "" {
 		// A teammate's bookmark of the workbench: their link grants one terminal.
-		http.Redirect(w, r, page.BasePath+"/t/"+strings.TrimPrefix(who.share.Terminal, ahp.TerminalScheme+"/"), http.StatusFound)
+		http.Redirect(w, r, page.BasePath+"/t/"+ahp.TerminalIDOf(who.share.Terminal), http.StatusFound)
 		return
 	}
 	page.Role = who.role

@@ -9,42 +9,32 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// lastSeq is the highest serverSeq the client has seen.
-func (c *client) lastSeq() int64 {
-	var last int64
-	for _, e := range c.envelopes() {
-		if e.ServerSeq > last {
-			last = e.ServerSeq
-		}
-	}
-	return last
-}
-
 func TestReconnectReplay(t *testing.T) {
 	for _, version := range []string{"0.8.0", "1.0.0"} {
 		t.Run(version, func(t *testing.T) {
 			ts := newServer(t)
 			a := ts.dial(t)
-			a.initialize(version, "roamer")
-			uri, _ := a.createTerminal("r", "roamer", nil)
-			a.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo before\r"})
-			a.waitOutput(uri, "before\r\n")
-			seen := a.lastSeq()
-			before := a.output(uri)
-			_ = a.ws.CloseNow()
-			a.waitClosed(t)
+			a.Initialize(version, "roamer")
+			uri, _ := a.CreateTerminal("r", "roamer", nil)
+			// Quoted so that the echo of the line does not match the wait.
+			a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo bef''ore\r"})
+			a.WaitOutput(uri, "before\r\n")
+			seen := a.LastSeq()
+			before := a.Output(uri)
+			_ = a.Conn().CloseNow()
+			a.WaitClosed()
 
 			// While a is away, someone else makes output.
 			b := ts.dial(t)
-			b.initialize("1.0.0", "helper")
-			b.subscribe(uri)
-			b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo while-$((6*7))\r"})
-			b.waitOutput(uri, "while-42\r\n")
+			b.Initialize("1.0.0", "helper")
+			b.Subscribe(uri)
+			b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo while-$((6*7))\r"})
+			b.WaitOutput(uri, "while-42\r\n")
 			ts.m.Create(ahp.CreateTerminalParams{Channel: "ahp-terminal:/gone", Claim: &ahp.Claim{Kind: "client", ClientID: "helper"}})
-			b.mustCall("disposeTerminal", map[string]any{"channel": "ahp-terminal:/gone"})
+			b.MustCall("disposeTerminal", map[string]any{"channel": "ahp-terminal:/gone"})
 
 			a2 := ts.dial(t)
-			res := a2.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "roamer",
+			res := a2.MustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "roamer",
 				"lastSeenServerSeq": seen, "subscriptions": []string{ahp.RootURI, uri, "ahp-terminal:/gone"}})
 			var r struct {
 				Type    string            `json:"type"`
@@ -73,9 +63,9 @@ func TestReconnectReplay(t *testing.T) {
 				t.Errorf("replayed output %q: want exactly what was missed", replayed.String())
 			}
 			// Subscriptions are live again, with no duplicate or gap.
-			b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo af''ter\r"})
-			a2.waitOutput(uri, "after\r\n")
-			full := before + replayed.String() + a2.output(uri)
+			b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo af''ter\r"})
+			a2.WaitOutput(uri, "after\r\n")
+			full := before + replayed.String() + a2.Output(uri)
 			if strings.Count(full, "while-42\r\n") != 1 || strings.Count(full, "after\r\n") != 1 {
 				t.Errorf("stream after reconnect has duplicates or gaps: %q", full)
 			}
@@ -86,21 +76,21 @@ func TestReconnectReplay(t *testing.T) {
 func TestReconnectSnapshotFallback(t *testing.T) {
 	ts := newServer(t, func(tc *terminals.Config, _ *handlersConfig) { tc.ReplayBytes = 2048 })
 	a := ts.dial(t)
-	a.initialize("1.0.0", "late")
-	uri, _ := a.createTerminal("s", "late", nil)
-	a.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo rea''dy\r"})
-	a.waitOutput(uri, "ready")
-	seen := a.lastSeq()
-	_ = a.ws.CloseNow()
-	a.waitClosed(t)
+	a.Initialize("1.0.0", "late")
+	uri, _ := a.CreateTerminal("s", "late", nil)
+	a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo rea''dy\r"})
+	a.WaitOutput(uri, "ready")
+	seen := a.LastSeq()
+	_ = a.Conn().CloseNow()
+	a.WaitClosed()
 	b := ts.dial(t)
-	b.initialize("1.0.0", "loud")
-	b.subscribe(uri)
-	b.dispatch(uri, map[string]any{"type": "terminal/input", "data": "for i in $(seq 1 300); do echo line-$i; done\r"})
-	b.waitOutput(uri, "line-300\r\n")
+	b.Initialize("1.0.0", "loud")
+	b.Subscribe(uri)
+	b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "for i in $(seq 1 300); do echo line-$i; done\r"})
+	b.WaitOutput(uri, "line-300\r\n")
 
 	a2 := ts.dial(t)
-	res := a2.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "late",
+	res := a2.MustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "late",
 		"lastSeenServerSeq": seen, "subscriptions": []string{ahp.RootURI, uri}})
 	var r struct {
 		Type      string         `json:"type"`
@@ -122,16 +112,16 @@ func TestReconnectSnapshotFallback(t *testing.T) {
 func TestReconnectPerChannel(t *testing.T) {
 	ts := newServer(t)
 	a := ts.dial(t)
-	a.initialize("1.0.0", "pc")
-	uri, snap := a.createTerminal("pc", "pc", nil)
-	a.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo one\r"})
-	a.waitOutput(uri, "one\r\n")
-	seen := a.lastSeq()
-	_ = a.ws.CloseNow()
-	a.waitClosed(t)
+	a.Initialize("1.0.0", "pc")
+	uri, snap := a.CreateTerminal("pc", "pc", nil)
+	a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo one\r"})
+	a.WaitOutput(uri, "one\r\n")
+	seen := a.LastSeq()
+	_ = a.Conn().CloseNow()
+	a.WaitClosed()
 	ts.m.Dispose(uri)
 	a2 := ts.dial(t)
-	res := a2.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "pc", "subscriptions": []any{
+	res := a2.MustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "pc", "subscriptions": []any{
 		map[string]any{"channel": ahp.RootURI, "lastSeenServerSeq": seen},
 		map[string]any{"channel": uri, "lastSeenServerSeq": snap.FromSeq},
 		map[string]any{"channel": "ahp-terminal:/never", "lastSeenServerSeq": 0},
@@ -165,8 +155,8 @@ func TestReconnectPerChannel(t *testing.T) {
 func TestReconnectUnknownClient(t *testing.T) {
 	ts := newServer(t)
 	c := ts.dial(t)
-	c.callErr("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "stranger", "lastSeenServerSeq": 5, "subscriptions": []string{}}, ahp.CodeInvalidParams)
-	c.callErr("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "stranger"}, ahp.CodeInvalidParams)
+	c.CallErr("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "stranger", "lastSeenServerSeq": 5, "subscriptions": []string{}}, ahp.CodeInvalidParams)
+	c.CallErr("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "stranger"}, ahp.CodeInvalidParams)
 	// Falling back to initialize works on the same connection.
-	c.initialize("1.0.0", "stranger")
+	c.Initialize("1.0.0", "stranger")
 }

@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/termhost/termhost/ahp"
@@ -18,7 +17,7 @@ func (c *conn) handle(frame []byte) error {
 	switch {
 	case errors.Is(err, ahp.ErrParse):
 		c.log.Info("rejected frame: not JSON", "bytes", len(frame))
-		c.send(ahp.EncodeError(nil, ahp.Errorf(ahp.CodeParseError, "parse error: the frame is not valid JSON")))
+		c.answer(ahp.EncodeError(nil, ahp.Errorf(ahp.CodeParseError, "parse error: the frame is not valid JSON")))
 		return nil
 	case err != nil:
 		c.log.Info("rejected frame: not a JSON-RPC request", "bytes", len(frame))
@@ -26,7 +25,7 @@ func (c *conn) handle(frame []byte) error {
 		if msg != nil && msg.ID != nil && msg.Method != "" {
 			id = msg.ID
 		}
-		c.send(ahp.EncodeError(id, ahp.Errorf(ahp.CodeInvalidRequest, "invalid request: expected one JSON-RPC 2.0 request or notification object")))
+		c.answer(ahp.EncodeError(id, ahp.Errorf(ahp.CodeInvalidRequest, "invalid request: expected one JSON-RPC 2.0 request or notification object")))
 		return nil
 	}
 	if msg.IsNotification() {
@@ -41,19 +40,19 @@ func (c *conn) handle(frame []byte) error {
 		frame := ahp.EncodeError(msg.ID, rpcErr)
 		if rpcErr.Code == ahp.CodeUnsupportedProtocolVersion {
 			// Answer, then close (§5.1).
-			c.send(frame)
+			c.answer(frame)
 			return errUnsupportedVersion
 		}
-		c.send(frame)
+		c.answer(frame)
 		return nil
 	}
 	out, err := ahp.EncodeResult(msg.ID, result, c.shape)
 	if err != nil {
-		c.send(ahp.EncodeError(msg.ID, ahp.Errorf(ahp.CodeInternalError, "internal error")))
+		c.answer(ahp.EncodeError(msg.ID, ahp.Errorf(ahp.CodeInternalError, "internal error")))
 		c.log.Warn("encode result", "method", ahp.Clip(msg.Method), "err", err)
 		return nil
 	}
-	c.send(out)
+	c.answer(out)
 	return nil
 }
 
@@ -101,7 +100,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 			if c.scope != "" && errors.Is(err, terminals.ErrNotFound) {
 				c.s.metrics.permissionDenied.WithLabelValues("subscribe").Inc()
 			}
-			return nil, c.mapError(err)
+			return nil, c.rpcError(err)
 		}
 		return ahp.SubscribeResult{Snapshot: &snap}, nil
 	case ahp.MethodCreateTerminal:
@@ -120,7 +119,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		}
 		c.bindClaim(p.Claim)
 		if err := c.s.m.Create(p); err != nil {
-			return nil, c.mapError(err)
+			return nil, c.rpcError(err)
 		}
 		return nil, nil
 	case ahp.MethodDisposeTerminal:
@@ -138,7 +137,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
 		if err := c.s.m.Dispose(p.Channel); err != nil {
-			return nil, c.mapError(err)
+			return nil, c.rpcError(err)
 		}
 		for _, sh := range c.s.auth.shares.revokeTerminal(p.Channel) {
 			c.s.disconnectShare(sh.ID, "the terminal was disposed")
@@ -195,21 +194,14 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	c.begin(p.ClientID, rec.version, rec.shape)
 	res := c.s.m.Reconnect(c, p)
-	switch res.(type) {
-	case ahp.ReplayResult:
-		c.s.metrics.reconnects.WithLabelValues("replay").Inc()
-	case ahp.SnapshotResult:
-		c.s.metrics.reconnects.WithLabelValues("snapshot").Inc()
-	default:
-		c.s.metrics.reconnects.WithLabelValues("channels").Inc()
-	}
-	return res, nil
+	c.s.metrics.reconnects.WithLabelValues(res.Kind.String()).Inc()
+	return res.Result(), nil
 }
 
-// begin records the negotiated protocol state for this connection.
+// begin records the negotiated protocol state for this connection (the
+// server has counted it as a live connection of clientID).
 func (c *conn) begin(clientID, version string, shape ahp.Shape) {
 	c.initialized, c.clientID, c.version, c.shape = true, clientID, version, shape
-	c.s.m.Connected(clientID)
 }
 
 // notification handles unsubscribe and dispatchAction; others are ignored.
@@ -230,7 +222,7 @@ func (c *conn) notification(msg *ahp.Message) {
 			c.log.Info("dropped malformed dispatchAction", "client", ahp.Clip(c.clientID))
 			return
 		}
-		c.s.m.Dispatch(c, ahp.Origin{ClientID: c.clientID, ClientSeq: p.ClientSeq}, p.Channel, p.Action, c.policy())
+		c.dispatch(ahp.Origin{ClientID: c.clientID, ClientSeq: p.ClientSeq}, p.Channel, p.Action)
 	default:
 		c.log.Debug("unknown notification ignored", "method", ahp.Clip(msg.Method))
 	}
@@ -241,6 +233,43 @@ func (c *conn) denied(kind, msg string) *ahp.Error {
 	c.s.metrics.permissionDenied.WithLabelValues(kind).Inc()
 	c.log.Info("permission denied", "client", ahp.Clip(c.clientID), "role", c.role, "what", msg)
 	return ahp.Errorf(ahp.CodePermissionDenied, "%s", msg)
+}
+
+// dispatch decodes a dispatched action and hands it to the manager. An
+// action that cannot be decoded is rejected to its dispatcher, when the
+// channel is one it may see (others are dropped, §8.3); a refusal by role
+// is counted here, outside the hub lock.
+func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
+	if err := ahp.CheckChannel(uri); err != nil {
+		c.s.m.Reject(c, origin, uri, rawAction(raw), err.Error())
+		return
+	}
+	var a ahp.Action
+	if err := json.Unmarshal(raw, &a); err != nil {
+		reason := err.Error()
+		if !errors.Is(err, ahp.ErrInvalidAction) {
+			reason = "invalid action: " + reason
+		}
+		if c.s.m.Visible(c, uri) {
+			c.s.m.Reject(c, origin, uri, rawAction(raw), reason)
+		}
+		return
+	}
+	if c.s.m.Dispatch(c, origin, uri, a, c.policy()) == terminals.RefusedByRole {
+		c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
+	}
+}
+
+// rawAction keeps an undecodable dispatched action so it can be echoed back.
+func rawAction(raw json.RawMessage) ahp.Action {
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &head)
+	if len(raw) == 0 || raw[0] != '{' {
+		raw = json.RawMessage(`{"type":""}`)
+	}
+	return ahp.Action{Type: head.Type, Raw: raw}
 }
 
 // policy is the role check for dispatches: owners may dispatch anything and
@@ -260,12 +289,10 @@ func (c *conn) policy() terminals.Policy {
 			if strings.HasPrefix(a.Type, "terminal/") {
 				return ""
 			}
-			c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
 			return "a driver link may only act on its terminal"
 		}}
 	default:
 		return terminals.Policy{Refuse: func(a ahp.Action) string {
-			c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
 			return "view only: this share link cannot " + verb(a.Type)
 		}}
 	}
@@ -297,8 +324,12 @@ func verb(actionType string) string {
 	return "change anything"
 }
 
-// mapError turns a manager error into a JSON-RPC error with a safe message.
-func (c *conn) mapError(err error) *ahp.Error {
+// rpcError turns a manager error into a JSON-RPC error whose message is
+// safe to send: the manager's own sentinels carry messages written for the
+// client; a program that could not start is named (only the owner creates
+// terminals) without the system error; anything else is "internal error".
+// The detail goes to the log.
+func (c *conn) rpcError(err error) *ahp.Error {
 	code := ahp.CodeInternalError
 	switch {
 	case errors.Is(err, terminals.ErrNotFound):
@@ -310,9 +341,12 @@ func (c *conn) mapError(err error) *ahp.Error {
 	case errors.Is(err, terminals.ErrLimit):
 		code = ahp.CodePermissionDenied
 	}
-	if code == ahp.CodeInternalError {
-		c.log.Warn("internal error", "err", err)
-		return &ahp.Error{Code: code, Message: fmt.Sprintf("internal error: %v", err)}
+	if code != ahp.CodeInternalError {
+		return &ahp.Error{Code: code, Message: err.Error()}
 	}
-	return &ahp.Error{Code: code, Message: err.Error()}
+	c.log.Warn("internal error", "err", err)
+	if se, ok := errors.AsType[*terminals.StartError](err); ok {
+		return ahp.Errorf(code, "internal error: cannot start %s", se.Program)
+	}
+	return ahp.Errorf(code, "internal error")
 }

@@ -226,7 +226,7 @@ func TestFailedCredentialsAreRateLimited(t *testing.T) {
 			}
 			return err.Error()
 		}
-		c.ws.CloseNow()
+		c.Conn().CloseNow()
 		return "ok"
 	}
 	codes := map[string]int{}
@@ -268,10 +268,10 @@ func TestFailedCredentialsAreRateLimited(t *testing.T) {
 	})
 	t.Run("a revoked link retried is not a guess", func(t *testing.T) {
 		owner := ts.dial(t)
-		owner.initialize("1.0.0", "owner")
-		uri, _ := owner.createTerminal("revoked", "owner", nil)
+		owner.Initialize("1.0.0", "owner")
+		uri, _ := owner.CreateTerminal("revoked", "owner", nil)
 		id, tok := share(t, owner, uri, "viewer", 0)
-		owner.mustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": id})
+		owner.MustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": id})
 		for i := range 15 {
 			if got := dialStatus(tok, "10.0.0.5"); got != "401" {
 				t.Fatalf("revoked link, attempt %d: %s, want 401", i+1, got)
@@ -320,7 +320,7 @@ func TestUpgradeOriginMatchesPublicURLBehindProxy(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Origin of the public URL: %v, want accepted", err)
 			}
-			c.ws.CloseNow()
+			c.Conn().CloseNow()
 		})
 	}
 }
@@ -357,8 +357,8 @@ func TestSecurityHeaders(t *testing.T) {
 func TestSourceMapsOnlyForOwner(t *testing.T) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner")
-	uri, _ := owner.createTerminal("maps", "owner", nil)
+	owner.Initialize("1.0.0", "owner")
+	uri, _ := owner.CreateTerminal("maps", "owner", nil)
 	_, viewerTok := share(t, owner, uri, "viewer", 0)
 	_, driverTok := share(t, owner, uri, "driver", 0)
 	cases := []struct {

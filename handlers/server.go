@@ -5,6 +5,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -53,6 +54,9 @@ type Config struct {
 	// rebinding), and PublicURL and TrustedProxies are refused.
 	OwnerToken string
 	NoAuth     bool
+	// StateDir, when set, is where owner sessions and share links are kept
+	// (hashed) so that they survive a restart; empty keeps them in memory.
+	StateDir string
 	// BasePath serves everything under a prefix such as "/term".
 	BasePath string
 	// PublicURL is the URL browsers use (behind a proxy); login and share
@@ -120,13 +124,13 @@ type Server struct {
 }
 
 // clientRecord is what a reconnect needs to know about a client, and the
-// principal its clientId is bound to.
+// principal its clientId is bound to. Its live connections are counted by
+// the manager (terminals.Manager.Connections), the one count claims use too.
 type clientRecord struct {
 	principal string // principal.id() of the first user; nobody else may use the clientId
 	version   string // "" while only a claim names the clientId
 	shape     ahp.Shape
-	live      int
-	expires   time.Time // when live == 0
+	expires   time.Time // once no connection of the client is live
 }
 
 // New builds the router.
@@ -145,6 +149,11 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
 		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{},
 		auth: newAuth(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
+	if cfg.StateDir != "" {
+		if err := s.auth.restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
+			return nil, fmt.Errorf("handlers: restore sign-ins: %w", err)
+		}
+	}
 	s.csrf = s.newCrossOriginProtection()
 	s.metrics = newMetrics(func() float64 { return float64(len(s.m.Terminals())) })
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -291,9 +300,9 @@ func (s *Server) enter() bool {
 	return true
 }
 
-// remember records a client's negotiated version for reconnect and binds
-// its clientId to principal. It returns false, and records nothing, when
-// another principal holds the clientId.
+// remember records a client's negotiated version for reconnect, binds its
+// clientId to principal and counts the connection in. It returns false, and
+// records nothing, when another principal holds the clientId.
 func (s *Server) remember(clientID, principal, version string, shape ahp.Shape) bool {
 	claimed := s.m.ClaimedClients()
 	s.mu.Lock()
@@ -308,11 +317,11 @@ func (s *Server) remember(clientID, principal, version string, shape ahp.Shape) 
 		return false
 	}
 	rec.version, rec.shape = version, shape
-	rec.live++
+	s.m.Connected(clientID) // under s.mu: prune never sees the record unused meanwhile
 	return true
 }
 
-// resume returns a known client's record and marks it live again; a
+// resume returns a known client's record and counts the connection in; a
 // clientId bound to another principal is refused like an unknown one.
 func (s *Server) resume(clientID, principal string) (*clientRecord, *ahp.Error) {
 	claimed := s.m.ClaimedClients()
@@ -326,7 +335,7 @@ func (s *Server) resume(clientID, principal string) (*clientRecord, *ahp.Error) 
 	case rec == nil || rec.version == "": // never initialized (only named by a claim)
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "unknown or expired clientId %q: send initialize", ahp.Clip(clientID))
 	}
-	rec.live++
+	s.m.Connected(clientID)
 	return rec, nil
 }
 
@@ -341,7 +350,7 @@ func (s *Server) bindClaimed(clientID, principal string) {
 		rec = &clientRecord{principal: principal}
 		s.clients[clientID] = rec
 	}
-	if rec.live <= 0 {
+	if s.m.Connections(clientID) <= 0 {
 		// Outlive the claim being set: prune may have read the claims just before.
 		if exp := time.Now().Add(s.cfg.Retention); exp.After(rec.expires) {
 			rec.expires = exp
@@ -349,13 +358,16 @@ func (s *Server) bindClaimed(clientID, principal string) {
 	}
 }
 
+// forget counts a connection of clientID out; the record is kept for the
+// retention once none is left.
 func (s *Server) forget(clientID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.m.Disconnected(clientID) > 0 {
+		return
+	}
 	if rec := s.clients[clientID]; rec != nil {
-		if rec.live--; rec.live <= 0 {
-			rec.expires = time.Now().Add(s.cfg.Retention)
-		}
+		rec.expires = time.Now().Add(s.cfg.Retention)
 	}
 }
 
@@ -365,7 +377,7 @@ func (s *Server) forget(clientID string) {
 func (s *Server) pruneLocked(claimed map[string]bool) {
 	now := time.Now()
 	for id, rec := range s.clients {
-		if rec.live <= 0 && now.After(rec.expires) && !claimed[id] {
+		if now.After(rec.expires) && !claimed[id] && s.m.Connections(id) <= 0 {
 			delete(s.clients, id)
 		}
 	}

@@ -18,31 +18,31 @@ func TestChatlessSessionClaim(t *testing.T) {
 	const session = "ahp-session:/agent-1"
 	ts := newServer(t)
 	old := ts.dial(t)
-	old.initialize("0.8.0", "old")
+	old.Initialize("0.8.0", "old")
 	uri := ahp.TerminalURI("agent")
-	old.mustCall("createTerminal", map[string]any{"channel": uri,
+	old.MustCall("createTerminal", map[string]any{"channel": uri,
 		"claim": map[string]any{"kind": "session", "session": session, "turnId": "t1", "toolCallId": "tc1"}})
 
 	cur := ts.dial(t)
-	welcome := cur.initialize("1.1.0", "cur")
+	welcome := cur.Initialize("1.1.0", "cur")
 	if got := claimChats(t, welcome); len(got) != 1 || got[0] != session {
 		t.Errorf("1.1 initialize catalogue claim chats = %v, want [%s]", got, session)
 	}
-	if st := cur.subscribe(uri).State.(ahp.TerminalState); st.Claim.Chat != session {
+	if st := cur.Subscribe(uri).State.(ahp.TerminalState); st.Claim.Chat != session {
 		t.Errorf("1.1 snapshot claim = %+v, want chat %s", st.Claim, session)
 	}
-	if st := old.subscribe(uri).State.(ahp.TerminalState); st.Claim.Chat != "" || st.Claim.TurnID != "t1" {
+	if st := old.Subscribe(uri).State.(ahp.TerminalState); st.Claim.Chat != "" || st.Claim.TurnID != "t1" {
 		t.Errorf("0.8 snapshot claim = %+v, want it as created (no chat)", st.Claim)
 	}
 
 	t.Run("1.x must send chat", func(t *testing.T) {
-		e := cur.callErr("createTerminal", map[string]any{"channel": ahp.TerminalURI("nochat"),
+		e := cur.CallErr("createTerminal", map[string]any{"channel": ahp.TerminalURI("nochat"),
 			"claim": map[string]any{"kind": "session", "session": session}}, ahp.CodeInvalidParams)
 		if !strings.Contains(e.Message, "chat") {
 			t.Errorf("createTerminal without chat: %q does not mention chat", e.Message)
 		}
-		cur.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "session", "session": session}})
-		rej := cur.waitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
+		cur.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "session", "session": session}})
+		rej := cur.WaitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
 		if !strings.Contains(rej.RejectionReason, "chat") {
 			t.Errorf("chat-less terminal/claimed from 1.1: reason %q, want it to mention chat", rej.RejectionReason)
 		}
@@ -50,16 +50,16 @@ func TestChatlessSessionClaim(t *testing.T) {
 
 	// While the 1.1 client is away, the 0.8 client detaches the terminal
 	// from its tool call; the 1.1 client gets that in its replay.
-	seen := cur.lastSeq()
-	_ = cur.ws.CloseNow()
-	cur.waitClosed(t)
-	old.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "session", "session": session}})
-	old.waitAction("narrowed catalogue", func(e ahp.Envelope) bool {
+	seen := cur.LastSeq()
+	_ = cur.Conn().CloseNow()
+	cur.WaitClosed()
+	old.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "session", "session": session}})
+	old.WaitAction("narrowed catalogue", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.RootTerminalsChanged && len(e.Action.Terminals) == 1 && e.Action.Terminals[0].Claim.TurnID == ""
 	})
 
 	back := ts.dial(t)
-	res := back.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "cur",
+	res := back.MustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "cur",
 		"lastSeenServerSeq": seen, "subscriptions": []string{ahp.RootURI, uri}})
 	var replay ahp.ReplayResult
 	if err := json.Unmarshal(res, &replay); err != nil {
@@ -88,8 +88,8 @@ func TestChatlessSessionClaim(t *testing.T) {
 	}
 
 	// The 1.1 client narrows with the chat it was shown.
-	back.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "session", "session": session, "chat": session}})
-	if e := back.waitAction("own claim", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed }); e.RejectionReason != "" {
+	back.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "session", "session": session, "chat": session}})
+	if e := back.WaitAction("own claim", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed }); e.RejectionReason != "" {
 		t.Errorf("1.1 narrowing with the shown chat rejected: %s", e.RejectionReason)
 	}
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
@@ -64,7 +63,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
 		in := infoOf(sh)
-		id := strings.TrimPrefix(p.Terminal, ahp.TerminalScheme+"/")
+		id := ahp.TerminalIDOf(p.Terminal)
 		in.URL = c.publicBase + "/t/" + id + "#share=" + token
 		c.log.Info("share link created", "share", sh.ID, "terminal", p.Terminal, "role", sh.Role, "ttl", p.TTLSeconds)
 		return json.RawMessage(mustMarshal(in)), nil

@@ -50,6 +50,9 @@ type shares struct {
 	byID    map[string]*share
 	clock   clock
 	changed chan struct{} // signalled when the earliest expiry may have changed
+	// onChange saves the store (auth.save) after a change; nil saves nothing.
+	// Called without mu held.
+	onChange func()
 	// gone holds the token hashes of revoked and expired links for a while:
 	// a browser still presenting one is not guessing (see identify).
 	gone map[[32]byte]time.Time
@@ -69,6 +72,12 @@ func newShares(c clock) *shares {
 }
 
 func (st *shares) now() time.Time { return st.clock.Now() }
+
+func (st *shares) saveChange() {
+	if st.onChange != nil {
+		st.onChange()
+	}
+}
 
 // signal wakes the expiry loop (Server.expireShares) without blocking.
 func (st *shares) signal() {
@@ -104,6 +113,7 @@ func (st *shares) create(terminal, role string, ttl time.Duration) (*share, stri
 	st.mu.Lock()
 	st.byID[s.ID] = s
 	st.mu.Unlock()
+	st.saveChange()
 	st.signal()
 	return s, token, nil
 }
@@ -132,7 +142,6 @@ func (st *shares) lookup(token string) *share {
 func (st *shares) dropExpired() (expired []*share, next time.Time) {
 	now := st.now()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	for _, s := range st.byID {
 		switch {
 		case s.expired(now):
@@ -141,6 +150,10 @@ func (st *shares) dropExpired() (expired []*share, next time.Time) {
 		case !s.ExpiresAt.IsZero() && (next.IsZero() || s.ExpiresAt.Before(next)):
 			next = s.ExpiresAt
 		}
+	}
+	st.mu.Unlock()
+	if len(expired) > 0 {
+		st.saveChange()
 	}
 	return expired, next
 }
@@ -189,6 +202,9 @@ func (st *shares) revoke(id string) (*share, bool) {
 		st.removeLocked(s, now)
 	}
 	st.mu.Unlock()
+	if s != nil {
+		st.saveChange()
+	}
 	st.signal()
 	return s, s != nil
 }
@@ -197,7 +213,6 @@ func (st *shares) revoke(id string) (*share, bool) {
 func (st *shares) revokeTerminal(terminal string) []*share {
 	now := st.now()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	var out []*share
 	for _, s := range st.byID {
 		if s.Terminal == terminal {
@@ -205,7 +220,9 @@ func (st *shares) revokeTerminal(terminal string) []*share {
 			st.removeLocked(s, now)
 		}
 	}
+	st.mu.Unlock()
 	if len(out) > 0 {
+		st.saveChange()
 		st.signal()
 	}
 	return out

@@ -53,25 +53,25 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 				tc.Tap = func(_ string, b []byte) { rawMu.Lock(); raw.Write(b); rawMu.Unlock() }
 			})
 			c := ts.dial(t)
-			c.initialize("1.0.0", "si")
-			uri, snap := c.createTerminal("si", "si", nil)
+			c.Initialize("1.0.0", "si")
+			uri, snap := c.CreateTerminal("si", "si", nil)
 			if st := snap.State.(ahp.TerminalState); st.SupportsCommandDetection == nil {
-				c.waitAction("detection", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalCommandDetectionAvailable })
+				c.WaitAction("detection", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalCommandDetectionAvailable })
 			}
-			if st := c.subscribe(uri).State.(ahp.TerminalState); st.SupportsCommandDetection == nil || !*st.SupportsCommandDetection {
+			if st := c.Subscribe(uri).State.(ahp.TerminalState); st.SupportsCommandDetection == nil || !*st.SupportsCommandDetection {
 				t.Fatalf("snapshot after the first prompt lacks supportsCommandDetection: %+v", st)
 			}
 
 			run := func(line string) (ahp.Envelope, ahp.Envelope) {
 				t.Helper()
-				c.dispatch(uri, map[string]any{"type": "terminal/input", "data": line + "\r"})
-				exec := c.waitAction("commandExecuted "+line, func(e ahp.Envelope) bool {
+				c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": line + "\r"})
+				exec := c.WaitAction("commandExecuted "+line, func(e ahp.Envelope) bool {
 					return e.Action.Type == ahp.TerminalCommandExecuted && e.Action.CommandLine != ""
 				})
 				if exec.Action.CommandLine != line {
 					t.Errorf("commandLine %q, want %q", exec.Action.CommandLine, line)
 				}
-				fin := c.waitAction("commandFinished "+line, func(e ahp.Envelope) bool {
+				fin := c.WaitAction("commandFinished "+line, func(e ahp.Envelope) bool {
 					return e.Action.Type == ahp.TerminalCommandFinished && e.Action.CommandID == exec.Action.CommandID
 				})
 				if fin.Action.DurationMs == nil {
@@ -94,7 +94,7 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 				}
 			}
 			run("cd /tmp")
-			c.waitAction("cwd /tmp", func(e ahp.Envelope) bool {
+			c.WaitAction("cwd /tmp", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCwdChanged && e.Action.Cwd == "file:///tmp"
 			})
 
@@ -102,14 +102,14 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 			before := countType(c, ahp.TerminalCommandExecuted)
 			// Each key waits until the shell has redrawn its prompt: a shell that is
 			// still handling the interrupt discards what is typed meanwhile.
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\r"})
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "\r"})
 			waitQuiet(t, c, uri)
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
 			waitQuiet(t, c, uri)
 			// Under load bash sometimes drops the first key after an interrupt
 			// at the prompt (known issue, see the closing note); Ctrl-U is a
 			// harmless first key.
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x15"})
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x15"})
 			waitQuiet(t, c, uri)
 			run("echo aft''er-2")
 			if got := countType(c, ahp.TerminalCommandExecuted); got != before+1 {
@@ -117,13 +117,13 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 			}
 
 			// Ctrl-C during a command ends it with a failure.
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "sleep 5\r"})
-			sleep := c.waitAction("sleep runs", func(e ahp.Envelope) bool {
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "sleep 5\r"})
+			sleep := c.WaitAction("sleep runs", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCommandExecuted && e.Action.CommandLine == "sleep 5"
 			})
 			waitQuiet(t, c, uri) // fish ignores an interrupt while it is still busy starting the job
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
-			fin := c.waitAction("sleep interrupted", func(e ahp.Envelope) bool {
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
+			fin := c.WaitAction("sleep interrupted", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCommandFinished && e.Action.CommandID == sleep.Action.CommandID
 			})
 			if code(fin) == 0 || *fin.Action.DurationMs > 4500 {
@@ -151,15 +151,15 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 				multi = "for i in 1 2; echo m$i; end"
 			}
 			run(multi)
-			c.waitOutput(uri, "m2")
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "bash --norc --noprofile\r"})
-			nested := c.waitAction("nested shell", func(e ahp.Envelope) bool {
+			c.WaitOutput(uri, "m2")
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "bash --norc --noprofile\r"})
+			nested := c.WaitAction("nested shell", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCommandExecuted && strings.HasPrefix(e.Action.CommandLine, "bash")
 			})
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo inn''er-10\r"})
-			c.waitOutput(uri, "inner-10")
-			c.dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit\r"})
-			c.waitAction("nested shell ends", func(e ahp.Envelope) bool {
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo inn''er-10\r"})
+			c.WaitOutput(uri, "inner-10")
+			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit\r"})
+			c.WaitAction("nested shell ends", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCommandFinished && e.Action.CommandID == nested.Action.CommandID
 			})
 			run(`printf '\033[?1049halt-screen\033[?1049l'`)
@@ -167,23 +167,30 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 
 			// No client ever saw an integration sequence, and the content
 			// reconstructs the shell's raw output minus exactly those.
-			for _, e := range c.envelopes() {
+			for _, e := range c.Envelopes() {
 				if bad := forbidden(e.Action.Data); bad != "" {
 					t.Errorf("terminal/data %d contains %q", e.ServerSeq, bad)
 				}
 			}
-			time.Sleep(200 * time.Millisecond) // the prompt after the last command
-			snap = c.subscribe(uri)
+			// The prompt after the last command may still be on its way:
+			// wait until the snapshot has caught up with the raw output.
 			var content strings.Builder
-			for _, p := range snap.State.(ahp.TerminalState).Content {
-				content.WriteString(p.Text())
+			var want string
+			caughtUp := func() bool {
+				snap = c.Subscribe(uri)
+				content.Reset()
+				for _, p := range snap.State.(ahp.TerminalState).Content {
+					content.WriteString(p.Text())
+				}
+				rawMu.Lock()
+				want = integrationSeqs.ReplaceAllString(raw.String(), "")
+				rawMu.Unlock()
+				return content.String() == want
 			}
+			eventually(5*time.Second, caughtUp) // the checks below report a mismatch
 			if bad := forbidden(content.String()); bad != "" {
 				t.Errorf("snapshot content contains %q", bad)
 			}
-			rawMu.Lock()
-			want := integrationSeqs.ReplaceAllString(raw.String(), "")
-			rawMu.Unlock()
 			if content.String() != want {
 				t.Errorf("content (%d bytes) differs from the raw output minus integration sequences (%d bytes)\n got: %q\nwant: %q",
 					content.Len(), len(want), tail(content.String()), tail(want))
@@ -207,7 +214,7 @@ func waitQuiet(t *testing.T, c *client, uri string) {
 	last, since := -1, time.Now()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		if n := len(c.output(uri)); n != last {
+		if n := len(c.Output(uri)); n != last {
 			last, since = n, time.Now()
 		} else if time.Since(since) >= 300*time.Millisecond {
 			return
@@ -218,7 +225,7 @@ func waitQuiet(t *testing.T, c *client, uri string) {
 }
 
 func seen(c *client, pred func(ahp.Envelope) bool) bool {
-	for _, e := range c.envelopes() {
+	for _, e := range c.Envelopes() {
 		if pred(e) {
 			return true
 		}
@@ -228,7 +235,7 @@ func seen(c *client, pred func(ahp.Envelope) bool) bool {
 
 func countType(c *client, actionType string) int {
 	n := 0
-	for _, e := range c.envelopes() {
+	for _, e := range c.Envelopes() {
 		if e.Action.Type == actionType {
 			n++
 		}
@@ -239,7 +246,7 @@ func countType(c *client, actionType string) int {
 // outputBetween is the terminal/data of uri with from < serverSeq < to.
 func outputBetween(c *client, uri string, from, to int64) string {
 	var b strings.Builder
-	for _, e := range c.envelopes() {
+	for _, e := range c.Envelopes() {
 		if e.Channel == uri && e.Action.Type == ahp.TerminalData && e.ServerSeq > from && e.ServerSeq < to {
 			b.WriteString(e.Action.Data)
 		}
@@ -248,3 +255,16 @@ func outputBetween(c *client, uri string, from, to int64) string {
 }
 
 func tail(s string) string { return s[max(0, len(s)-400):] }
+
+// eventually polls cond until it holds or timeout passes, and reports
+// whether it held.
+func eventually(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond) // the poll interval, not a wait for luck
+	}
+	return true
+}

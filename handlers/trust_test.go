@@ -17,18 +17,6 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// rawFrames returns every frame the client received, joined.
-func (c *client) rawFrames() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var b strings.Builder
-	for _, f := range c.frames {
-		b.Write(f)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // TestInputEchoOnlyToDispatcher (issue 10 point 1): what the owner types at
 // a `read -s` prompt reaches no other connection: not a viewer watching
 // live, not another owner connection, not a viewer that subscribes or
@@ -38,26 +26,26 @@ func TestInputEchoOnlyToDispatcher(t *testing.T) {
 	const secret = "hunter2-s3cret-pw"
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner-1")
-	uri, _ := owner.createTerminal("secret", "owner-1", nil)
+	owner.Initialize("1.0.0", "owner-1")
+	uri, _ := owner.CreateTerminal("secret", "owner-1", nil)
 	_, liveTok := share(t, owner, uri, "viewer", 0)
 	live := ts.dial(t, "Authorization", "Bearer "+liveTok)
-	live.initialize("1.0.0", "live-viewer", ahp.RootURI, uri)
+	live.Initialize("1.0.0", "live-viewer", ahp.RootURI, uri)
 	watcher := ts.dial(t) // the owner in another tab
-	watcher.initialize("1.0.0", "owner-2", ahp.RootURI, uri)
+	watcher.Initialize("1.0.0", "owner-2", ahp.RootURI, uri)
 
 	typed := []string{"read -s -p 'Pass''word: ' PW; echo; echo got-${#PW}-chars\r", secret + "\r"}
-	seqs := []int64{owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": typed[0]})}
-	owner.waitOutput(uri, "Password: ")
-	seqs = append(seqs, owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": typed[1]}))
-	owner.waitOutput(uri, fmt.Sprintf("got-%d-chars", len(secret)))
-	live.waitOutput(uri, fmt.Sprintf("got-%d-chars", len(secret)))
-	watcher.waitOutput(uri, fmt.Sprintf("got-%d-chars", len(secret)))
+	seqs := []int64{owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": typed[0]})}
+	owner.WaitOutput(uri, "Password: ")
+	seqs = append(seqs, owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": typed[1]}))
+	owner.WaitOutput(uri, fmt.Sprintf("got-%d-chars", len(secret)))
+	live.WaitOutput(uri, fmt.Sprintf("got-%d-chars", len(secret)))
+	watcher.WaitOutput(uri, fmt.Sprintf("got-%d-chars", len(secret)))
 
 	// The dispatcher's echoes: each clientSeq once, accepted, with a serverSeq.
 	for i, seq := range seqs {
 		var echoes []ahp.Envelope
-		for _, e := range owner.envelopes() {
+		for _, e := range owner.Envelopes() {
 			if e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientSeq == seq {
 				echoes = append(echoes, e)
 			}
@@ -72,10 +60,10 @@ func TestInputEchoOnlyToDispatcher(t *testing.T) {
 	// then reconnects in both forms.
 	_, laterTok := share(t, owner, uri, "viewer", 0)
 	later := ts.dial(t, "Authorization", "Bearer "+laterTok)
-	later.initialize("1.0.0", "later-viewer")
-	later.subscribe(uri)
-	_ = later.ws.CloseNow()
-	later.waitClosed(t)
+	later.Initialize("1.0.0", "later-viewer")
+	later.Subscribe(uri)
+	_ = later.Conn().CloseNow()
+	later.WaitClosed()
 	reconnects := []struct {
 		name   string
 		params map[string]any
@@ -88,16 +76,16 @@ func TestInputEchoOnlyToDispatcher(t *testing.T) {
 	viewers := map[string]*client{"live viewer": live, "owner's other connection": watcher, "later viewer (subscribe)": later}
 	for _, rc := range reconnects {
 		c := ts.dial(t, "Authorization", "Bearer "+laterTok)
-		res := c.mustCall("reconnect", rc.params)
+		res := c.MustCall("reconnect", rc.params)
 		if !strings.Contains(string(res), "replay") {
 			t.Errorf("%s: reconnect = %.300s, want a replay (the ring holds everything)", rc.name, res)
 		}
 		viewers["later viewer ("+rc.name+")"] = c
-		_ = c.ws.CloseNow()
-		c.waitClosed(t)
+		_ = c.Conn().CloseNow()
+		c.WaitClosed()
 	}
 	for name, c := range viewers {
-		frames := c.rawFrames()
+		frames := c.RawFrames()
 		if strings.Contains(frames, `"terminal/input"`) || strings.Contains(frames, secret) {
 			t.Errorf("%s received someone's input (the secret: %v)", name, strings.Contains(frames, secret))
 		}
@@ -110,27 +98,27 @@ func TestInputEchoOnlyToDispatcher(t *testing.T) {
 func TestClientIDBoundToPrincipal(t *testing.T) {
 	ts := newServer(t, func(_ *terminalsConfig, hc *handlersConfig) { hc.Retention = time.Millisecond })
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner-1")
-	uri, _ := owner.createTerminal("bound", "owner-1", nil)
+	owner.Initialize("1.0.0", "owner-1")
+	uri, _ := owner.CreateTerminal("bound", "owner-1", nil)
 	// A terminal claimed for a client that has not connected yet.
-	owner.mustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/agent", "claim": map[string]any{"kind": "client", "clientId": "agent-x"}})
+	owner.MustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/agent", "claim": map[string]any{"kind": "client", "clientId": "agent-x"}})
 	// A terminal the owner handed to a client that has not connected yet.
-	handed, _ := owner.createTerminal("handed", "owner-1", nil)
-	seq := owner.dispatch(handed, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "handed-x"}})
-	if e := owner.waitAction("handover", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq }); e.RejectionReason != "" {
+	handed, _ := owner.CreateTerminal("handed", "owner-1", nil)
+	seq := owner.Dispatch(handed, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "handed-x"}})
+	if e := owner.WaitAction("handover", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq }); e.RejectionReason != "" {
 		t.Fatalf("handover rejected: %s", e.RejectionReason)
 	}
 	// A terminal whose holder has come and gone, longer ago than the retention.
 	gone := ts.dial(t)
-	gone.initialize("1.0.0", "gone-holder")
-	gone.mustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/gone", "claim": map[string]any{"kind": "client", "clientId": "gone-holder"}})
-	_ = gone.ws.CloseNow()
-	gone.waitClosed(t)
+	gone.Initialize("1.0.0", "gone-holder")
+	gone.MustCall("createTerminal", map[string]any{"channel": "ahp-terminal:/gone", "claim": map[string]any{"kind": "client", "clientId": "gone-holder"}})
+	_ = gone.Conn().CloseNow()
+	gone.WaitClosed()
 	_, viewTok := share(t, owner, uri, "viewer", 0)
 	_, driveTok := share(t, owner, uri, "driver", 0)
 	_, drive2Tok := share(t, owner, uri, "driver", 0)
 	d := ts.dial(t, "Authorization", "Bearer "+driveTok)
-	d.initialize("1.0.0", "driver-1")
+	d.Initialize("1.0.0", "driver-1")
 
 	cases := []struct {
 		name, token, method, clientID string
@@ -151,7 +139,7 @@ func TestClientIDBoundToPrincipal(t *testing.T) {
 			if tc.method == "reconnect" {
 				params = map[string]any{"channel": ahp.RootURI, "clientId": tc.clientID, "lastSeenServerSeq": 0, "subscriptions": []string{uri}}
 			}
-			e := c.callErr(tc.method, params, ahp.CodeInvalidParams)
+			e := c.CallErr(tc.method, params, ahp.CodeInvalidParams)
 			if !strings.Contains(e.Message, "belongs to another") {
 				t.Errorf("message %q, want it to say the clientId belongs to someone else", e.Message)
 			}
@@ -159,8 +147,8 @@ func TestClientIDBoundToPrincipal(t *testing.T) {
 	}
 	// The owner's other credentials and connections are the same principal.
 	second := ts.dial(t)
-	second.initialize("1.0.0", "owner-1")
-	second.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	second.Initialize("1.0.0", "owner-1")
+	second.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 }
 
 // stuckViewer opens a share-link connection with a small receive buffer,
@@ -215,9 +203,9 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 			// once it handed the claim away, is not evicted.
 			ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 512 << 20 })
 			owner := ts.dial(t)
-			owner.initialize("1.0.0", "owner-1")
-			uri, _ := owner.createTerminal("flow", "owner-1", nil)
-			owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty -echo\r"})
+			owner.Initialize("1.0.0", "owner-1")
+			uri, _ := owner.CreateTerminal("flow", "owner-1", nil)
+			owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty -echo\r"})
 			_, tok := share(t, owner, uri, "viewer", 0)
 			init := func(id string) map[string]any {
 				return map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}, "clientId": id}
@@ -225,16 +213,16 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 			stuckViewer(t, ts, tok, rpcRequest(1, "initialize", init(tc.first)), rpcRequest(2, "initialize", init(tc.clientID)),
 				rpcRequest(3, "subscribe", map[string]any{"channel": uri}))
 			if tc.handTo {
-				seq := owner.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": tc.clientID}})
-				e := owner.waitAction("handover", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq })
+				seq := owner.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": tc.clientID}})
+				e := owner.WaitAction("handover", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq })
 				if e.RejectionReason != "" {
 					t.Fatalf("handover rejected: %s", e.RejectionReason)
 				}
 			}
 			const size = 16000000
-			owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
+			owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
 			done := make(chan struct{})
-			go func() { defer close(done); owner.waitOutput(uri, "DONE") }()
+			go func() { defer close(done); owner.WaitOutput(uri, "DONE") }()
 			select {
 			case <-done:
 			case <-time.After(60 * time.Second):
@@ -250,17 +238,17 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 func TestOwnerTakesClaim(t *testing.T) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner-1")
-	uri, _ := owner.createTerminal("ctl", "owner-1", nil)
+	owner.Initialize("1.0.0", "owner-1")
+	uri, _ := owner.CreateTerminal("ctl", "owner-1", nil)
 	_, tok := share(t, owner, uri, "driver", 0)
 	d := ts.dial(t, "Authorization", "Bearer "+tok)
-	d.initialize("1.0.0", "driver-1", ahp.RootURI, uri)
+	d.Initialize("1.0.0", "driver-1", ahp.RootURI, uri)
 	ids := map[*client]string{owner: "owner-1", d: "driver-1"}
 	claimed := func(c *client, id string) int64 {
-		return c.dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": id}})
+		return c.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": id}})
 	}
 	result := func(c *client, seq int64) string {
-		e := c.waitAction("claim result", func(e ahp.Envelope) bool {
+		e := c.WaitAction("claim result", func(e ahp.Envelope) bool {
 			return e.Action.Type == ahp.TerminalClaimed && e.Origin != nil && e.Origin.ClientSeq == seq && e.Origin.ClientID == ids[c]
 		})
 		return e.RejectionReason
@@ -272,7 +260,7 @@ func TestOwnerTakesClaim(t *testing.T) {
 	if r := result(owner, claimed(owner, "owner-1")); r != "" {
 		t.Fatalf("owner could not take the claim from a connected driver: %s", r)
 	}
-	lost := d.waitAction("the driver sees it lost control", func(e ahp.Envelope) bool {
+	lost := d.WaitAction("the driver sees it lost control", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.TerminalClaimed && e.Action.Claim.ClientID == "owner-1" && e.RejectionReason == ""
 	})
 	if lost.Origin == nil || lost.Origin.ClientID != "owner-1" {
@@ -283,7 +271,7 @@ func TestOwnerTakesClaim(t *testing.T) {
 	}
 	// Another owner connection (a second tab) may take it too.
 	tab := ts.dial(t)
-	tab.initialize("1.0.0", "owner-2", ahp.RootURI, uri)
+	tab.Initialize("1.0.0", "owner-2", ahp.RootURI, uri)
 	ids[tab] = "owner-2"
 	if r := result(tab, claimed(tab, "owner-2")); r != "" {
 		t.Errorf("second owner tab could not take the claim: %s", r)
@@ -296,8 +284,8 @@ func TestOwnerTakesClaim(t *testing.T) {
 func TestClientStringLimits(t *testing.T) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner-1")
-	uri, _ := owner.createTerminal("lim", "owner-1", nil)
+	owner.Initialize("1.0.0", "owner-1")
+	uri, _ := owner.CreateTerminal("lim", "owner-1", nil)
 	long := func(n int) string { return strings.Repeat("a", n) }
 	meta := map[string]any{"pad": long(ahp.MaxMeta)}
 	initialize := func(id string, extra map[string]any) map[string]any {
@@ -340,7 +328,7 @@ func TestClientStringLimits(t *testing.T) {
 			if tc.fresh {
 				c = ts.dial(t)
 			}
-			if _, err := c.call(tc.method, tc.params); err == nil || err.Code != ahp.CodeInvalidParams {
+			if _, err := c.Call(tc.method, tc.params); err == nil || err.Code != ahp.CodeInvalidParams {
 				t.Errorf("got error %+v, want %d", err, ahp.CodeInvalidParams)
 			}
 		})
@@ -350,8 +338,8 @@ func TestClientStringLimits(t *testing.T) {
 	}
 	t.Run("at the bounds", func(t *testing.T) {
 		c := ts.dial(t)
-		c.initialize("1.0.0", long(ahp.MaxClientID))
-		owner.mustCall("createTerminal", create(map[string]any{"name": long(ahp.MaxTitle)}))
+		c.Initialize("1.0.0", long(ahp.MaxClientID))
+		owner.MustCall("createTerminal", create(map[string]any{"name": long(ahp.MaxTitle)}))
 	})
 
 	dispatches := []struct {
@@ -369,8 +357,8 @@ func TestClientStringLimits(t *testing.T) {
 	}
 	for _, tc := range dispatches {
 		t.Run("dispatch "+tc.name, func(t *testing.T) {
-			seq := owner.dispatch(tc.channel, tc.action)
-			e := owner.waitAction("result", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq })
+			seq := owner.Dispatch(tc.channel, tc.action)
+			e := owner.WaitAction("result", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq })
 			if e.RejectionReason != tc.reason {
 				t.Errorf("rejection %q, want %q", e.RejectionReason, tc.reason)
 			}
@@ -385,16 +373,16 @@ func TestRingCountsWholeEnvelope(t *testing.T) {
 	const budget = 64 << 10
 	ts := newServer(t, func(tc *terminals.Config, _ *handlersConfig) { tc.ReplayBytes = budget })
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner-1")
-	uri, _ := owner.createTerminal("ring", "owner-1", nil)
-	seen := owner.lastSeq()
+	owner.Initialize("1.0.0", "owner-1")
+	uri, _ := owner.CreateTerminal("ring", "owner-1", nil)
+	seen := owner.LastSeq()
 	var last int64
 	for i := range 200 {
-		last = owner.dispatch(uri, map[string]any{"type": "terminal/titleChanged", "title": fmt.Sprintf("%04d", i) + strings.Repeat("t", ahp.MaxTitle-4)})
+		last = owner.Dispatch(uri, map[string]any{"type": "terminal/titleChanged", "title": fmt.Sprintf("%04d", i) + strings.Repeat("t", ahp.MaxTitle-4)})
 	}
-	owner.waitAction("last rename", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == last })
+	owner.WaitAction("last rename", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == last })
 	c := ts.dial(t)
-	res := c.mustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "owner-1",
+	res := c.MustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "owner-1",
 		"subscriptions": []map[string]any{{"channel": uri, "lastSeenServerSeq": seen}}})
 	if !strings.Contains(string(res), `"kind":"snapshot"`) {
 		t.Errorf("reconnect after %d KiB of titles with a %d KiB ring: %.200s…, want a snapshot (the ring cannot hold them)",
@@ -408,14 +396,14 @@ func TestBinaryFrameRefused(t *testing.T) {
 	ts := newServer(t)
 	c := ts.dial(t)
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"channel":"ahp-root://"}}`
-	if err := c.ws.Write(t.Context(), websocket.MessageBinary, []byte(ping)); err != nil {
+	if err := c.Conn().Write(t.Context(), websocket.MessageBinary, []byte(ping)); err != nil {
 		t.Fatal(err)
 	}
-	err := c.waitClosed(t)
+	err := c.WaitClosed()
 	if got := websocket.CloseStatus(err); got != websocket.StatusUnsupportedData {
 		t.Errorf("closed with %v (%v), want 1003", got, err)
 	}
-	if frames := c.rawFrames(); strings.Contains(frames, `"id":1`) {
+	if frames := c.RawFrames(); strings.Contains(frames, `"id":1`) {
 		t.Errorf("the binary frame was answered: %s", frames)
 	}
 }
@@ -453,15 +441,15 @@ func TestLogsClipClientStrings(t *testing.T) {
 		{"reconnect", map[string]any{"channel": ahp.RootURI, "clientId": huge, "lastSeenServerSeq": 0, "subscriptions": []string{}}},
 		{"initialize", map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{huge}, "clientId": "x"}},
 	} {
-		ts.dial(t).call(req.method, req.params) // answered or refused: only the log matters here
+		ts.dial(t).Call(req.method, req.params) // answered or refused: only the log matters here
 	}
 	c := ts.dial(t)
-	c.initialize("1.0.0", "owner-1")
-	uri, _ := c.createTerminal("log", "owner-1", nil)
-	c.notify(huge, map[string]any{"channel": ahp.RootURI})
-	c.dispatch(uri, map[string]any{"type": huge})
-	c.dispatch(huge, map[string]any{"type": "terminal/cleared"})
-	c.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	c.Initialize("1.0.0", "owner-1")
+	uri, _ := c.CreateTerminal("log", "owner-1", nil)
+	c.Notify(huge, map[string]any{"channel": ahp.RootURI})
+	c.Dispatch(uri, map[string]any{"type": huge})
+	c.Dispatch(huge, map[string]any{"type": "terminal/cleared"})
+	c.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 	longest := 0
 	for _, run := range strings.FieldsFunc(logs.String(), func(r rune) bool { return r != 'Z' }) {
 		longest = max(longest, len(run))
@@ -481,16 +469,16 @@ func TestLogsClipClientStrings(t *testing.T) {
 func TestDisposeAnswersWithStuckInput(t *testing.T) {
 	ts := newServer(t)
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner-1")
-	uri, _ := owner.createTerminal("stuck", "owner-1", nil)
-	owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty -icanon -echo; echo NOT''READING; sleep 600\r"})
-	owner.waitOutput(uri, "NOTREADING")
+	owner.Initialize("1.0.0", "owner-1")
+	uri, _ := owner.CreateTerminal("stuck", "owner-1", nil)
+	owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty -icanon -echo; echo NOT''READING; sleep 600\r"})
+	owner.WaitOutput(uri, "NOTREADING")
 	chunk := strings.Repeat("x", 64<<10)
 	var last int64
 	for range 16 {
-		last = owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": chunk})
+		last = owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": chunk})
 	}
-	owner.waitAction("last input", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == last })
-	owner.mustCall("disposeTerminal", map[string]any{"channel": uri})
-	owner.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	owner.WaitAction("last input", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == last })
+	owner.MustCall("disposeTerminal", map[string]any{"channel": uri})
+	owner.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 }

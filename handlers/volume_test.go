@@ -112,14 +112,14 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 	// eviction.
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 512 << 20 })
 	owner := ts.dial(t)
-	owner.initialize("1.0.0", "owner")
-	uri, _ := owner.createTerminal("big", "owner", nil)
-	owner.dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty -onlcr\r"})
-	owner.waitOutput(uri, "stty -onlcr\r\n")
+	owner.Initialize("1.0.0", "owner")
+	uri, _ := owner.CreateTerminal("big", "owner", nil)
+	owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "stty -onlcr\r"})
+	owner.WaitOutput(uri, "stty -onlcr\r\n")
 
 	subs := []*websocket.Conn{rawSubscriber(t, ts, "s1", uri), rawSubscriber(t, ts, "s2", uri)}
-	owner.mustCall("ping", map[string]any{"channel": ahp.RootURI})
-	_ = owner.ws.CloseNow() // the recording client is not one of the two
+	owner.MustCall("ping", map[string]any{"channel": ahp.RootURI})
+	_ = owner.Conn().CloseNow() // the recording client is not one of the two
 
 	results := make([][]byte, len(subs))
 	var wg sync.WaitGroup
@@ -129,9 +129,9 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 	}
 	// Typed from a third connection once both are subscribed.
 	driver := ts.dial(t)
-	driver.initialize("1.0.0", "owner")
+	driver.Initialize("1.0.0", "owner")
 	cmd := "printf 'START-OF-''STREAM\\n'; " + fmt.Sprintf(mixedAwk, lines) + "; printf 'END-OF-''STREAM\\n'\r"
-	driver.dispatch(uri, map[string]any{"type": "terminal/input", "data": cmd})
+	driver.Dispatch(uri, map[string]any{"type": "terminal/input", "data": cmd})
 	wg.Wait()
 	sum := sha256.Sum256(want)
 	for i, got := range results {
@@ -154,17 +154,17 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 func TestSlowSubscriberEvicted(t *testing.T) {
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 4 << 20 })
 	driver := ts.dial(t)
-	driver.initialize("1.0.0", "driver")
-	uri, _ := driver.createTerminal("slow", "driver", nil)
-	driver.notify("unsubscribe", map[string]any{"channel": uri})
+	driver.Initialize("1.0.0", "driver")
+	uri, _ := driver.CreateTerminal("slow", "driver", nil)
+	driver.Notify("unsubscribe", map[string]any{"channel": uri})
 	live := rawSubscriber(t, ts, "driver", uri) // the claim holder: it paces the shell
 
 	// A subscriber that stops reading, with a small socket buffer: its socket
 	// fills, then its send queue.
 	stuck := rawSubscriber(t, ts, "stuck", uri, smallBuffers)
-	driver.mustCall("ping", map[string]any{"channel": ahp.RootURI})
+	driver.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 	const size = 16000000
-	driver.dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
+	driver.Dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
 	liveDone := make(chan []byte)
 	go func() { liveDone <- streamOutput(t, live, uri, "DONE") }()
 

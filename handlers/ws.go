@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/hub"
 )
 
 // Close codes of our own (4000–4999).
@@ -121,14 +122,15 @@ type conn struct {
 	cancel context.CancelCauseFunc
 
 	mu        sync.Mutex
-	queue     [][]byte
-	queued    int
+	queue     []outFrame
+	queued    int // bytes counted for the frames in queue and held
 	wake      chan struct{}
+	drained   chan struct{}        // see Drained; nil when nobody waits
 	closeCode websocket.StatusCode // set once: the writer closes with it
 	closeText string
-	dropped   bool     // evicted: queued frames were discarded
-	holding   bool     // see Hold
-	held      [][]byte // envelopes delivered while holding
+	dropped   bool       // evicted: queued frames were discarded
+	holding   bool       // see Hold
+	held      []outFrame // envelopes delivered while holding
 
 	// Protocol state: written by the reader before any subscription exists,
 	// so the hub's reads under its lock happen after.
@@ -151,7 +153,16 @@ func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
 	return c
 }
 
-// Shape, Scope, ClientID, Backlog and Deliver make conn a terminals.Subscriber.
+// outFrame is a queued frame: an envelope the hub shares with other
+// connections, encoded by the writer, or an answer of our own.
+type outFrame struct {
+	env  *hub.Frame
+	raw  []byte
+	size int
+}
+
+// Shape, Scope, ClientID, ViewOnly, Hold, Deliver, Backlog and Drained make
+// conn a hub.Subscriber.
 func (c *conn) Shape() ahp.Shape { return c.shape }
 func (c *conn) Scope() string    { return c.scope }
 func (c *conn) ClientID() string { return c.clientID }
@@ -162,34 +173,58 @@ func (c *conn) Backlog() int {
 	return c.queued
 }
 
+// Drained returns a channel the writer closes once the backlog is below
+// hub.LowWater, or the connection closes: a terminal paused for this
+// connection (its claim holder) waits on it instead of polling.
+func (c *conn) Drained() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.drained == nil {
+		c.drained = make(chan struct{})
+	}
+	ch := c.drained
+	c.signalDrainedLocked()
+	return ch
+}
+
+// signalDrainedLocked wakes the waiters of Drained when the backlog is low
+// or the connection is closing.
+func (c *conn) signalDrainedLocked() {
+	if c.drained != nil && (c.queued < hub.LowWater || c.closeCode != 0) {
+		close(c.drained)
+		c.drained = nil
+	}
+}
+
 // Deliver queues a frame without blocking. Past the queue bound the connection
 // is evicted: its queue is dropped, the writer closes it with 4001 and the
 // client recovers by reconnecting (replay or snapshot).
-func (c *conn) Deliver(frame []byte) bool {
+func (c *conn) Deliver(f *hub.Frame) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	out := outFrame{env: f, size: f.Size()}
 	if c.holding {
 		// A subscribe or reconnect answer is being prepared: envelopes after
 		// its snapshot wait so that they reach the client after the answer.
-		c.held = append(c.held, frame)
+		c.held = append(c.held, out)
 	}
-	return c.enqueueLocked(frame, !c.holding)
+	return c.enqueueLocked(out, !c.holding)
 }
 
 // enqueueLocked accounts for a frame and, if add, appends it to the queue.
-func (c *conn) enqueueLocked(frame []byte, add bool) bool {
+func (c *conn) enqueueLocked(f outFrame, add bool) bool {
 	if c.closeCode != 0 {
 		return false
 	}
-	if c.queued+len(frame) > c.s.cfg.SendQueue {
+	if c.queued+f.size > c.s.cfg.SendQueue {
 		c.s.metrics.evictions.Inc()
 		c.closeLocked(closeSlowConsumer, "too slow: reconnect to resume", true)
 		c.log.Info("evicting slow subscriber", "client", ahp.Clip(c.clientID), "queued", c.queued)
 		return false
 	}
-	c.queued += len(frame)
+	c.queued += f.size
 	if add {
-		c.queue = append(c.queue, frame)
+		c.queue = append(c.queue, f)
 		c.signal()
 	}
 	return true
@@ -205,10 +240,11 @@ func (c *conn) Hold() {
 	c.mu.Unlock()
 }
 
-// answer queues a response, then the envelopes held since Hold.
+// answer queues a response or notification of our own, then the envelopes
+// held since Hold.
 func (c *conn) answer(frame []byte) {
 	c.mu.Lock()
-	ok := c.enqueueLocked(frame, true)
+	ok := c.enqueueLocked(outFrame{raw: frame, size: len(frame)}, true)
 	if c.holding {
 		c.holding = false
 		if ok && c.closeCode == 0 {
@@ -249,11 +285,9 @@ func (c *conn) closeLocked(code websocket.StatusCode, reason string, drop bool) 
 	if drop {
 		c.queue, c.queued, c.dropped = nil, 0, true
 	}
+	c.signalDrainedLocked() // a closing connection paces nobody
 	c.signal()
 }
-
-// send queues a response or notification of our own.
-func (c *conn) send(frame []byte) { c.answer(frame) }
 
 func (c *conn) run() {
 	var wg sync.WaitGroup
@@ -285,7 +319,6 @@ func (c *conn) run() {
 	wg.Wait()
 	c.s.m.Leave(c)
 	if c.initialized {
-		c.s.m.Disconnected(c.clientID)
 		c.s.forget(c.clientID)
 	}
 }
@@ -331,7 +364,13 @@ func (c *conn) writeLoop() {
 		batch, code, reason := c.queue, c.closeCode, c.closeText
 		c.queue = nil
 		c.mu.Unlock()
-		for _, frame := range batch {
+		for _, f := range batch {
+			frame := f.raw
+			if f.env != nil {
+				// Shared envelopes are encoded here, outside the hub lock (only
+				// delivered after initialize has set the shape).
+				frame = f.env.Bytes(c.shape)
+			}
 			watchdog.Reset(writeTimeout)
 			err := c.ws.Write(context.Background(), websocket.MessageText, frame)
 			watchdog.Stop()
@@ -344,7 +383,8 @@ func (c *conn) writeLoop() {
 			c.mu.Lock()
 			dropped := c.dropped
 			if !dropped {
-				c.queued -= len(frame)
+				c.queued -= f.size
+				c.signalDrainedLocked()
 			}
 			c.mu.Unlock()
 			if dropped {

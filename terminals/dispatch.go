@@ -1,86 +1,107 @@
 package terminals
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/hub"
 )
 
 // Policy is what a connection's role allows it to dispatch.
 type Policy struct {
 	// Refuse returns a rejection reason for an action the role may not
-	// dispatch at all, or "" to allow it; nil allows everything.
+	// dispatch at all, or "" to allow it; nil allows everything. It runs
+	// under the hub lock: it must only decide (the caller counts refusals
+	// from the Outcome).
 	Refuse func(a ahp.Action) string
 	// TakeClaim lets the connection take a terminal's claim even from a
 	// connected holder (the owner always can take control).
 	TakeClaim bool
-	// Accepted, if set, sees each accepted action, under the manager's lock
-	// (so before any other dispatch or snapshot): it must not block.
+	// Accepted, if set, sees each accepted action, under the hub lock (so
+	// before any other dispatch or snapshot): it must not block.
 	Accepted func(a ahp.Action)
 }
 
-// Dispatch handles a client's dispatchAction (§8.3): unknown channels are
-// dropped silently; anything refused gets a rejection envelope sent to s only;
-// an accepted action has its side effect, is reduced and is echoed with its
-// origin to every subscriber of the channel, except terminal/input (see
-// echoInputLocked).
-func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, raw json.RawMessage, policy Policy) {
-	m.hub.mu.Lock()
-	defer m.hub.mu.Unlock()
+// Outcome is what became of a dispatched action.
+type Outcome int
+
+// Outcomes of Dispatch.
+const (
+	// Dropped: the channel does not exist or the connection may not see it (§8.3).
+	Dropped Outcome = iota + 1
+	// Accepted: applied and echoed.
+	Accepted
+	// RefusedByRole: the connection's role may not dispatch it (rejected).
+	RefusedByRole
+	// Rejected: invalid for the channel's state (rejected).
+	Rejected
+)
+
+// Dispatch handles a client's decoded dispatchAction (§8.3): unknown
+// channels are dropped silently; anything refused gets a rejection envelope
+// sent to s only; an accepted action has its side effect, is reduced and is
+// echoed with its origin to every subscriber of the channel, except
+// terminal/input, echoed to s only (see hub.Tx.SendTo).
+func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Action, policy Policy) Outcome {
 	if err := ahp.CheckChannel(uri); err != nil {
-		m.hub.rejectLocked(s, uri, rawAction(raw), origin, err.Error())
-		return
+		m.Reject(s, origin, uri, a, err.Error())
+		return Rejected
 	}
 	var t *terminal
 	if uri != ahp.RootURI {
-		if t = m.terms[uri]; t == nil || t.disposed || (s.Scope() != "" && s.Scope() != uri) {
+		if t = m.live(uri); t == nil {
+			return Dropped
+		}
+	}
+	out := Dropped
+	m.hub.Do(func(tx hub.Tx) {
+		if !tx.Visible(s, uri) {
 			return
 		}
-	}
-	var a ahp.Action
-	if err := json.Unmarshal(raw, &a); err != nil {
-		reason := err.Error()
-		if !errors.Is(err, ahp.ErrInvalidAction) {
-			reason = "invalid action: " + reason
+		out = Rejected
+		reason := ""
+		if policy.Refuse != nil { // the connection's role comes first
+			if reason = policy.Refuse(a); reason != "" {
+				out = RefusedByRole
+			}
 		}
-		m.hub.rejectLocked(s, uri, rawAction(raw), origin, reason)
-		return
-	}
-	reason := ""
-	if policy.Refuse != nil { // the connection's role comes first
-		reason = policy.Refuse(a)
-	}
-	if reason == "" {
-		reason = m.checkLocked(t, uri, s, origin, a, policy.TakeClaim)
-	}
-	if reason == "" && t != nil {
-		reason = m.effectLocked(t, a)
-	}
-	if reason != "" {
-		m.log.Debug("dispatch rejected", "channel", ahp.Clip(uri), "type", ahp.Clip(a.Type), "client", ahp.Clip(origin.ClientID), "reason", ahp.Clip(reason))
-		m.hub.rejectLocked(s, uri, a, origin, reason)
-		return
-	}
-	if policy.Accepted != nil {
-		policy.Accepted(a)
-	}
-	if a.Type == ahp.TerminalInput {
-		m.hub.echoInputLocked(s, uri, a, origin)
-		return
-	}
-	m.applyLocked(t, a)
-	m.hub.publishLocked(uri, a, &origin)
-	switch a.Type {
-	case ahp.TerminalClaimed, ahp.TerminalTitleChanged:
-		m.publishCatalogueLocked()
-	}
+		if reason == "" {
+			reason = m.check(tx, t, uri, s, origin, a, policy.TakeClaim)
+		}
+		if reason == "" && t != nil {
+			reason = m.effect(t, a)
+		}
+		if reason != "" {
+			m.log.Debug("dispatch rejected", "channel", ahp.Clip(uri), "type", ahp.Clip(a.Type), "client", ahp.Clip(origin.ClientID), "reason", ahp.Clip(reason))
+			tx.SendTo(s, ahp.Envelope{Channel: uri, Action: a, Origin: &origin, RejectionReason: reason})
+			return
+		}
+		out = Accepted
+		if policy.Accepted != nil {
+			policy.Accepted(a)
+		}
+		if a.Type == ahp.TerminalInput {
+			tx.SendTo(s, ahp.Envelope{Channel: uri, Action: a, Origin: &origin})
+			return
+		}
+		tx.Publish(uri, a, &origin)
+	})
+	return out
 }
 
-// checkLocked validates an action against the channel's state. takeClaim
-// lets s take the claim from a connected holder.
-func (m *Manager) checkLocked(t *terminal, uri string, s Subscriber, origin ahp.Origin, a ahp.Action, takeClaim bool) string {
+// Reject sends a rejection envelope for a to s only; it takes a serverSeq
+// but is not replayed (§8.4). Used for actions that could not be decoded.
+func (m *Manager) Reject(s Subscriber, origin ahp.Origin, uri string, a ahp.Action, reason string) {
+	m.hub.SendTo(s, ahp.Envelope{Channel: uri, Action: a, Origin: &origin, RejectionReason: reason})
+}
+
+// Visible reports whether the channel exists and s may see it: dispatches
+// to any other channel are dropped without an answer.
+func (m *Manager) Visible(s Subscriber, uri string) bool { return m.hub.Visible(s, uri) }
+
+// check validates an action against the channel's state. takeClaim lets s
+// take the claim from a connected holder.
+func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin ahp.Origin, a ahp.Action, takeClaim bool) string {
 	if !a.Known() || !ahp.ClientDispatchable(a.Type) {
 		return fmt.Sprintf("%s cannot be dispatched by clients", ahp.Clip(a.Type))
 	}
@@ -96,21 +117,23 @@ func (m *Manager) checkLocked(t *terminal, uri string, s Subscriber, origin ahp.
 	if a.Type == ahp.RootConfigChanged {
 		return "root/configChanged belongs to " + ahp.RootURI
 	}
-	holder := t.state.Claim
+	st, _ := tx.Terminal(uri)
+	holder := st.Claim
 	// origin.ClientID is bound to the connection's principal (the server
 	// refuses a clientId another principal uses), and a view-only
 	// connection never holds a claim.
 	isHolder := holder.Kind == ahp.ClaimClient && holder.ClientID == origin.ClientID && !s.ViewOnly()
+	holderConnected := holder.Kind == ahp.ClaimClient && m.Connections(holder.ClientID) > 0
 	switch a.Type {
 	case ahp.TerminalInput:
-		if t.state.Lifecycle.Exited() {
+		if st.Lifecycle.Exited() {
 			return "the terminal has exited"
 		}
 	case ahp.TerminalResized:
 		switch {
 		case a.Cols < 1 || a.Rows < 1 || a.Cols > ahp.MaxDimension || a.Rows > ahp.MaxDimension:
 			return fmt.Sprintf("cols and rows must be between 1 and %d", ahp.MaxDimension)
-		case !isHolder && m.clients[holderID(holder)] > 0:
+		case !isHolder && holderConnected:
 			return "only the claim holder can resize the terminal"
 		}
 	case ahp.TerminalClaimed:
@@ -120,40 +143,27 @@ func (m *Manager) checkLocked(t *terminal, uri string, s Subscriber, origin ahp.
 		// The holder may hand over; the owner may always take it; anyone may
 		// take a claim whose client is gone; a session claim may be narrowed
 		// (detached from its tool call).
-		if !isHolder && !takeClaim && !holder.Narrows(a.Claim) && (holder.Kind != ahp.ClaimClient || m.clients[holder.ClientID] > 0) {
+		if !isHolder && !takeClaim && !holder.Narrows(a.Claim) && (holder.Kind != ahp.ClaimClient || holderConnected) {
 			return "terminal is claimed by another client"
 		}
 	}
 	return ""
 }
 
-func holderID(c ahp.Claim) string {
-	if c.Kind == ahp.ClaimClient {
-		return c.ClientID
-	}
-	return ""
-}
-
-// effectLocked performs the side effect of an accepted terminal action.
-func (m *Manager) effectLocked(t *terminal, a ahp.Action) string {
+// effect performs the side effect of an accepted terminal action.
+func (m *Manager) effect(t *terminal, a ahp.Action) string {
 	switch a.Type {
 	case ahp.TerminalInput:
-		if t.queued+len(a.Data) > m.cfg.InputQueue {
-			return "input queue is full; the shell is not reading"
-		}
-		select {
-		case t.input <- []byte(a.Data):
-			t.queued += len(a.Data)
-		default:
+		if !t.enqueueInput(a.Data, m.cfg.InputQueue) {
 			return "input queue is full; the shell is not reading"
 		}
 	case ahp.TerminalResized:
-		if err := t.resize(a.Cols, a.Rows); err != nil {
+		if err := t.proc.Resize(a.Cols, a.Rows); err != nil {
 			return "resize failed"
 		}
 	case ahp.TerminalTitleChanged:
 		// A rename pins the title; clearing it lets the shell set it again.
-		t.titlePinned = a.Title != ""
+		t.titlePinned.Store(a.Title != "")
 	}
 	return ""
 }

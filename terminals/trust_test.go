@@ -2,7 +2,6 @@ package terminals
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/hub"
 )
 
 // recorder is a Subscriber that keeps every frame it is given.
@@ -32,9 +32,13 @@ func (r *recorder) Scope() string    { return "" }
 func (r *recorder) ClientID() string { return r.clientID }
 func (r *recorder) ViewOnly() bool   { return false }
 func (r *recorder) Backlog() int     { return 0 }
-func (r *recorder) Deliver(frame []byte) bool {
+func (r *recorder) Hold()            {}
+func (r *recorder) Drained() <-chan struct{} {
+	return closed
+}
+func (r *recorder) Deliver(f *hub.Frame) bool {
 	r.mu.Lock()
-	r.frames = append(r.frames, string(frame))
+	r.frames = append(r.frames, string(f.Bytes(r.Shape())))
 	r.mu.Unlock()
 	select {
 	case r.changed <- struct{}{}:
@@ -74,13 +78,10 @@ func testManager(t *testing.T, cfg Config) *Manager {
 	return m
 }
 
-func input(t *testing.T, data string) json.RawMessage {
-	t.Helper()
-	b, err := json.Marshal(map[string]string{"type": ahp.TerminalInput, "data": data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func input(_ *testing.T, data string) ahp.Action {
+	return ahp.Action{Type: ahp.TerminalInput, Data: data}
 }
 
 // stuckTerminal starts a terminal whose program never reads its input and
@@ -171,8 +172,8 @@ func TestCloseRacingCreate(t *testing.T) {
 
 // reserved reports whether Create has taken the URI (live or not yet).
 func (m *Manager) reserved(uri string) bool {
-	m.hub.mu.Lock()
-	defer m.hub.mu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return m.terms[uri] != nil
 }
 

@@ -5,6 +5,11 @@
 //
 // It has no DOM dependencies besides a WebSocket-like object, so it runs in
 // node tests with a fake socket and fake timers.
+//
+// (Over 400 lines on purpose: the connection's generation counter, the
+// held envelopes during a handshake and the mirrors order every step of a
+// reconnect together; split apart, that ordering would be spread over
+// files. Its one job is the protocol session.)
 
 import { backoffDelay, defaultBackoff, type BackoffOptions } from './backoff';
 import { ChannelMirror, type PendingAction } from './mirror';

@@ -7,7 +7,7 @@
 // only ever comes from the server.
 
 import { reduceChannel } from './reducers';
-import type { ActionEnvelope, StateAction } from './types';
+import type { ActionEnvelope, StateAction, WireAction } from './types';
 
 export interface PendingAction {
   clientSeq: number;
@@ -15,7 +15,7 @@ export interface PendingAction {
 }
 
 /** Actions a client may dispatch whose effect it can predict locally. */
-export function isReconcilable(action: StateAction): boolean {
+export function isReconcilable(action: WireAction): boolean {
   switch (action.type) {
     case 'terminal/resized':
     case 'terminal/claimed':

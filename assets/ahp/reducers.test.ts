@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contentText, rootReducer, terminalReducer, type Shape } from './reducers';
-import type { RootState, StateAction, TerminalState } from './types';
+import type { RootState, StateAction, TerminalState, WireAction } from './types';
 
 interface Fixture {
   description: string;
   reducer: string;
   initial: Record<string, unknown>;
-  actions: StateAction[];
+  actions: WireAction[];
   expected: Record<string, unknown>;
 }
 
@@ -83,11 +83,11 @@ function adaptRootState(s: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-function adaptAction(a: StateAction): StateAction {
-  const x = { ...(a as Record<string, unknown>) };
+function adaptAction(a: WireAction): WireAction {
+  const x: { type: string; [field: string]: unknown } = { ...a };
   if (x.type === 'terminal/claimed') x.claim = adaptClaim(x.claim);
   if (x.type === 'root/terminalsChanged') x.terminals = adaptTerminalInfos(x.terminals);
-  return x as StateAction;
+  return x;
 }
 
 function adapt(f: Fixture): Fixture {
@@ -109,7 +109,7 @@ function adapt(f: Fixture): Fixture {
 
 function run(f: Fixture, shape: Shape): unknown {
   const initial = deepFreeze(stripNulls(f.initial)) as Record<string, unknown>;
-  const actions = deepFreeze(stripNulls(f.actions)) as StateAction[];
+  const actions = deepFreeze(stripNulls(f.actions)) as WireAction[];
   const initialCopy = structuredClone(initial);
   const actionsCopy = structuredClone(actions);
   let state: unknown = initial;

@@ -2,12 +2,14 @@
 // §9.3 and §10.6). They never mutate their input; an action they do not know
 // (or that does not apply) returns the very same state object.
 
-import type {
-  RootState,
-  StateAction,
-  TerminalCommandPart,
-  TerminalContentPart,
-  TerminalState,
+import {
+  isRootAction,
+  isTerminalAction,
+  type RootState,
+  type TerminalCommandPart,
+  type TerminalContentPart,
+  type TerminalState,
+  type WireAction,
 } from './types';
 
 /**
@@ -16,43 +18,40 @@ import type {
  */
 export type Shape = 'current' | 'legacy';
 
-export function rootReducer(state: RootState, action: StateAction): RootState {
-  const a = action as Record<string, unknown> & { type: string };
-  switch (a.type) {
+export function rootReducer(state: RootState, action: WireAction): RootState {
+  if (!isRootAction(action)) return state;
+  switch (action.type) {
     case 'root/agentsChanged':
-      return { ...state, agents: a.agents as unknown[] };
+      return { ...state, agents: action.agents };
     case 'root/activeSessionsChanged':
-      return { ...state, activeSessions: a.activeSessions as number };
+      return { ...state, activeSessions: action.activeSessions };
     case 'root/terminalsChanged':
-      return { ...state, terminals: a.terminals as RootState['terminals'] };
+      return { ...state, terminals: action.terminals };
     case 'root/configChanged': {
       if (!state.config) return state;
-      const config = a.config as Record<string, unknown>;
-      const values = a.replace ? { ...config } : { ...state.config.values, ...config };
+      const values = action.replace ? { ...action.config } : { ...state.config.values, ...action.config };
       return { ...state, config: { ...state.config, values } };
     }
-    default:
-      return state;
   }
 }
 
-export function terminalReducer(state: TerminalState, action: StateAction, shape: Shape = 'current'): TerminalState {
-  const a = action as Record<string, unknown> & { type: string };
-  switch (a.type) {
+export function terminalReducer(state: TerminalState, action: WireAction, shape: Shape = 'current'): TerminalState {
+  if (!isTerminalAction(action)) return state;
+  switch (action.type) {
     case 'terminal/data':
-      return { ...state, content: appendData(state.content, a.data as string) };
+      return { ...state, content: appendData(state.content, action.data) };
     case 'terminal/input':
       return state;
     case 'terminal/resized':
-      return { ...state, cols: a.cols as number, rows: a.rows as number };
+      return { ...state, cols: action.cols, rows: action.rows };
     case 'terminal/claimed':
-      return { ...state, claim: a.claim as TerminalState['claim'] };
+      return { ...state, claim: action.claim };
     case 'terminal/titleChanged':
-      return { ...state, title: a.title as string };
+      return { ...state, title: action.title };
     case 'terminal/cwdChanged':
-      return { ...state, cwd: a.cwd as string };
+      return { ...state, cwd: action.cwd };
     case 'terminal/exited': {
-      const code = a.exitCode as number | undefined;
+      const code = action.exitCode;
       if (shape === 'legacy') {
         const next = { ...state };
         if (code === undefined) delete next.exitCode;
@@ -71,30 +70,29 @@ export function terminalReducer(state: TerminalState, action: StateAction, shape
     case 'terminal/commandExecuted': {
       const part: TerminalCommandPart = {
         type: 'command',
-        commandId: a.commandId as string,
-        commandLine: a.commandLine as string,
+        commandId: action.commandId,
+        commandLine: action.commandLine,
         output: '',
-        timestamp: a.timestamp as number,
+        timestamp: action.timestamp,
         isComplete: false,
       };
       return { ...state, content: [...state.content, part], supportsCommandDetection: true };
     }
     case 'terminal/commandFinished': {
-      const id = a.commandId as string;
-      if (!state.content.some((p) => p.type === 'command' && p.commandId === id)) return state;
+      const { commandId, exitCode, durationMs } = action;
+      if (!state.content.some((p) => p.type === 'command' && p.commandId === commandId)) return state;
       const content = state.content.map((p): TerminalContentPart => {
-        if (p.type !== 'command' || p.commandId !== id) return p;
+        if (p.type !== 'command' || p.commandId !== commandId) return p;
         const done: TerminalCommandPart = { ...p, isComplete: true };
         delete done.exitCode;
         delete done.durationMs;
-        if (a.exitCode !== undefined && a.exitCode !== null) done.exitCode = a.exitCode as number;
-        if (a.durationMs !== undefined && a.durationMs !== null) done.durationMs = a.durationMs as number;
+        // `!= null`: a server may send null for "absent".
+        if (exitCode != null) done.exitCode = exitCode;
+        if (durationMs != null) done.durationMs = durationMs;
         return done;
       });
       return { ...state, content };
     }
-    default:
-      return state;
   }
 }
 
@@ -117,7 +115,7 @@ export function contentText(content: readonly TerminalContentPart[]): string {
 }
 
 /** Applies a channel's reducer chosen by URI prefix (as SDK state mirrors do). */
-export function reduceChannel(channel: string, state: unknown, action: StateAction, shape: Shape = 'current'): unknown {
+export function reduceChannel(channel: string, state: unknown, action: WireAction, shape: Shape = 'current'): unknown {
   if (channel === 'ahp-root://') return rootReducer(state as RootState, action);
   if (channel.startsWith('ahp-terminal:')) return terminalReducer(state as TerminalState, action, shape);
   return state;

@@ -132,8 +132,51 @@ export type TerminalAction =
   | TerminalCommandExecuted
   | TerminalCommandFinished;
 
-/** Any action; unknown types are carried through untouched. */
-export type StateAction = RootAction | TerminalAction | { type: string; [k: string]: unknown };
+/** Every action this client understands: a union discriminated by `type`. */
+export type StateAction = RootAction | TerminalAction;
+
+/**
+ * An action of a type this client does not know (e.g. from a newer server).
+ * It is carried through untouched and reducers leave the state as it is.
+ * Tell it from a known one with isRootAction / isTerminalAction.
+ */
+export interface UnknownAction {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/** What an envelope from the server carries. */
+export type WireAction = StateAction | UnknownAction;
+
+// One entry per known type: the compiler checks both lists are complete.
+const rootActionTypes: Record<RootAction['type'], true> = {
+  'root/agentsChanged': true,
+  'root/activeSessionsChanged': true,
+  'root/terminalsChanged': true,
+  'root/configChanged': true,
+};
+
+const terminalActionTypes: Record<TerminalAction['type'], true> = {
+  'terminal/data': true,
+  'terminal/input': true,
+  'terminal/resized': true,
+  'terminal/claimed': true,
+  'terminal/titleChanged': true,
+  'terminal/cwdChanged': true,
+  'terminal/exited': true,
+  'terminal/cleared': true,
+  'terminal/commandDetectionAvailable': true,
+  'terminal/commandExecuted': true,
+  'terminal/commandFinished': true,
+};
+
+export function isRootAction(a: WireAction): a is RootAction {
+  return Object.hasOwn(rootActionTypes, a.type);
+}
+
+export function isTerminalAction(a: WireAction): a is TerminalAction {
+  return Object.hasOwn(terminalActionTypes, a.type);
+}
 
 // ---- envelopes and messages (§3, §8) ----
 
@@ -144,7 +187,7 @@ export interface ActionOrigin {
 
 export interface ActionEnvelope {
   channel: URI;
-  action: StateAction;
+  action: WireAction;
   serverSeq: number;
   origin?: ActionOrigin;
   rejectionReason?: string;

@@ -4,7 +4,8 @@
 
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
-import type { TerminalView } from './terminalView';
+import { hasExited } from '../ahp/types';
+import type { TerminalView } from './terminal/terminalView';
 
 const DND_TYPE = 'application/x-termhost-tab';
 
@@ -16,8 +17,22 @@ export interface EditorHost {
   killTerminal(view: TerminalView): void;
   splitRight(group: EditorGroup): void;
   titleOf(view: TerminalView): string;
-  tabIcon(view: TerminalView): { icon: string; cls: string; tooltip: string };
   layoutChanged(): void;
+}
+
+/** A tab's icon: spinning while a command runs, red after a failure. */
+function tabIcon(view: TerminalView): { icon: string; cls: string; tooltip: string } {
+  const s = view.status;
+  switch (s.kind) {
+    case 'running':
+      return { icon: icons.loading, cls: 'status-running spin', tooltip: `running: ${s.label}` };
+    case 'failure':
+      return { icon: icons.error, cls: 'status-failure', tooltip: hasExited(view.state!) ? s.label : `last command failed (exit ${s.code})` };
+    case 'exited':
+      return { icon: icons.pass, cls: 'status-exited', tooltip: s.label };
+    default:
+      return { icon: icons.terminal, cls: '', tooltip: '' };
+  }
 }
 
 export class EditorGroup {
@@ -83,7 +98,7 @@ export class EditorGroup {
     // Same-named terminals (several "bash") get their id as a description.
     const titles = this.#area.views.map((v) => host.titleOf(v));
     this.views.forEach((v, i) => {
-      const st = host.tabIcon(v);
+      const st = tabIcon(v);
       const title = host.titleOf(v);
       const dup = titles.filter((t) => t === title).length > 1;
       const tab = h(

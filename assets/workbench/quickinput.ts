@@ -291,6 +291,9 @@ export function confirmDialog(o: { message: string; detail?: string; preview?: s
   });
 }
 
+/** Show a notification toast (Workbench.notify). */
+export type Notify = (kind: 'info' | 'error' | 'warning', message: string, actions?: { label: string; run: () => void }[]) => void;
+
 /** Notification toasts, bottom right. */
 export class Notifications {
   readonly element = h('div.notifications-toasts', { 'aria-live': 'polite' });

@@ -5,7 +5,8 @@ import { exitCodeOf, hasExited, terminalIdOf, type TerminalInfo } from '../ahp/t
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
 import { claimLabel, formatDuration } from './format';
-import { commandStatus, type CommandRecord, type TerminalView } from './terminalView';
+import { commandStatus, type CommandRecord } from './terminal/commandTracker';
+import type { TerminalView } from './terminal/terminalView';
 
 export interface SidebarHost {
   clientId: string;

@@ -4,7 +4,17 @@
 
 import { terminalUri } from '../ahp/types';
 import type { ThemeSetting } from './theme';
+import type { Terminal } from '@xterm/xterm';
 import type { Workbench } from './app';
+
+/** Visible text of the whole buffer, trailing blanks trimmed. */
+function bufferText(term: Terminal | undefined): string | undefined {
+  if (!term) return undefined;
+  const b = term.buffer.active;
+  const lines: string[] = [];
+  for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? '');
+  return lines.join('\n').replace(/\s+$/, '');
+}
 
 export function installTestHook(wb: Workbench): void {
   const client = wb.client;
@@ -13,7 +23,7 @@ export function installTestHook(wb: Workbench): void {
   const sentInputs: string[] = [];
   const dispatch = client.dispatch.bind(client);
   client.dispatch = (channel, action) => {
-    if (action.type === 'terminal/input') sentInputs.push(String((action as { data?: unknown }).data));
+    if (action.type === 'terminal/input') sentInputs.push(action.data);
     return dispatch(channel, action);
   };
   (window as unknown as { __termhost: unknown }).__termhost = {
@@ -22,7 +32,7 @@ export function installTestHook(wb: Workbench): void {
     share: (id?: string) => wb.share(id ? terminalUri(id) : wb.activeView!.uri),
     views: () => wb.views.map((v) => ({ uri: v.uri, id: v.id, loaded: v.loaded, renderer: v.renderer })),
     active: () => wb.activeView?.id,
-    buffer: (id?: string) => wb.viewOf(id)?.bufferText(),
+    buffer: (id?: string) => bufferText(wb.viewOf(id)?.term),
     view: (id?: string) => wb.viewOf(id),
     state: (id: string) => client.state(terminalUri(id)),
     catalogue: () => wb.catalogue,

@@ -2,20 +2,27 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
-	"strings"
 	"syscall"
 
 	"github.com/termhost/termhost/bench"
+	"github.com/termhost/termhost/client"
 )
 
-// benchCommand measures a server against the raw pty (see package bench).
+const benchAbout = `termhost bench: measure throughput, echo latency, idle memory, fan-out, start-up
+and memory bounds of a termhost server against the raw pty, in one run.
+
+Without --server it starts a server in this process on a loopback port. With
+--server the server must run on this machine (its shells read the workload
+file; CPU and memory come from /proc/<pid>) and allow 200 terminals.`
+
+// benchCommand is "termhost bench": it measures a server against the raw
+// pty (see package bench).
 func benchCommand(args []string) int {
 	var (
 		server, token, integration string
@@ -25,39 +32,26 @@ func benchCommand(args []string) int {
 		jsonOnly, quick            bool
 		cpuProfile, memProfile     string
 	)
-	fs := newFlagSet("bench", `termhost bench: measure throughput, echo latency, idle memory, fan-out, start-up
-and memory bounds of a termhost server against the raw pty, in one run.
-
-Without --server it starts a server in this process on a loopback port. With
---server the server must run on this machine (its shells read the workload
-file; CPU and memory come from /proc/<pid>) and allow 200 terminals.`)
+	fs := newFlagSet("bench", "TERMHOST_")
 	fs.StringVar(&server, "server", "", "measure the server at this URL instead of one in this process")
 	fs.StringVar(&token, "token", "", "owner token for --server (default: the token file of a server on this machine)")
 	fs.IntVar(&pid, "pid", 0, "process id of --server, for its CPU and memory (0: find it by its port)")
 	fs.StringVar(&integration, "shell-integration", "on", "in-process server: inject shell integration, on or off")
-	fs.Var(&size, "size", "throughput payload, e.g. 64MiB")
-	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound")
+	fs.Var(&size, "size", "throughput payload, a `size` such as 64MiB")
+	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound (a `size`)")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the in-process server) to `FILE`")
 	fs.StringVar(&memProfile, "memprofile", "", "write an allocation profile of this process to `FILE`")
-	if err := fs.parse(args); err != nil {
-		if errors.Is(err, errHelp) {
-			return 0
-		}
-		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)
-		return 2
+	if code, ok := parseServerFlags(fs, args, os.LookupEnv, os.Stdout, os.Stderr, benchAbout); !ok {
+		return code
 	}
 	if integration != "on" && integration != "off" {
 		fmt.Fprintln(os.Stderr, "termhost bench: --shell-integration must be on or off")
-		return 2
+		return exitUsage
 	}
 	if server != "" && token == "" {
-		if path, err := localTokenPath(); err == nil {
-			if b, err := os.ReadFile(path); err == nil {
-				token = strings.TrimSpace(string(b))
-			}
-		}
+		token = localToken()
 	}
 	plan := bench.FullPlan(int64(size))
 	if quick {
@@ -105,4 +99,14 @@ file; CPU and memory come from /proc/<pid>) and allow 200 terminals.`)
 		return 1
 	}
 	return 0
+}
+
+// localToken is the token of a server on this machine, or "".
+func localToken() string {
+	path, err := client.LocalTokenPath(os.Getenv)
+	if err != nil {
+		return ""
+	}
+	tok, _ := client.ReadToken(path)
+	return tok
 }

@@ -1,55 +1,104 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"strconv"
 	"strings"
 )
 
-// flagSet wraps flag.FlagSet so every flag has a TERMHOST_* environment
-// equivalent, shown in --help.
+// flagSet is the flag set of every subcommand. Each flag has an environment
+// twin, read before the command line (which wins) and shown in --help:
+// TERMHOST_<FLAG> for serve and bench, whose flags configure the server, and
+// for the connection flags the client commands share; TERMHOST_<CMD>_<FLAG>
+// for a client command's own flags, so that TERMHOST_CWD or TERMHOST_NAME
+// meant for the server never leaks into "termhost run".
 type flagSet struct {
 	*flag.FlagSet
-	envErr error
+	envPrefix string          // the twin of flag "a-b" is envPrefix+"A_B"…
+	shared    map[string]bool // …except for these, whose twin is TERMHOST_A_B
 }
 
-func newFlagSet(name, summary string) *flagSet {
-	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
-	fs.Usage = func() {
-		out := fs.Output()
-		fmt.Fprintf(out, "%s\n\nFlags (each also read from the environment variable shown):\n", summary)
-		fs.VisitAll(func(f *flag.Flag) {
-			name, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(out, "  --%s %s\n      %s", f.Name, name, usage)
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
-				fmt.Fprintf(out, " (default %s)", f.DefValue)
-			}
-			fmt.Fprintf(out, " [$%s]\n", envName(f.Name))
-		})
-	}
+func newFlagSet(name, envPrefix string) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), envPrefix: envPrefix, shared: map[string]bool{}}
+	fs.SetOutput(io.Discard) // errors are reported in one line; --help prints the usage
 	return fs
 }
 
-func envName(flagName string) string {
-	return "TERMHOST_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+// share makes the twin of an already defined flag TERMHOST_<FLAG>.
+func (fs *flagSet) share(flagName string) { fs.shared[flagName] = true }
+
+// envName is the environment twin of a flag.
+func (fs *flagSet) envName(flagName string) string {
+	prefix := fs.envPrefix
+	if fs.shared[flagName] {
+		prefix = "TERMHOST_"
+	}
+	return prefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// parse reads the environment first, then the command line (which wins).
-func (fs *flagSet) parse(args []string) error {
-	var err error
-	fs.VisitAll(func(f *flag.Flag) {
-		if v, ok := os.LookupEnv(envName(f.Name)); ok && err == nil {
-			if e := f.Value.Set(v); e != nil {
-				err = fmt.Errorf("$%s: %v", envName(f.Name), e)
-			}
-		}
-	})
-	if err != nil {
+// parse sets the flags from their twins (an empty variable counts as unset),
+// then from args. It returns flag.ErrHelp for --help.
+func (fs *flagSet) parse(args []string, getenv func(string) (string, bool)) error {
+	if err := fs.setFromEnv(getenv); err != nil {
 		return err
 	}
 	return fs.Parse(args)
+}
+
+func (fs *flagSet) setFromEnv(getenv func(string) (string, bool)) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := getenv(fs.envName(f.Name)); ok && v != "" && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("$%s: %w", fs.envName(f.Name), e)
+			}
+		}
+	})
+	return err
+}
+
+// isSet reports whether a flag was given on the command line or by its twin.
+func (fs *flagSet) isSet(flagName string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == flagName })
+	return set
+}
+
+// writeFlags lists the flags with their defaults and twins.
+func (fs *flagSet) writeFlags(w io.Writer) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if name != "" {
+			name = " " + name
+		}
+		fmt.Fprintf(w, "  --%s%s\n      %s", f.Name, name, usage)
+		switch f.DefValue {
+		case "", "false", "0", "0s", "[]":
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, " [$%s]\n", fs.envName(f.Name))
+	})
+}
+
+// parseServerFlags parses the flags of serve or bench. On --help it writes
+// about and the flags on stdout; on an error, one line on stderr. ok is false
+// when the command should exit with code.
+func parseServerFlags(fs *flagSet, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer, about string) (code int, ok bool) {
+	err := fs.parse(args, getenv)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(stdout, "%s\n\nFlags (each also read from the environment variable shown; the command line wins):\n", about)
+		fs.writeFlags(stdout)
+		return exitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "termhost %s: %v (see termhost %s --help)\n", fs.Name(), err, fs.Name())
+		return exitUsage, false
+	}
+	return 0, true
 }
 
 // listFlag is a repeatable or comma-separated string flag.
@@ -88,6 +137,3 @@ func (s *sizeFlag) Set(v string) error {
 	*s = sizeFlag(n * mult)
 	return nil
 }
-
-// errHelp is returned by parse when --help was asked for (usage is printed).
-var errHelp = flag.ErrHelp

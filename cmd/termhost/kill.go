@@ -14,7 +14,8 @@ terminal is simply removed.`
 const killExamples = `  termhost kill 3f2c9a1b0d4e
   termhost ls --json | jq -r '.[] | select(.state == "exited") | .id' | xargs -n1 termhost kill`
 
-func (a *app) kill(args []string) int {
+// killCommand is "termhost kill".
+func (a *app) killCommand(args []string) int {
 	f := newCmdFlags("kill", "kill [flags] <id|url>", killAbout, killExamples)
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {

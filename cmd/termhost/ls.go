@@ -30,7 +30,8 @@ type lsEntry struct {
 	URL      string    `json:"url"`
 }
 
-func (a *app) ls(args []string) int {
+// lsCommand is "termhost ls".
+func (a *app) lsCommand(args []string) int {
 	f := newCmdFlags("ls", "ls [flags]", lsAbout, lsExamples)
 	asJSON := f.Bool("json", false, "print a JSON array of {id, title, state, exitCode, claim, url}")
 	pos, code, ok := f.parse(a, args, false)
@@ -51,10 +52,7 @@ func (a *app) ls(args []string) int {
 	}
 	entries := make([]lsEntry, 0, len(root.Terminals))
 	for _, info := range root.Terminals {
-		id, err := ahp.TerminalID(info.Resource)
-		if err != nil {
-			id = info.Resource
-		}
+		id := ahp.TerminalIDOf(info.Resource)
 		entries = append(entries, lsEntry{ID: id, Title: info.Title, State: info.Lifecycle.Status,
 			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, URL: client.TerminalURL(base, id)})
 	}

@@ -8,37 +8,39 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(runCLI(os.Args[1:]))
 }
 
-// run dispatches to a subcommand; serve is the default.
-func run(args []string) int {
-	cmd := "serve"
-	if len(args) > 0 && !isFlag(args[0]) {
-		cmd, args = args[0], args[1:]
+// runCLI dispatches to a subcommand (serve is the default) and returns the
+// exit code.
+func runCLI(args []string) int {
+	name := "serve"
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
+		name = "help" // the overview, which points to serve --help
+	case len(args) > 0 && !isFlag(args[0]):
+		name, args = args[0], args[1:]
 	}
-	switch cmd {
-	case "serve":
-		return serve(args)
-	case "run":
-		return runCommand(args)
-	case "attach":
-		return attachCommand(args)
-	case "ls":
-		return lsCommand(args)
-	case "share":
-		return shareCommand(args)
-	case "kill":
-		return killCommand(args)
-	case "bench":
-		return benchCommand(args)
-	case "help":
+	a := newApp()
+	commands := map[string]func([]string) int{
+		"serve":  serveCommand,
+		"run":    a.runCommand,
+		"attach": a.attachCommand,
+		"ls":     a.lsCommand,
+		"share":  a.shareCommand,
+		"kill":   a.killCommand,
+		"bench":  benchCommand,
+	}
+	if name == "help" {
 		usage(os.Stdout)
-		return 0
-	default:
-		fmt.Fprintf(os.Stderr, "termhost: unknown command %q (see termhost help)\n", cmd)
-		return 2
+		return exitOK
 	}
+	command, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "termhost: unknown command %q (see termhost help)\n", name)
+		return exitUsage
+	}
+	return command(args)
 }
 
 func isFlag(s string) bool { return len(s) > 0 && s[0] == '-' }
@@ -62,5 +64,9 @@ Usage:
 Run "termhost serve --help" for the server's flags and "termhost COMMAND --help"
 for a client command's. The client commands reach the server at --server
 (default http://127.0.0.1:7681, or $TERMHOST_SERVER).
+
+Every flag can also be set in the environment: TERMHOST_<FLAG> for serve,
+bench and the connection flags, TERMHOST_<COMMAND>_<FLAG> for a client
+command's own flags (e.g. TERMHOST_RUN_CWD); --help shows each name.
 `)
 }

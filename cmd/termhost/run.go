@@ -33,7 +33,8 @@ const runExamples = `  termhost run -- make build
   termhost run -- sh -c 'for i in 1 2 3; do echo $i; sleep 1; done; exit 4'; echo "exit $?"
   termhost run --server http://127.0.0.1:7790 --cwd ~/src/app -- npm run dev`
 
-func (a *app) run(args []string) int {
+// runCommand is "termhost run".
+func (a *app) runCommand(args []string) int {
 	f := newCmdFlags("run", "run [flags] [--] CMD [ARGS…]", runAbout, runExamples)
 	name := f.String("name", "", "title of the terminal (default: the command's name)")
 	cwd := f.String("cwd", "", "working directory of the command on the server (default: the current directory\n      when the server is on this machine, else the server's default)")

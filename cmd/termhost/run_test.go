@@ -3,20 +3,18 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -230,16 +228,16 @@ func TestRunDefaultCwd(t *testing.T) {
 
 func TestRunSurvivesConnectionDrop(t *testing.T) {
 	ts := newTestServer(t)
-	p := newProxy(t, ts.Listener.Addr().String())
+	p := testserver.NewProxy(t, ts.Listener.Addr().String())
 	file, _, open := newGate(t)
 	script := `i=0; while [ ! -e ` + file + ` ]; do i=$((i+1)); echo line-$i; sleep 0.02; done; exit 6`
 	env := map[string]string{"TERMHOST_SERVER": p.URL(), "TERMHOST_TOKEN": testToken}
 	a, out, errOut := testApp(t, env)
 	done := make(chan int, 1)
-	go func() { done <- a.run([]string{"--", "sh", "-c", script}) }()
+	go func() { done <- a.runCommand([]string{"--", "sh", "-c", script}) }()
 
 	waitFor(t, "line-3", func() bool { return strings.Contains(out.String(), "line-3\r\n") })
-	p.cut()
+	p.Cut()
 	waitFor(t, "the reconnect", func() bool { return strings.Contains(errOut.String(), "termhost: reconnected\n") })
 	before := strings.Count(out.String(), "\n")
 	waitFor(t, "more output", func() bool { return strings.Count(out.String(), "\n") > before+3 })
@@ -256,67 +254,6 @@ func TestRunSurvivesConnectionDrop(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "lost the connection to "+p.URL()) {
 		t.Errorf("stderr %q does not report the drop", errOut.String())
-	}
-}
-
-// proxy is a TCP relay whose connections the test can cut (a network drop).
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", p.target)
-			if err != nil {
-				_ = in.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns[in], p.conns[out] = true, true
-			p.mu.Unlock()
-			p.wg.Add(2)
-			relay := func(dst, src net.Conn) {
-				defer p.wg.Done()
-				_, _ = io.Copy(dst, src)
-				_, _ = dst.Close(), src.Close()
-			}
-			go relay(in, out)
-			go relay(out, in)
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		p.cut()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) URL() string { return "http://" + p.ln.Addr().String() }
-
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
-		_ = c.Close()
-		delete(p.conns, c)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/terminals"
 )
@@ -45,60 +47,64 @@ type serveOptions struct {
 	tlsCert, tlsKey  string
 	readTimeout      time.Duration
 	idleTimeout      time.Duration
+	stateDir         string
 }
 
-func serve(args []string) int {
-	o := serveOptions{scrollback: 1 << 20}
-	fs := newFlagSet("serve", "termhost serve: run the terminal server.")
+const serveAbout = "termhost serve: run the terminal server."
+
+func (o *serveOptions) flags() *flagSet {
+	fs := newFlagSet("serve", "TERMHOST_")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:7681", "address to listen on")
 	fs.StringVar(&o.shell, "shell", "", "shell to run in new terminals (default $SHELL, else the passwd entry, else /bin/sh)")
 	fs.StringVar(&o.cwd, "cwd", "", "working directory of new terminals (default $HOME)")
-	fs.Var(&o.roots, "root", "confine requested working directories to these directories (repeatable)")
-	fs.Var(&o.scrollback, "scrollback", "scrollback kept per terminal, e.g. 1MiB")
+	fs.Var(&o.roots, "root", "confine requested working directories to this `directory` (repeatable)")
+	fs.Var(&o.scrollback, "scrollback", "scrollback kept per terminal, a `size` such as 1MiB")
 	fs.IntVar(&o.maxTerminals, "max-terminals", 64, "most terminals at once")
 	fs.StringVar(&o.shellIntegration, "shell-integration", "on", "inject bash/zsh/fish shell integration: on or off")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
-	fs.Var(&o.allowedOrigins, "allowed-origin", "extra browser origin allowed to open the WebSocket, e.g. https://dev.example.com (repeatable)")
+	fs.Var(&o.allowedOrigins, "allowed-origin", "extra browser `origin` allowed to open the WebSocket, e.g. https://dev.example.com (repeatable)")
 	fs.StringVar(&o.token, "token", "", "owner token (prefer the environment variable; default: random at start)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the owner token from this file")
 	fs.StringVar(&o.authMode, "auth", "token", "authentication: token, or none (only allowed on a loopback listener)")
 	fs.StringVar(&o.basePath, "base-path", "", "serve every page, asset, WebSocket and cookie under this prefix, e.g. /term")
 	fs.StringVar(&o.publicURL, "public-url", "", "URL browsers use to reach termhost (behind a proxy), e.g. https://dev.example.com/term; login and share links use it and its origin may open the WebSocket")
-	fs.Var(&o.trustedProxies, "trusted-proxy", "proxy address or CIDR whose X-Forwarded-Proto/Host/Prefix/For are honoured (repeatable)")
+	fs.Var(&o.trustedProxies, "trusted-proxy", "proxy `address` or CIDR whose X-Forwarded-Proto/Host/Prefix/For are honoured (repeatable)")
 	fs.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&o.tlsKey, "tls-key", "", "private key for --tls-cert (PEM)")
 	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "longest time to read one HTTP request with its body (WebSockets are exempt)")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive HTTP connection stays open")
-	if err := fs.parse(args); err != nil {
-		if errors.Is(err, errHelp) {
-			return 0
-		}
-		fmt.Fprintf(os.Stderr, "termhost serve: %v\n", err)
-		return 2
+	fs.StringVar(&o.stateDir, "state-dir", "", "keep sign-ins (owner sessions and share links, hashed) in this `directory` so that they survive a restart (default $XDG_STATE_HOME/termhost, else ~/.local/state/termhost)")
+	return fs
+}
+
+// serveCommand is "termhost serve". Everything that can be checked is
+// checked before it creates, listens or prints anything, so a bad start
+// leaves nothing behind.
+func serveCommand(args []string) int {
+	o := serveOptions{scrollback: 1 << 20}
+	if code, ok := parseServerFlags(o.flags(), args, os.LookupEnv, os.Stdout, os.Stderr, serveAbout); !ok {
+		return code
 	}
 	log, err := newLogger(o.logLevel, o.logFormat)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "termhost serve: %v\n", err)
-		return 2
+		return exitUsage
 	}
-	if o.shellIntegration != "on" && o.shellIntegration != "off" {
-		fmt.Fprintln(os.Stderr, "termhost serve: --shell-integration must be on or off")
-		return 2
-	}
-	if err := o.validate(); err != nil {
+	setup, err := o.validate()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "termhost serve: %v\n", err)
-		return 2
+		return exitUsage
 	}
-	if err := runServer(o, log); err != nil {
+	if err := listenAndServe(o, setup, log); err != nil {
 		if errors.Is(err, terminals.ErrConfig) {
 			fmt.Fprintf(os.Stderr, "termhost serve: %v\n", err)
-			return 2
+			return exitUsage
 		}
 		log.Error("server failed", "err", err)
-		return 1
+		return exitFail
 	}
-	return 0
+	return exitOK
 }
 
 func newLogger(level, format string) (*slog.Logger, error) {
@@ -116,96 +122,107 @@ func newLogger(level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format must be text or json")
 }
 
-func runServer(o serveOptions, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+// serveSetup is what validate derives from the options, before any side
+// effect.
+type serveSetup struct {
+	addr     *net.TCPAddr
+	tls      *tls.Config // nil: plain HTTP
+	token    string
+	proxies  []netip.Prefix
+	stateDir string
+}
+
+func (s serveSetup) scheme() string {
+	if s.tls != nil {
+		return "https"
 	}
+	return "http"
+}
+
+// listenAndServe runs the server until SIGINT or SIGTERM. The manager is
+// created first, as it checks the working directory against the roots;
+// whatever was created is released on every return.
+func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
+	// Stopped last: a second Ctrl-C while the shells are closed is ignored.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	m, err := terminals.NewManager(terminals.Config{
 		Shell: o.shell, Cwd: o.cwd, Roots: o.roots, Scrollback: int(o.scrollback),
 		MaxTerminals: o.maxTerminals, ShellIntegration: o.shellIntegration == "on", Logger: log,
 	})
 	if err != nil {
-		_ = ln.Close()
 		return err
 	}
+	defer m.Close() // after the server below: it SIGHUPs every shell and waits
+	ln, err := net.ListenTCP("tcp", setup.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer func() { _ = ln.Close() }() // already closed by Shutdown once serving
 	addr := ln.Addr().(*net.TCPAddr)
-	if o.authMode == "none" && !addr.IP.IsLoopback() {
-		_ = ln.Close()
-		return fmt.Errorf("--auth=none is only allowed on a loopback listener, not %s: anyone who reaches it gets a shell", addr)
-	}
-	token, err := o.ownerToken()
-	if err != nil {
-		_ = ln.Close()
-		return err
-	}
-	scheme := "http"
-	if o.tlsCert != "" {
-		scheme = "https"
-	}
-	proxies, err := parsePrefixes(o.trustedProxies)
-	if err != nil {
-		_ = ln.Close()
-		return err
-	}
 	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, Version: version,
-		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, scheme),
-		OwnerToken: token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: proxies})
+		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, setup.scheme()),
+		OwnerToken: setup.token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: setup.proxies,
+		StateDir: setup.stateDir})
 	if err != nil {
 		return err
 	}
+	defer srv.Close() // closes the WebSockets (1001)
 	// The timeouts end slow or idle connections; a WebSocket is exempt, as
 	// hijacking its connection clears the deadlines.
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: min(10*time.Second, o.readTimeout), ReadTimeout: o.readTimeout,
-		IdleTimeout: o.idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		IdleTimeout: o.idleTimeout, TLSConfig: setup.tls, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() {
-		if o.tlsCert != "" {
-			errc <- hs.ServeTLS(ln, o.tlsCert, o.tlsKey)
+		if setup.tls != nil {
+			errc <- hs.ServeTLS(ln, "", "") // the certificate is in TLSConfig
 			return
 		}
 		errc <- hs.Serve(ln)
 	}()
-	public := strings.TrimRight(o.publicURL, "/")
-	if public == "" {
-		host := addr.String()
-		if addr.IP.IsUnspecified() {
-			host = net.JoinHostPort("127.0.0.1", fmt.Sprint(addr.Port))
-		}
-		public = scheme + "://" + host + strings.TrimRight(o.basePath, "/")
-	}
-	wsURL := strings.Replace(public, "http", "ws", 1) + "/ws"
-	log.Info("termhost listening", "url", public+"/", "websocket", wsURL, "shell", m.Config().Shell, "auth", o.authMode)
-	if o.authMode == "none" {
-		fmt.Printf("termhost is running at %s/ (no authentication: loopback only)\n", public)
-	} else {
-		if path, err := writeLocalToken(token); err != nil {
-			log.Warn("could not save the token for the termhost CLI", "err", err)
-		} else {
-			log.Debug("token saved for the CLI", "path", path)
-		}
-		// The only place the token is shown: the owner's own terminal.
-		fmt.Printf("termhost is running. Open this login link (it signs you in once):\n\n    %s/#token=%s\n\n", public, token)
-	}
+	announce(o, setup, addr, m.Config().Shell, log)
 
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
 		log.Info("shutting down")
 	}
-	// Stop accepting, close WebSockets (1001), SIGHUP every shell and wait.
+	// Stop accepting; the deferred calls close the WebSockets, then SIGHUP
+	// every shell and wait.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(shutdownCtx)
-	srv.Close()
-	m.Close()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
+}
+
+// announce logs where the server listens, prints the login link (the only
+// place the token is shown: the owner's own terminal) and saves the token
+// for the CLI on this machine.
+func announce(o serveOptions, setup serveSetup, addr *net.TCPAddr, shell string, log *slog.Logger) {
+	public := strings.TrimRight(o.publicURL, "/")
+	if public == "" {
+		host := addr.String()
+		if addr.IP.IsUnspecified() {
+			host = net.JoinHostPort("127.0.0.1", fmt.Sprint(addr.Port))
+		}
+		public = setup.scheme() + "://" + host + strings.TrimRight(o.basePath, "/")
+	}
+	wsURL := strings.Replace(public, "http", "ws", 1) + "/ws"
+	log.Info("termhost listening", "url", public+"/", "websocket", wsURL, "shell", shell, "auth", o.authMode)
+	if o.authMode == "none" {
+		fmt.Printf("termhost is running at %s/ (no authentication: loopback only)\n", public)
+		return
+	}
+	if path, err := writeLocalToken(setup.token); err != nil {
+		log.Warn("could not save the token for the termhost CLI", "err", err)
+	} else {
+		log.Debug("token saved for the CLI", "path", path)
+	}
+	fmt.Printf("termhost is running. Open this login link (it signs you in once):\n\n    %s/#token=%s\n\n", public, setup.token)
 }
 
 // localOrigins are the origins a browser uses for a loopback or wildcard listener.
@@ -228,7 +245,44 @@ func localOrigins(addr *net.TCPAddr, scheme string) []string {
 	return out
 }
 
-func (o *serveOptions) validate() error {
+// validate checks the options and derives the setup, reading the TLS files
+// and the token file, without creating or listening on anything.
+func (o *serveOptions) validate() (serveSetup, error) {
+	if err := o.check(); err != nil {
+		return serveSetup{}, err
+	}
+	addr, err := net.ResolveTCPAddr("tcp", o.listen)
+	if err != nil {
+		return serveSetup{}, fmt.Errorf("--listen: %w", err)
+	}
+	if o.authMode == "none" && !addr.IP.IsLoopback() {
+		return serveSetup{}, fmt.Errorf("--auth=none is only allowed on a loopback listener, not %s: anyone who reaches it gets a shell", addr)
+	}
+	setup := serveSetup{addr: addr}
+	if o.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return serveSetup{}, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		setup.tls = &tls.Config{Certificates: []tls.Certificate{cert}}
+	}
+	if setup.token, err = o.ownerToken(); err != nil {
+		return serveSetup{}, err
+	}
+	if setup.proxies, err = parsePrefixes(o.trustedProxies); err != nil {
+		return serveSetup{}, err
+	}
+	if setup.stateDir, err = o.resolveStateDir(); err != nil {
+		return serveSetup{}, err
+	}
+	return setup, nil
+}
+
+// check checks the flags on their own and normalizes --base-path.
+func (o *serveOptions) check() error {
+	if o.shellIntegration != "on" && o.shellIntegration != "off" {
+		return fmt.Errorf("--shell-integration must be on or off")
+	}
 	if o.authMode != "token" && o.authMode != "none" {
 		return fmt.Errorf("--auth must be token or none")
 	}
@@ -277,21 +331,27 @@ func (o *serveOptions) ownerToken() (string, error) {
 	return tok, nil
 }
 
-// localTokenPath is where serve leaves the token for the CLI on this machine.
-func localTokenPath() (string, error) {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
+// resolveStateDir is --state-dir, else the directory of the local token
+// (client.LocalTokenPath): one state directory per user.
+func (o *serveOptions) resolveStateDir() (string, error) {
+	if o.stateDir != "" {
+		dir, err := filepath.Abs(o.stateDir)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("--state-dir: %w", err)
 		}
-		dir = filepath.Join(home, ".local", "state")
+		return dir, nil
 	}
-	return filepath.Join(dir, "termhost", "token"), nil
+	path, err := client.LocalTokenPath(os.Getenv)
+	if err != nil {
+		return "", fmt.Errorf("state directory: %w (set --state-dir)", err)
+	}
+	return filepath.Dir(path), nil
 }
 
+// writeLocalToken leaves the token where the CLI on this machine looks for
+// it (client.LocalTokenPath, shared with the CLI so both agree).
 func writeLocalToken(token string) (string, error) {
-	path, err := localTokenPath()
+	path, err := client.LocalTokenPath(os.Getenv)
 	if err != nil {
 		return "", err
 	}

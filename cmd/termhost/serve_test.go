@@ -9,7 +9,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -29,6 +28,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/ahptest"
 )
 
 // startServe runs the built binary's serve command and returns it with the
@@ -77,39 +77,16 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	}
 }
 
-// dialServe opens an AHP connection with the token from the login URL.
-func dialServe(t *testing.T, login string, client *http.Client) *websocket.Conn {
+// dialServe opens an AHP connection with the token from the login URL and
+// creates the terminal ahp-terminal:/s.
+func dialServe(t *testing.T, login string, client *http.Client) *ahptest.Client {
 	t.Helper()
 	base, token, _ := strings.Cut(login, "/#token=")
-	ws, _, err := websocket.Dial(t.Context(), strings.Replace(base, "http", "ws", 1)+"/ws", &websocket.DialOptions{
-		HTTPClient: client, HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { _ = ws.CloseNow() })
-	call := func(id int, method string, params any) {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		if err := ws.Write(t.Context(), websocket.MessageText, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	call(1, "initialize", map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}, "clientId": "serve-test"})
-	call(2, "createTerminal", map[string]any{"channel": "ahp-terminal:/s", "claim": map[string]any{"kind": "client", "clientId": "serve-test"}})
-	for got := 0; got < 2; {
-		_, data, err := ws.Read(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m ahp.Message
-		_ = json.Unmarshal(data, &m)
-		if m.Method == "" {
-			if m.Error != nil {
-				t.Fatalf("request failed: %+v", m.Error)
-			}
-			got++
-		}
-	}
-	return ws
+	c := ahptest.MustDial(t, strings.Replace(base, "http", "ws", 1)+"/ws", ahptest.Options{
+		HTTPClient: client, Header: http.Header{"Authorization": {"Bearer " + token}}})
+	c.Initialize("1.0.0", "serve-test", []string{}...)
+	c.MustCall(ahp.MethodCreateTerminal, map[string]any{"channel": "ahp-terminal:/s", "claim": map[string]any{"kind": "client", "clientId": "serve-test"}})
+	return c
 }
 
 // sleepers lists the processes running exactly "sleep <marker>".
@@ -133,9 +110,7 @@ func TestGracefulShutdown(t *testing.T) {
 	cmd, login := startServe(t)
 	ws := dialServe(t, login, nil)
 	input := func(s string) {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "dispatchAction", "params": map[string]any{
-			"channel": "ahp-terminal:/s", "clientSeq": 1, "action": map[string]any{"type": "terminal/input", "data": s}}})
-		_ = ws.Write(t.Context(), websocket.MessageText, b)
+		ws.Dispatch("ahp-terminal:/s", map[string]any{"type": "terminal/input", "data": s})
 	}
 	// Unique durations mark this run's jobs.
 	a, b := fmt.Sprint(3000+os.Getpid()%10000), fmt.Sprint(20000+os.Getpid()%10000)
@@ -155,11 +130,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	var err error
-	for err == nil {
-		_, _, err = ws.Read(t.Context())
-	}
-	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+	if err := ws.WaitClosed(); websocket.CloseStatus(err) != websocket.StatusGoingAway {
 		t.Errorf("close: %v, want 1001", err)
 	}
 	done := make(chan error, 1)
@@ -293,21 +264,11 @@ func TestServeTimeouts(t *testing.T) {
 	})
 	t.Run("websocket outlives the read timeout", func(t *testing.T) {
 		ws := dialServe(t, login, nil)
-		ping := func(id int) error {
-			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "ping", "params": map[string]any{"channel": ahp.RootURI}})
-			if err := ws.Write(t.Context(), websocket.MessageText, b); err != nil {
+		ping := func(int) error {
+			if _, err := ws.Call(ahp.MethodPing, map[string]any{"channel": ahp.RootURI}); err != nil {
 				return err
 			}
-			for {
-				_, data, err := ws.Read(t.Context())
-				if err != nil {
-					return err
-				}
-				var m ahp.Message
-				if json.Unmarshal(data, &m) == nil && m.Method == "" && string(m.ID) == strconv.Itoa(id) {
-					return nil
-				}
-			}
+			return nil
 		}
 		// Wall time has to pass the read timeout here: the pings keep the
 		// socket busy meanwhile, each one must be answered.
@@ -318,4 +279,120 @@ func TestServeTimeouts(t *testing.T) {
 			time.Sleep(timeout / 5)
 		}
 	})
+}
+
+// TestServeFailedStartLeavesNoTempDir: serve checks everything before it
+// creates anything, and releases what it created when a later step fails, so
+// a refused start leaves no shell-integration directory in $TMPDIR.
+func TestServeFailedStartLeavesNoTempDir(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Close() }()
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"auth none off loopback", []string{"--auth", "none", "--listen", "0.0.0.0:0"}},
+		{"short token", []string{"--listen", "127.0.0.1:0", "--token", "short"}},
+		{"bad trusted proxy", []string{"--listen", "127.0.0.1:0", "--trusted-proxy", "not-an-address"}},
+		{"unreadable TLS files", []string{"--listen", "127.0.0.1:0", "--tls-cert", missing, "--tls-key", missing}},
+		{"address in use", []string{"--listen", busy.Addr().String()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, needBinary(t), append([]string{"serve"}, tt.args...)...)
+			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp}
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("serve %v started; output %s", tt.args, out)
+			}
+			if left, _ := filepath.Glob(filepath.Join(tmp, "termhost-shell-*")); len(left) > 0 {
+				t.Errorf("serve %v: exit %v, left %v behind (output %s)", tt.args, err, left, out)
+			}
+		})
+	}
+}
+
+// TestServeTokenPathIgnoresRelativeXDG: serve saves the token where the CLI
+// looks for it; a relative $XDG_STATE_HOME is invalid (XDG base directory
+// spec) and both ignore it.
+func TestServeTokenPathIgnoresRelativeXDG(t *testing.T) {
+	home := t.TempDir()
+	t.Chdir(t.TempDir()) // a relative path must not land in the package directory
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "relative/state")
+	got, err := writeLocalToken("0123456789abcdef0123")
+	if want := filepath.Join(home, ".local", "state", "termhost", "token"); err != nil || got != want {
+		t.Errorf("writeLocalToken with XDG_STATE_HOME=relative/state: %q, %v; want %q", got, err, want)
+	}
+}
+
+// Issue 13 point 2: the state directory is --state-dir (made absolute),
+// else the directory of the local token file.
+func TestServeStateDir(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	t.Setenv("HOME", home)
+	for _, c := range []struct {
+		name, flag, xdg, want string
+	}{
+		{"flag", "/srv/termhost-state", "/xdg", "/srv/termhost-state"},
+		{"relative flag", "state", "/xdg", filepath.Join(cwd, "state")},
+		{"XDG_STATE_HOME", "", "/xdg", "/xdg/termhost"},
+		{"relative XDG_STATE_HOME is ignored", "", "relative", filepath.Join(home, ".local", "state", "termhost")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", c.xdg)
+			o := serveOptions{stateDir: c.flag}
+			if got, err := o.resolveStateDir(); err != nil || got != c.want {
+				t.Errorf("--state-dir %q, XDG_STATE_HOME %q: %q, %v; want %q", c.flag, c.xdg, got, err, c.want)
+			}
+		})
+	}
+}
+
+// Issue 13 point 2: a browser signed in before "termhost serve" restarts
+// (same port, token and state directory) is still signed in after it.
+func TestServeRestartKeepsSignIn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	args := []string{"--listen", addr, "--state-dir", filepath.Join(t.TempDir(), "state"), "--token", "restart-test-owner-token"}
+
+	first, login := startServe(t, args...)
+	base, token, _ := strings.Cut(login, "/#token=")
+	resp, err := http.Post(base+"/auth/login", "application/json", strings.NewReader(`{"token":"`+token+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cookies := resp.Cookies()
+	if resp.StatusCode != 200 || len(cookies) != 1 {
+		t.Fatalf("login: %d %v", resp.StatusCode, cookies)
+	}
+	_ = first.Process.Signal(syscall.SIGTERM)
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first serve: %v", err)
+	}
+
+	startServe(t, args...)
+	req, _ := http.NewRequest("GET", base+"/", nil)
+	req.AddCookie(cookies[0])
+	page, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Body.Close()
+	if page.StatusCode != 200 {
+		t.Errorf("workbench after the restart with the old session cookie: %d, want 200", page.StatusCode)
+	}
 }

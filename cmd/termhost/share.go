@@ -34,7 +34,8 @@ const shareExamples = `  termhost share 3f2c9a1b0d4e
 // methodShareCreate is termhost's extension command that creates a share link.
 const methodShareCreate = "x-share/create"
 
-func (a *app) share(args []string) int {
+// shareCommand is "termhost share".
+func (a *app) shareCommand(args []string) int {
 	f := newCmdFlags("share", "share [flags] <id|url>", shareAbout, shareExamples)
 	role := f.String("role", "viewer", "what the link allows: viewer (read-only, the safe choice) or driver (full shell\n      access as the server's Unix user: it can read the owner token and become owner)")
 	ttlFlag := f.String("ttl", "1h", "how long the link works: e.g. 1h, 24h, 7d, or 0 for no expiry")

@@ -1,4 +1,4 @@
-package terminals
+package hub
 
 import (
 	"unsafe"

@@ -1,4 +1,4 @@
-package terminals
+package content
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ func partsText(p []ahp.Part) string {
 func TestContentMatchesReducer(t *testing.T) {
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 1))
-		store := newContent(0)
+		store := New(0)
 		var st ahp.TerminalState
 		var log []string
 		next := 1
@@ -47,9 +47,9 @@ func TestContentMatchesReducer(t *testing.T) {
 				}
 			}
 			log = append(log, a.Type)
-			store.apply(a)
+			store.Apply(a)
 			st = ahp.ReduceTerminal(st, a)
-			if got, want := mustJSON(t, store.snapshot()), mustJSON(t, nonNil(st.Content)); got != want {
+			if got, want := mustJSON(t, store.Snapshot()), mustJSON(t, nonNil(st.Content)); got != want {
 				t.Fatalf("seed %d after %v:\n store   %s\n reducer %s", seed, log, got, want)
 			}
 		}
@@ -88,27 +88,27 @@ func TestContentTrim(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			const budget = 10000
-			c := newContent(budget)
+			c := New(budget)
 			var all strings.Builder
 			for i := 0; all.Len() < 10*budget; i++ {
 				s := tc.chunk
 				if i%7 == 0 {
-					c.apply(ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: fmt.Sprint("cmd-", i)})
+					c.Apply(ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: fmt.Sprint("cmd-", i)})
 				}
-				c.apply(ahp.Action{Type: ahp.TerminalData, Data: s})
+				c.Apply(ahp.Action{Type: ahp.TerminalData, Data: s})
 				all.WriteString(s)
 				if i%7 == 3 {
-					c.apply(ahp.Action{Type: ahp.TerminalCommandFinished, CommandID: fmt.Sprint("cmd-", i-3), ExitCode: intp(0)})
+					c.Apply(ahp.Action{Type: ahp.TerminalCommandFinished, CommandID: fmt.Sprint("cmd-", i-3), ExitCode: intp(0)})
 				}
 			}
-			kept := partsText(c.snapshot())
+			kept := partsText(c.Snapshot())
 			if len(kept) > budget || c.size != len(kept) {
 				t.Fatalf("kept %d bytes (size %d), budget %d", len(kept), c.size, budget)
 			}
 			if !strings.HasSuffix(all.String(), kept) {
 				t.Fatal("kept text is not a suffix of the output")
 			}
-			head := c.parts[0].chunks[0]
+			head := c.parts[0].str()
 			if !utf8.ValidString(kept) {
 				t.Error("kept text is not valid UTF-8")
 			}
@@ -140,48 +140,6 @@ func TestSafeCut(t *testing.T) {
 	for _, tc := range cases {
 		if got := safeCut(tc.s, tc.at); got != tc.want {
 			t.Errorf("safeCut(%q, %d) = %d, want %d", tc.s, tc.at, got, tc.want)
-		}
-	}
-}
-
-func TestShellEnv(t *testing.T) {
-	env := shellEnv([]string{"PATH=/bin", "TERMHOST_TOKEN=secret", "TERMHOST_SERVER=x", "TERM=dumb", "LANG=de_DE.UTF-8", "HOME=/h"})
-	joined := strings.Join(env, "\n")
-	for _, bad := range []string{"TERMHOST_", "TERM=dumb", "secret"} {
-		if strings.Contains(joined, bad) {
-			t.Errorf("env has %q:\n%s", bad, joined)
-		}
-	}
-	for _, want := range []string{"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=de_DE.UTF-8", "PATH=/bin", "HOME=/h"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("env lacks %q", want)
-		}
-	}
-	if env := strings.Join(shellEnv([]string{"PATH=/bin"}), " "); !strings.Contains(env, "LANG=C.UTF-8") {
-		t.Errorf("no LANG default: %s", env)
-	}
-}
-
-func TestResolveCwd(t *testing.T) {
-	root := t.TempDir()
-	cfg := Config{Cwd: "/", Roots: []string{root}}
-	for _, tc := range []struct {
-		uri string
-		ok  bool
-	}{
-		{"", true},
-		{FileURI(root), true},
-		{"file://localhost" + root, true},
-		{"file:///etc", false},              // outside the roots
-		{FileURI(root) + "/../", false},     // escapes the root
-		{FileURI(root + "/missing"), false}, // does not exist
-		{root, false},                       // not a URI
-		{"http://x" + root, false},          // not file:
-		{"file://otherhost" + root, false},  // another host
-	} {
-		_, err := cfg.resolveCwd(tc.uri)
-		if (err == nil) != tc.ok {
-			t.Errorf("resolveCwd(%q): err %v, want ok=%v", tc.uri, err, tc.ok)
 		}
 	}
 }

@@ -1,8 +1,9 @@
-package terminals
+package content
 
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +93,7 @@ func TestContentMatchesReference(t *testing.T) {
 	for _, budget := range []int{0, 64, 1000, 4096, 20000, 100000} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(budget), 9))
-			c := newContent(budget)
+			c := New(budget)
 			ref := &refContent{budget: budget}
 			cmd := 0
 			for step := 0; step < 3000; step++ {
@@ -109,10 +110,10 @@ func TestContentMatchesReference(t *testing.T) {
 				default:
 					a = ahp.Action{Type: ahp.TerminalCleared}
 				}
-				c.apply(a)
+				c.Apply(a)
 				ref.apply(a)
 				if step%7 == 0 || step > 2990 {
-					got := c.snapshot()
+					got := c.Snapshot()
 					if len(got) != len(ref.parts) {
 						t.Fatalf("step %d (%s): %d parts, want %d", step, a.Type, len(got), len(ref.parts))
 					}
@@ -133,14 +134,37 @@ func TestContentMatchesReference(t *testing.T) {
 
 func textHead(s string) string { return s[:min(len(s), 40)] }
 
-// TestContentEchoChunks: one byte at a time stays a handful of chunks.
-func TestContentEchoChunks(t *testing.T) {
-	c := newContent(1 << 20)
-	for i := 0; i < 100000; i++ {
-		c.appendData("x")
+// TestPartMemoryBounded: a part that is appended to and trimmed for a long
+// time holds at most about twice its text (plus the buffer's growth slack).
+func TestPartMemoryBounded(t *testing.T) {
+	const budget = 64 << 10
+	c := New(budget)
+	line := strings.Repeat("y", 99) + "\n"
+	for range 20 * budget / len(line) {
+		c.appendData(line)
+		if p := c.parts[0]; p.text.Cap() > 3*budget {
+			t.Fatalf("part buffer holds %d bytes for a %d-byte budget", p.text.Cap(), budget)
+		}
 	}
-	if n := len(c.parts[0].chunks); n > 100000/smallChunk+1 {
-		t.Errorf("100000 one-byte appends left %d chunks", n)
+	if c.size > budget || c.parts[0].len() != c.size {
+		t.Errorf("size %d (part %d), want at most %d", c.size, c.parts[0].len(), budget)
+	}
+}
+
+// TestSnapshotSharesText: a snapshot does not copy the text, so its cost
+// does not grow with the budget (the Go client takes one per frame).
+func TestSnapshotSharesText(t *testing.T) {
+	c := New(1 << 20)
+	c.appendData(strings.Repeat("z", 512<<10))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 100 {
+		c.appendData("k")
+		_ = c.Snapshot()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 16<<10 {
+		t.Errorf("append + snapshot of a 512 KiB part allocates %d bytes, want under 16 KiB (no copy of the text)", per)
 	}
 }
 
@@ -171,7 +195,7 @@ func BenchmarkContentAppend(b *testing.B) {
 	chunk := strings.Repeat("0123456 \x1b[1;32mcolour\x1b[0m text ü 漢字 ok\r\n", 64<<10/48)
 	b.SetBytes(int64(len(chunk)))
 	b.ReportAllocs()
-	c := newContent(1 << 20)
+	c := New(1 << 20)
 	start := time.Now()
 	for b.Loop() {
 		c.appendData(chunk)

@@ -1,4 +1,4 @@
-package terminals
+package pty
 
 import (
 	"os"

@@ -1,0 +1,102 @@
+// The command registry (VS Code's CommandsRegistry + KeybindingsRegistry in
+// one): every workbench action with its palette title, its key bindings, when
+// it applies, and the document-level key handler that runs them.
+
+import { primary, isMac } from './dom';
+
+export interface Action {
+  id: string;
+  category: string;
+  title: string;
+  /** "Ctrl+Shift+P or F1": Ctrl means Cmd on macOS. */
+  key?: string;
+  /** Also taken from a focused terminal (like VS Code's commandsToSkipShell). */
+  inTerminal?: boolean;
+  when?: () => boolean;
+  /** Current state of a setting, shown next to it in the palette. */
+  state?: () => string;
+  run: () => void | Promise<void>;
+}
+
+interface Keybinding {
+  primary?: boolean;
+  shift?: boolean;
+  alt?: boolean;
+  code: string;
+}
+
+export function parseKey(k: string): Keybinding {
+  const parts = k.split('+');
+  const code = parts.pop()!;
+  const map: Record<string, string> = { '`': 'Backquote', Up: 'ArrowUp', Down: 'ArrowDown', '\\': 'Backslash', F1: 'F1', PageUp: 'PageUp', PageDown: 'PageDown' };
+  return {
+    primary: parts.includes('Ctrl'),
+    shift: parts.includes('Shift'),
+    alt: parts.includes('Alt'),
+    code: map[code] ?? (/^\d$/.test(code) ? 'Digit' + code : 'Key' + code.toUpperCase()),
+  };
+}
+
+export function matches(e: KeyboardEvent, b: Keybinding): boolean {
+  if (e.code !== b.code) return false;
+  if (!!b.primary !== primary(e) || !!b.shift !== e.shiftKey || !!b.alt !== e.altKey) return false;
+  // The other modifier must not be down (Ctrl on macOS, Meta elsewhere).
+  return isMac() ? !e.ctrlKey : !e.metaKey;
+}
+
+/** The first binding of an action, for labels ("Ctrl+Shift+P"). */
+export function primaryKey(a: Action): string | undefined {
+  return a.key?.split(' or ')[0];
+}
+
+const enabled = (a: Action) => !a.when || a.when();
+
+export class CommandRegistry {
+  #actions: Action[] = [];
+  #bindings: { action: Action; key: Keybinding }[] = [];
+
+  register(a: Action): void {
+    this.#actions.push(a);
+    if (a.key) for (const k of a.key.split(' or ')) this.#bindings.push({ action: a, key: parseKey(k) });
+  }
+
+  get(id: string): Action | undefined {
+    return this.#actions.find((a) => a.id === id);
+  }
+
+  run(id: string): void | Promise<void> {
+    return this.get(id)?.run();
+  }
+
+  /** The actions that apply now, in registration order. */
+  enabled(): Action[] {
+    return this.#actions.filter(enabled);
+  }
+
+  /** Keys the workbench takes from a focused terminal (xterm must ignore them). */
+  isWorkbenchKey(e: KeyboardEvent): boolean {
+    return this.#bindings.some((b) => (b.action.inTerminal || isMac()) && matches(e, b.key) && enabled(b.action));
+  }
+
+  /** Run bound actions from keydown on the document; none while `paused` (a picker or dialog is open). */
+  listen(doc: Document, paused: () => boolean): void {
+    doc.addEventListener('keydown', (e) => this.#onKey(e, paused), true);
+  }
+
+  #onKey(e: KeyboardEvent, paused: () => boolean): void {
+    if (paused()) return;
+    const target = e.target as HTMLElement | null;
+    const inTerminal = !!target?.closest?.('.xterm');
+    const inInput = !inTerminal && /^(INPUT|TEXTAREA)$/.test(target?.tagName ?? '');
+    for (const b of this.#bindings) {
+      if (!matches(e, b.key)) continue;
+      if (inTerminal && !b.action.inTerminal && !isMac()) continue;
+      if (inInput && b.action.id !== 'workbench.palette' && b.action.id !== 'terminal.new') continue;
+      if (!enabled(b.action)) continue;
+      e.preventDefault();
+      e.stopPropagation();
+      void b.action.run();
+      return;
+    }
+  }
+}

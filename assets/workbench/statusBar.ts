@@ -1,0 +1,118 @@
+// The status bar: host, connection and latency, protocol, role on the left;
+// the active terminal's claim, directory, size and last command, and the
+// notifications bell on the right.
+
+import type { AhpClient } from '../ahp/client';
+import { h, clear, svg } from './dom';
+import { icons } from './icons';
+import { claimLabel, cwdLabel } from './format';
+import { roleDescriptions, roleLabels, type Role } from './access';
+import type { TerminalView } from './terminal/terminalView';
+
+export interface StatusSource {
+  readonly client: AhpClient;
+  readonly role: Role;
+  /** The id this page claims terminals with. */
+  readonly clientId: string;
+  readonly version: string;
+  /** Set once our access ended (see ConnectionBanner). */
+  endedTitle(): string | undefined;
+  activeView(): TerminalView | undefined;
+  notificationsOn(): boolean;
+}
+
+/** What clicking an item does. */
+export interface StatusActions {
+  showCommands(): void;
+  retryNow(): void;
+  takeControl(): void;
+  goToCommand(): void;
+  toggleNotifications(): void;
+}
+
+export class StatusBar {
+  #src: StatusSource;
+  #items: Record<string, HTMLElement> = {};
+
+  constructor(bar: HTMLElement, src: StatusSource, act: StatusActions) {
+    this.#src = src;
+    const left = h('div.statusbar-left#statusbar-left');
+    const right = h('div.statusbar-right#statusbar-right');
+    bar.append(left, right);
+    const item = (id: string, side: HTMLElement, onclick?: () => void) => {
+      const el = h(onclick ? 'button.statusbar-item' : ('div.statusbar-item' as 'div'), { id: `status.${id}`, type: onclick ? 'button' : undefined, onclick });
+      this.#items[id] = el;
+      side.append(el);
+      return el;
+    };
+    item('host', left, () => act.showCommands()).classList.add('remote-kind');
+    item('connection', left, () => act.retryNow());
+    item('protocol', left);
+    item('role', left);
+    item('claim', right, () => act.takeControl());
+    item('cwd', right);
+    item('size', right);
+    item('build', right, () => act.goToCommand());
+    item('notifications', right, () => act.toggleNotifications());
+  }
+
+  #set(id: string, icon: string | undefined, text: string, title: string, cls = ''): void {
+    const el = this.#items[id];
+    if (!el) return;
+    clear(el);
+    if (icon) el.append(svg(icon, `codicon ${cls}`));
+    if (text) el.append(h('span', null, text));
+    el.title = title;
+    el.hidden = !icon && !text;
+  }
+
+  render(): void {
+    const { client: c, role, version } = this.#src;
+    this.#set('host', icons.remote, 'termhost', `termhost ${version || ''} — Show All Commands`);
+    this.#renderConnection();
+    this.#set('protocol', undefined, c.protocolVersion ? `AHP ${c.protocolVersion}` : '', `Agent Host Protocol version negotiated with the server${c.serverInfo ? `\nServer: ${c.serverInfo.name} ${c.serverInfo.version ?? ''}` : ''}`);
+    const roleIcon = role === 'viewer' ? icons.eye : role === 'driver' ? icons.keyboard : icons.person;
+    const ended = this.#src.endedTitle() !== undefined;
+    this.#set('role', roleIcon, role === 'viewer' ? 'Viewer · View Only' : roleLabels[role], `Your role: ${roleLabels[role]}\n${roleDescriptions[role]}${ended ? '\nThe share link was revoked or has expired.' : ''}`, '');
+    this.#items.role!.classList.toggle('role-shared', role !== 'owner');
+    this.#renderTerminal(this.#src.activeView());
+    const on = this.#src.notificationsOn();
+    this.#set('notifications', icons.bell, '', on ? 'Notifications on when commands finish in the background (click to turn off)' : 'Turn on notifications when commands finish in the background', on ? 'bell-on' : '');
+  }
+
+  #renderConnection(): void {
+    const c = this.#src.client;
+    const lat = c.latencyMs;
+    const ended = this.#src.endedTitle();
+    switch (c.connection) {
+      case 'online':
+        this.#set('connection', icons.plug, lat !== undefined ? `Connected · ${lat < 10 ? lat.toFixed(1) : Math.round(lat)} ms` : 'Connected', `Connected to ${c.url}${lat !== undefined ? `\nRound trip (protocol ping): ${lat} ms` : ''}`);
+        break;
+      case 'connecting':
+        this.#set('connection', icons.loading, 'Connecting…', `Connecting to ${c.url}`, 'spin');
+        break;
+      case 'offline':
+        this.#set('connection', icons.disconnect, 'Offline — reconnecting', 'Connection lost. Click to retry now.', 'status-failure');
+        break;
+      default:
+        this.#set('connection', icons.disconnect, ended !== undefined ? (this.#src.role === 'owner' ? 'Signed out' : 'Link ended') : 'Disconnected', ended !== undefined ? `${ended}: no reconnect.` : 'Closed');
+    }
+    this.#items.connection!.classList.toggle('offline', c.connection === 'offline');
+  }
+
+  #renderTerminal(v: TerminalView | undefined): void {
+    const st = v?.state;
+    if (!v || !st) {
+      for (const id of ['claim', 'cwd', 'size', 'build']) this.#set(id, undefined, '', '');
+      return;
+    }
+    const holder = claimLabel(st.claim, this.#src.clientId);
+    this.#set('claim', v.isHolder ? icons.key : icons.eye, v.isHolder ? 'Controlled by you' : `Controlled by ${holder}`, v.isHolder ? 'You size this terminal' : this.#src.role === 'viewer' ? `The terminal is sized by ${holder}` : `The terminal is sized by ${holder}. Click to take control.`);
+    this.#set('cwd', undefined, cwdLabel(st.cwd), st.cwd ? `Current directory: ${cwdLabel(st.cwd)}` : '');
+    this.#set('size', undefined, st.cols && st.rows ? `${st.cols}×${st.rows}` : '', `Terminal size (columns × rows)${v.isHolder ? '' : ' set by the claim holder'}\nRenderer: ${v.renderer}`);
+    const s = v.status;
+    const icon = s.kind === 'running' ? icons.loading : s.kind === 'failure' ? icons.error : s.kind === 'success' || s.kind === 'exited' ? icons.pass : undefined;
+    const text = s.kind === 'running' ? 'Running' : s.kind === 'failure' ? `Exit ${s.code ?? ''}`.trim() : s.kind === 'success' ? 'Succeeded' : s.kind === 'exited' ? 'Exited' : '';
+    this.#set('build', icon, text, s.label ? `${s.kind === 'running' ? 'Running' : 'Last'}: ${s.label}\nClick to go to a command` : '', s.kind === 'running' ? 'spin' : `status-${s.kind}`);
+  }
+}

@@ -1,0 +1,37 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CommandTracker, terminalStatus } from './commandTracker';
+import type { TerminalState } from '../../ahp/types';
+
+describe('CommandTracker', () => {
+  test('executed then finished', () => {
+    const t = new CommandTracker();
+    t.executed({ type: 'terminal/commandExecuted', commandId: 'a', commandLine: 'make', timestamp: 1 });
+    const rec = t.finished({ type: 'terminal/commandFinished', commandId: 'a', exitCode: 2, durationMs: 30 });
+    assert.deepEqual(rec && { done: rec.isComplete, code: rec.exitCode, ms: rec.durationMs }, { done: true, code: 2, ms: 30 });
+    assert.equal(t.finished({ type: 'terminal/commandFinished', commandId: 'nope' }), undefined, 'finished(unknown id)');
+  });
+
+  test('lastWithOutput prefers the last finished command', () => {
+    const t = new CommandTracker();
+    t.executed({ type: 'terminal/commandExecuted', commandId: 'a', commandLine: 'ls', timestamp: 1 });
+    t.finished({ type: 'terminal/commandFinished', commandId: 'a', exitCode: 0 });
+    t.executed({ type: 'terminal/commandExecuted', commandId: 'b', commandLine: 'sleep 9', timestamp: 2 });
+    assert.equal(t.lastWithOutput()?.commandId, 'a');
+    t.clear();
+    assert.equal(t.lastWithOutput(), undefined, 'after clear');
+  });
+});
+
+describe('terminalStatus', () => {
+  const base: TerminalState = { title: 't', content: [], claim: { kind: 'client', clientId: 'c' } };
+  const cmd = { commandId: 'a', commandLine: 'make', timestamp: 1 };
+  const cases: { name: string; state: TerminalState; last?: Parameters<typeof terminalStatus>[1]; want: ReturnType<typeof terminalStatus> }[] = [
+    { name: 'idle', state: base, want: { kind: 'idle', label: '' } },
+    { name: 'running', state: base, last: { ...cmd, isComplete: false }, want: { kind: 'running', label: 'make' } },
+    { name: 'failed', state: base, last: { ...cmd, isComplete: true, exitCode: 2 }, want: { kind: 'failure', code: 2, label: 'make' } },
+    { name: 'exited 0 wins over the last command', state: { ...base, lifecycle: { status: 'exited', exitCode: 0 } }, last: { ...cmd, isComplete: false }, want: { kind: 'exited', code: 0, label: 'exited (0)' } },
+    { name: 'exited 1', state: { ...base, lifecycle: { status: 'exited', exitCode: 1 } }, want: { kind: 'failure', code: 1, label: 'exited (1)' } },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(terminalStatus(c.state, c.last), c.want));
+});

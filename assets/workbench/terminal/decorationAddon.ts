@@ -1,0 +1,90 @@
+// Command marks in the gutter and overview ruler (like VS Code's
+// DecorationAddon): a marker where each command starts, a decoration coloured
+// by its status, and the hover on it.
+
+import type { ITerminalAddon, Terminal } from '@xterm/xterm';
+import type { Themes } from '../theme';
+import { commandStatus, describeCommand, type CommandRecord } from './commandTracker';
+import type { CommandHover } from './commandHover';
+
+export class DecorationAddon implements ITerminalAddon {
+  #term: Terminal | undefined;
+  #themes: Themes;
+  #hover: CommandHover;
+
+  constructor(themes: Themes, hover: CommandHover) {
+    this.#themes = themes;
+    this.#hover = hover;
+  }
+
+  activate(term: Terminal): void {
+    this.#term = term;
+  }
+
+  dispose(): void {
+    this.#hover.hide();
+  }
+
+  /** Mark where a command starts (at the cursor) and decorate it. */
+  placeMarker(rec: CommandRecord): void {
+    const t = this.#term;
+    if (!t) return;
+    const b = t.buffer.active;
+    // At commandExecuted the cursor sits at the start of the output line;
+    // the command line itself is the line above.
+    const offset = b.cursorX === 0 && b.baseY + b.cursorY > 0 ? -1 : 0;
+    rec.marker = t.registerMarker(offset);
+    this.decorate(rec);
+  }
+
+  /** (Re)draw a command's mark for its current status and theme. */
+  decorate(rec: CommandRecord): void {
+    if (!this.#term || !rec.marker || rec.marker.isDisposed) return;
+    rec.decoration?.dispose();
+    const status = commandStatus(rec);
+    const colors = this.#themes.colors;
+    const d = this.#term.registerDecoration({
+      marker: rec.marker,
+      anchor: 'left',
+      x: 0,
+      width: 1,
+      overviewRulerOptions: status === 'running' ? undefined : { color: status === 'failure' ? colors.failure : colors.success, position: 'left' },
+    });
+    if (!d) return;
+    rec.decoration = d;
+    d.onRender((el) => {
+      if (el.dataset.cmd === rec.commandId && el.dataset.status === status) return;
+      el.dataset.cmd = rec.commandId;
+      el.dataset.status = status;
+      el.classList.add('terminal-command-decoration');
+      el.classList.remove('running', 'success', 'failure');
+      el.classList.add(status);
+      el.setAttribute('aria-label', describeCommand(rec));
+      if (!el.dataset.bound) {
+        el.dataset.bound = '1';
+        el.addEventListener('mouseenter', () => this.#hover.show(rec, el));
+        el.addEventListener('mouseleave', () => this.#hover.scheduleHide());
+        el.addEventListener('click', (e) => {
+          e.stopPropagation();
+          this.#hover.show(rec, el, true);
+        });
+      }
+    });
+  }
+
+  /** Redraw the finished commands' marks (after a theme change). */
+  redecorate(records: readonly CommandRecord[]): void {
+    for (const c of records) if (c.isComplete) this.decorate(c);
+  }
+
+  /** Remove every mark (the buffer is reset or cleared). */
+  clear(records: readonly CommandRecord[]): void {
+    for (const c of records) {
+      c.decoration?.dispose();
+      c.marker?.dispose();
+      c.decoration = undefined;
+      c.marker = undefined;
+    }
+    this.#hover.hide();
+  }
+}

@@ -1,0 +1,430 @@
+// One terminal in the editor area: xterm.js fed from the terminal channel's
+// snapshot and live actions through one write queue, and what the rest of
+// the workbench asks of a terminal. Its parts live beside it: xterm setup,
+// input gating, sizing, command tracking, marks and their hover, mark
+// navigation, the find widget, the claim bar and the WebGL budget.
+// (A little over 400 lines: snapshot and action handling must order the
+// queue, the marks and the sizing together, so they stay in one class.)
+
+import type { IDisposable, Terminal } from '@xterm/xterm';
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import type { AhpClient } from '../../ahp/client';
+import { hasExited, isTerminalAction, terminalIdOf, type ActionEnvelope, type TerminalState } from '../../ahp/types';
+import { h } from '../dom';
+import type { Themes } from '../theme';
+import { WriteQueue } from '../writequeue';
+import { stripAnsi } from '../format';
+import { CommandTracker, terminalStatus, type CommandRecord, type TerminalStatus } from './commandTracker';
+import { CommandHover } from './commandHover';
+import { DecorationAddon } from './decorationAddon';
+import { MarkNavigation } from './markNavigation';
+import { FindWidget } from './findWidget';
+import { ClaimBar } from './claimBar';
+import { WebglRenderer } from './webglBudget';
+import { TerminalSizing } from './sizing';
+import { InputGate } from './inputGate';
+import { createXterm, minimumContrast, openXterm } from './xtermSetup';
+
+export interface ViewHost {
+  client: AhpClient;
+  themes: Themes;
+  role: string;
+  /** Whether the connection is up (input allowed). */
+  online(): boolean;
+  focused(view: TerminalView): void;
+  changed(view: TerminalView, what: 'state' | 'commands' | 'size' | 'status'): void;
+  commandFinished(view: TerminalView, c: CommandRecord): void;
+  confirmPaste(text: string): Promise<boolean>;
+  notify(kind: 'info' | 'error' | 'warning', message: string): void;
+  copyText(text: string): Promise<void>;
+  /** A program's OSC 52 write, already allowed by the settings and focus. */
+  programCopy(text: string): void;
+  takeControl(view: TerminalView): void;
+  commandLink(view: TerminalView, commandId: string): string;
+  /** Keys the workbench handles itself (xterm must ignore them). */
+  isWorkbenchKey(e: KeyboardEvent): boolean;
+}
+
+export class TerminalView {
+  readonly uri: string;
+  readonly id: string;
+  readonly element: HTMLElement;
+  readonly term: Terminal;
+  state: TerminalState | undefined;
+  readonly tracker = new CommandTracker();
+  renderer: 'webgl' | 'dom' = 'dom';
+  /** Set once the first snapshot is on screen. */
+  loaded = false;
+
+  #host: ViewHost;
+  #fit = new FitAddon();
+  #search = new SearchAddon({ highlightLimit: 2000 });
+  #webgl: WebglRenderer | undefined;
+  #queue: WriteQueue;
+  #decorations: DecorationAddon;
+  #navigation: MarkNavigation;
+  #sizing: TerminalSizing;
+  #claimBar: ClaimBar;
+  #find: FindWidget;
+  #visible = false;
+  #opened = false;
+  #pendingDeepLink: string | undefined;
+  #gate: InputGate;
+  #disposables: IDisposable[] = [];
+  #unsubscribe: (() => void)[] = [];
+
+  constructor(uri: string, host: ViewHost) {
+    this.uri = uri;
+    this.id = terminalIdOf(uri);
+    this.#host = host;
+    this.term = createXterm(host.themes);
+    this.#queue = new WriteQueue({ write: (d, cb) => this.term.write(d, cb) });
+    this.#gate = new InputGate(this.term, this.#queue, () => this.canType, (data) => host.client.dispatch(this.uri, { type: 'terminal/input', data }));
+    const hover = new CommandHover({
+      copyOutput: (rec) => void this.copyCommandOutput(rec.commandId),
+      copyCommand: (rec) => void host.copyText(rec.commandLine),
+      copyLink: (rec) => void host.copyText(host.commandLink(this, rec.commandId)),
+    });
+    this.#decorations = new DecorationAddon(host.themes, hover);
+    this.#navigation = new MarkNavigation(this.term);
+    this.#claimBar = new ClaimBar(() => host.takeControl(this));
+    this.#find = new FindWidget(this.#search, host.themes, () => this.term.focus());
+    this.#sizing = new TerminalSizing(this.term, this.#fit, {
+      state: () => this.state,
+      isHolder: () => this.isHolder,
+      mayResize: () => host.online() && host.role !== 'viewer' && !this.exited,
+      dispatchResize: (cols, rows) => {
+        if (!this.isHolder || this.term.cols !== cols || this.term.rows !== rows) return false;
+        return host.client.dispatch(this.uri, { type: 'terminal/resized', cols, rows }) !== undefined;
+      },
+    });
+    this.element = h(
+      'div.terminal-view',
+      { 'data-terminal': this.id, tabindex: -1 },
+      this.#claimBar.infobar,
+      h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element, this.#claimBar.claimbar),
+    );
+    this.#sizing.observe(this.element, () => this.scheduleLayout());
+    this.#unsubscribe.push(host.themes.onChange(() => this.#applyTheme()));
+  }
+
+  /** The commands shell integration reported, in order. */
+  get commands(): readonly CommandRecord[] {
+    return this.tracker.records;
+  }
+
+  // ---- lifecycle ----
+
+  /** Attach xterm to the DOM (first time the view is shown). */
+  #open(): void {
+    if (this.#opened) return;
+    this.#opened = true;
+    const host = this.#host;
+    const gate = this.#gate;
+    this.#disposables.push(
+      ...openXterm(this.term, this.#sizing.xtermBox, [this.#fit, this.#search, this.#decorations], {
+        mayAnswer: () => gate.mayAnswer(),
+        focusReportSuppressed: () => gate.focusReportSuppressed(),
+        mayWriteClipboard: () => gate.mayWriteClipboard(),
+        programCopy: (text) => host.programCopy(text),
+        input: (data) => gate.input(data),
+        focused: () => host.focused(this),
+        pasteMultiline: (text) => void this.paste(text),
+        isWorkbenchKey: (e) => host.isWorkbenchKey(e),
+        linkClickedPlain: () => showLinkHint(host),
+      }),
+    );
+    this.#loadWebgl();
+  }
+
+  #loadWebgl(): void {
+    this.#webgl = WebglRenderer.attach(this.term, () => {
+      // xterm has fallen back to the DOM renderer and redraws by itself.
+      this.#webgl = undefined;
+      this.renderer = 'dom';
+      this.#host.changed(this, 'status');
+    });
+    this.renderer = this.#webgl ? 'webgl' : 'dom';
+  }
+
+  show(): void {
+    this.#visible = true;
+    this.element.hidden = false;
+    this.#open();
+    this.scheduleLayout();
+  }
+
+  hide(): void {
+    this.#visible = false;
+    this.element.hidden = true;
+  }
+
+  get visible(): boolean {
+    return this.#visible;
+  }
+
+  focus(): void {
+    if (!this.#opened) this.show();
+    this.term.focus();
+  }
+
+  dispose(): void {
+    this.#sizing.dispose();
+    this.#decorations.dispose();
+    for (const d of this.#disposables) d.dispose();
+    for (const u of this.#unsubscribe) u();
+    this.#webgl?.dispose();
+    this.#webgl = undefined;
+    this.term.dispose();
+    this.element.remove();
+  }
+
+  // ---- roles and input ----
+
+  get isHolder(): boolean {
+    const c = this.state?.claim;
+    return c?.kind === 'client' && c.clientId === this.#host.client.clientId;
+  }
+
+  get exited(): boolean {
+    return !!this.state && hasExited(this.state);
+  }
+
+  get canType(): boolean {
+    return this.#host.online() && this.#host.role !== 'viewer' && !this.exited && this.loaded;
+  }
+
+  /** Re-evaluate input gating (connection state or role changed). */
+  updateInput(): void {
+    if (!this.#opened) return;
+    this.term.options.disableStdin = !this.canType;
+    this.#renderClaimBar();
+  }
+
+  async paste(text: string): Promise<void> {
+    if (!this.canType) return;
+    const body = text.replace(/\r?\n$/, '');
+    if (/\r?\n/.test(body) && !(await this.#host.confirmPaste(text))) return;
+    this.term.paste(text);
+    this.term.focus();
+  }
+
+  // ---- protocol input ----
+
+  /** Redraw from a snapshot: clear, resize to the pty, write the content. */
+  onSnapshot(state: TerminalState): void {
+    const first = !this.loaded;
+    this.state = state;
+    this.loaded = true;
+    this.#queue.discardQueued();
+    const { cols, rows } = state;
+    const before = this.tracker.records;
+    this.#queue.then(() => {
+      this.#decorations.clear(before);
+      this.term.reset();
+      if (cols && rows && (cols !== this.term.cols || rows !== this.term.rows)) this.term.resize(cols, rows);
+    });
+    this.tracker.clear();
+    for (const p of state.content) {
+      // All of it is history: write it as replay (no answers to its questions).
+      if (p.type === 'unclassified') {
+        this.#queue.write(p.value, true);
+      } else {
+        const rec = this.tracker.fromPart(p);
+        this.#queue.then(() => this.#placeMarker(rec));
+        this.#queue.write(p.output, true);
+        if (p.isComplete) this.#queue.then(() => this.#decorations.decorate(rec));
+      }
+    }
+    this.#queue.then(() => {
+      this.#sizing.forgetSentSize();
+      this.scheduleLayout();
+      if (this.#pendingDeepLink) {
+        const id = this.#pendingDeepLink;
+        this.#pendingDeepLink = undefined;
+        this.revealCommand(id);
+      } else if (first) {
+        this.term.scrollToBottom();
+      }
+    });
+    this.updateInput();
+    this.#host.changed(this, 'state');
+    this.#host.changed(this, 'commands');
+  }
+
+  /** `replayed`: history from a reconnect replay (see AhpClient's action event). */
+  onAction(env: ActionEnvelope, state: TerminalState, replayed = false): void {
+    const prev = this.state;
+    this.state = state;
+    const a = env.action;
+    if (!isTerminalAction(a)) return this.#otherChange(prev, state);
+    switch (a.type) {
+      case 'terminal/data':
+        this.#queue.write(a.data, replayed);
+        return; // hot path: no re-render of the chrome
+      case 'terminal/commandExecuted': {
+        const rec = this.tracker.executed(a);
+        this.#queue.then(() => this.#placeMarker(rec));
+        this.#changed('commands', 'status');
+        return;
+      }
+      case 'terminal/commandFinished': {
+        const rec = this.tracker.finished(a);
+        if (!rec) return;
+        this.#queue.then(() => this.#decorations.decorate(rec));
+        this.#changed('commands', 'status');
+        this.#host.commandFinished(this, rec);
+        return;
+      }
+      case 'terminal/cleared': {
+        const before = this.tracker.records;
+        this.#queue.then(() => {
+          this.#decorations.clear(before);
+          this.term.clear();
+        });
+        this.tracker.clear();
+        this.#changed('commands', 'status');
+        return;
+      }
+      case 'terminal/resized':
+        this.scheduleLayout();
+        this.#host.changed(this, 'size');
+        return;
+      case 'terminal/claimed':
+        this.#sizing.forgetSentSize();
+        this.scheduleLayout();
+        this.#renderClaimBar();
+        this.#host.changed(this, 'state');
+        return;
+      case 'terminal/exited':
+        this.updateInput();
+        this.#changed('status', 'state');
+        return;
+      default:
+        this.#otherChange(prev, state);
+    }
+  }
+
+  #otherChange(prev: TerminalState | undefined, state: TerminalState): void {
+    if (prev?.title !== state.title || prev?.cwd !== state.cwd) this.#host.changed(this, 'state');
+  }
+
+  #changed(...what: ('state' | 'commands' | 'size' | 'status')[]): void {
+    for (const w of what) this.#host.changed(this, w);
+  }
+
+  // ---- commands ----
+
+  #placeMarker(rec: CommandRecord): void {
+    this.#open();
+    this.#decorations.placeMarker(rec);
+  }
+
+  /** Plain-text output of a command (from the terminal state). */
+  commandOutput(commandId: string): string | undefined {
+    const p = this.state?.content.find((x) => x.type === 'command' && x.commandId === commandId);
+    return p?.type === 'command' ? stripAnsi(p.output) : undefined;
+  }
+
+  async copyCommandOutput(commandId?: string): Promise<void> {
+    const id = commandId ?? this.tracker.lastWithOutput()?.commandId;
+    if (!id) {
+      this.#host.notify('info', 'No command output to copy: shell integration has not reported a command yet.');
+      return;
+    }
+    const out = this.commandOutput(id);
+    if (out === undefined) {
+      this.#host.notify('warning', 'The output of that command is no longer in the scrollback.');
+      return;
+    }
+    await this.#host.copyText(out);
+  }
+
+  /** Scroll to a command and highlight it; false if unknown. */
+  revealCommand(commandId: string): boolean {
+    if (!this.loaded) {
+      this.#pendingDeepLink = commandId;
+      return true;
+    }
+    const rec = this.tracker.find(commandId);
+    if (!rec) return false;
+    if (!rec.marker) {
+      // Its mark is placed once the output before it is parsed.
+      this.#pendingDeepLink = commandId;
+      this.#queue.then(() => {
+        if (this.#pendingDeepLink === commandId) {
+          this.#pendingDeepLink = undefined;
+          this.revealCommand(commandId);
+        }
+      });
+      return true;
+    }
+    return this.#navigation.reveal(rec.marker);
+  }
+
+  /** Ctrl/Cmd+Up/Down: previous / next command relative to the viewport. */
+  jumpCommand(dir: -1 | 1): void {
+    this.#navigation.jump(dir, this.tracker.records.map((c) => c.marker));
+  }
+
+  openFind(): void {
+    this.#find.open(this.term.getSelection());
+  }
+
+  // ---- layout and sizing ----
+
+  scheduleLayout(): void {
+    this.#sizing.schedule(() => this.layout());
+  }
+
+  layout(): void {
+    if (!this.#visible || !this.#opened || !this.element.isConnected) return;
+    const body = this.element.querySelector('.terminal-body') as HTMLElement;
+    if (!this.#sizing.layout(body)) return;
+    this.#renderClaimBar();
+    this.#host.changed(this, 'size');
+  }
+
+  /** Proposed size for this pane (for createTerminal). */
+  proposeSize(): { cols: number; rows: number } | undefined {
+    this.#open();
+    return this.#sizing.propose();
+  }
+
+  #renderClaimBar(): void {
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, clientId: this.#host.client.clientId, role: this.#host.role });
+  }
+
+  #applyTheme(): void {
+    const themes = this.#host.themes;
+    this.term.options.theme = themes.xterm;
+    this.term.options.minimumContrastRatio = minimumContrast(themes);
+    this.#decorations.redecorate(this.tracker.records);
+    this.#find.applyTheme();
+  }
+
+  // ---- status for tabs, title, favicon; test hook ----
+
+  /** Build status of this terminal: the exit, else the last command. */
+  get status(): TerminalStatus {
+    return terminalStatus(this.state, this.tracker.last);
+  }
+
+  get writeBacklog(): number {
+    return this.#queue.inflight + this.#queue.queued;
+  }
+
+  /** Resolves once everything received so far is parsed. */
+  drained(): Promise<void> {
+    return new Promise((r) => this.#queue.then(r));
+  }
+}
+
+let linkHintShown = false;
+/** Once per page: links open with Ctrl/Cmd+click only. */
+function showLinkHint(host: ViewHost): void {
+  if (linkHintShown) return;
+  linkHintShown = true;
+  host.notify('info', `Hold ${/Mac/.test(navigator.platform) ? 'Cmd' : 'Ctrl'} and click to follow a link.`);
+}

@@ -1,0 +1,129 @@
+// The open terminal views: one per terminal URI, created on open, subscribed
+// to its channel, placed in the editor area, and closed (unsubscribed) when
+// the tab closes or the terminal is gone.
+
+import { RpcError, type AhpClient } from '../ahp/client';
+import { terminalUri, type TerminalState } from '../ahp/types';
+import type { EditorArea, EditorGroup } from './editor';
+import { newTerminalId } from './format';
+import type { Notify } from './quickinput';
+import { TerminalView, type ViewHost } from './terminal/terminalView';
+
+export interface ViewsHost {
+  readonly client: AhpClient;
+  readonly role: string;
+  readonly clientId: string;
+  notify: Notify;
+  /** The set of open views or their tabs changed (save the layout …). */
+  viewsChanged(): void;
+  /** A view was closed. */
+  viewClosed(): void;
+}
+
+export class TerminalViews {
+  #views = new Map<string, TerminalView>();
+  #editor: EditorArea;
+  #host: ViewsHost;
+  #viewHost: ViewHost;
+
+  constructor(editor: EditorArea, host: ViewsHost, viewHost: ViewHost) {
+    this.#editor = editor;
+    this.#host = host;
+    this.#viewHost = viewHost;
+  }
+
+  get(uri: string): TerminalView | undefined {
+    return this.#views.get(uri);
+  }
+
+  has(uri: string): boolean {
+    return this.#views.has(uri);
+  }
+
+  all(): IterableIterator<TerminalView> {
+    return this.#views.values();
+  }
+
+  #viewFor(uri: string): TerminalView {
+    let v = this.#views.get(uri);
+    if (!v) {
+      v = new TerminalView(uri, this.#viewHost);
+      this.#views.set(uri, v);
+    }
+    return v;
+  }
+
+  /** Open (subscribe and show) a terminal; `toSide`: in a group to the right. */
+  open(uri: string, toSide = false, focus = true): TerminalView {
+    const existing = this.#views.get(uri);
+    const v = this.#viewFor(uri);
+    let group: EditorGroup | undefined;
+    if (toSide) {
+      const cur = this.#editor.groupOf(v);
+      if (cur) {
+        this.#editor.moveToNewGroup(v, cur);
+        return v;
+      }
+      group = this.#editor.splitGroup();
+    }
+    this.#editor.open(v, group, focus);
+    if (!existing) this.#subscribe(v);
+    return v;
+  }
+
+  /** Show an open view in its group. */
+  focus(v: TerminalView): void {
+    this.#editor.open(v, this.#editor.groupOf(v));
+  }
+
+  /** Create a terminal sized to its new pane, claimed by us (owner only). */
+  async create(toSide = false): Promise<void> {
+    const { client, role, clientId, notify } = this.#host;
+    if (role !== 'owner') return;
+    if (!client.online) {
+      notify('warning', 'Cannot create a terminal while offline.');
+      return;
+    }
+    const uri = terminalUri(newTerminalId());
+    const group = toSide && this.#editor.views.length > 0 ? this.#editor.splitGroup() : undefined;
+    const v = this.#viewFor(uri);
+    this.#editor.open(v, group);
+    const size = v.proposeSize() ?? { cols: 80, rows: 24 };
+    try {
+      await client.createTerminal({ channel: uri, claim: { kind: 'client', clientId }, cols: size.cols, rows: size.rows });
+      this.#subscribe(v);
+      this.#host.viewsChanged();
+    } catch (e) {
+      notify('error', `Could not create a terminal: ${(e as Error).message}`);
+      this.close(v, false);
+    }
+  }
+
+  #subscribe(v: TerminalView): void {
+    this.#host.client.subscribe(v.uri).then(
+      (st) => {
+        // The snapshot event already drew it; make sure on a cached mirror too.
+        if (!v.loaded && st) v.onSnapshot(st as TerminalState);
+      },
+      (e) => {
+        if (this.#views.get(v.uri) !== v) return;
+        const notFound = e instanceof RpcError || String(e).includes('not found');
+        if (notFound) {
+          this.#host.notify('error', `Terminal ${v.id} was not found on the server.`);
+          this.close(v, false);
+        }
+      },
+    );
+  }
+
+  /** Close a view; `unsubscribe` false when the terminal is gone anyway. */
+  close(v: TerminalView, unsubscribe = true): void {
+    if (this.#views.get(v.uri) !== v) return;
+    this.#views.delete(v.uri);
+    this.#editor.close(v);
+    v.dispose();
+    if (unsubscribe) this.#host.client.unsubscribe(v.uri);
+    this.#host.viewsChanged();
+    this.#host.viewClosed();
+  }
+}

@@ -1,0 +1,75 @@
+package client
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// DefaultVersions are the protocol versions offered, most preferred first.
+var DefaultVersions = []string{"1.0.0", "0.9.0"}
+
+// Options configure Dial. Zero values get the defaults.
+type Options struct {
+	// Token is sent as "Authorization: Bearer <token>" when set.
+	Token string
+	// ClientID is the AHP clientId (default: random "termhost-cli-…").
+	ClientID string
+	// ClientInfo is sent in initialize (default name "termhost-cli").
+	ClientInfo ahp.Implementation
+	// Versions are offered in initialize (default DefaultVersions).
+	Versions []string
+	// InitialSubscriptions are subscribed in the initialize round trip.
+	InitialSubscriptions []string
+	// HTTPClient makes the upgrade request (default http.DefaultClient).
+	HTTPClient *http.Client
+	// ReconnectWindow is how long to keep trying to get a lost connection
+	// back (default 30 s; negative: do not reconnect).
+	ReconnectWindow time.Duration
+	// QueueBytes bounds the events waiting for Next; past it the reader stops
+	// reading the socket until the caller catches up, so the server paces the
+	// terminal (default 8 MiB).
+	QueueBytes int
+	// MirrorBytes bounds the content kept in each terminal mirror (default
+	// 1 MiB, trimmed from the head; negative: keep no content).
+	MirrorBytes int
+	// ReadLimit is the largest frame accepted (default 64 MiB).
+	ReadLimit int64
+}
+
+func (o *Options) setDefaults() {
+	if o.ClientID == "" {
+		o.ClientID = "termhost-cli-" + RandomID(6)
+	}
+	if o.ClientInfo.Name == "" {
+		o.ClientInfo.Name = "termhost-cli"
+	}
+	if len(o.Versions) == 0 {
+		o.Versions = DefaultVersions
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = http.DefaultClient
+	}
+	if o.ReconnectWindow == 0 {
+		o.ReconnectWindow = 30 * time.Second
+	}
+	if o.QueueBytes <= 0 {
+		o.QueueBytes = 8 << 20
+	}
+	if o.MirrorBytes == 0 {
+		o.MirrorBytes = 1 << 20
+	}
+	if o.ReadLimit <= 0 {
+		o.ReadLimit = 64 << 20
+	}
+}
+
+// RandomID returns n random bytes in hex.
+func RandomID(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}

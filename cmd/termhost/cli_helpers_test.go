@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/testserver"
+	"github.com/termhost/termhost/terminals"
+)
+
+// binary is the termhost command built once for the tests that run it under
+// a pty or signal it; binErr says why it is missing.
+var binary, binErr = "", error(nil)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "termhost-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "termhost")
+	if out, err := exec.Command(goTool(), "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		binErr = fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		return filepath.Join(root, "bin", "go")
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+func needBinary(t *testing.T) string {
+	t.Helper()
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binary
+}
+
+const testToken = testserver.OwnerToken
+
+// testServer is the shared in-process server (bash --norc as the shell).
+type testServer struct {
+	*testserver.Server
+	m *terminals.Manager
+}
+
+func newTestServer(t *testing.T) *testServer {
+	t.Helper()
+	s := testserver.New(t)
+	return &testServer{Server: s, m: s.Manager}
+}
+
+// dial connects a watching client, closed at cleanup.
+func (ts *testServer) dial(t *testing.T, subs ...string) *client.Client {
+	t.Helper()
+	c, err := client.Dial(t.Context(), ts.URL, client.Options{Token: testToken, InitialSubscriptions: subs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// shell creates a bash terminal claimed by claimant and returns its id.
+func (ts *testServer) shell(t *testing.T, c *client.Client, id, claimant string) string {
+	t.Helper()
+	claim := ahp.ClientClaim(claimant)
+	if _, err := c.Call(t.Context(), ahp.MethodCreateTerminal, ahp.CreateTerminalParams{Channel: ahp.TerminalURI(id), Claim: &claim}); err != nil {
+		t.Fatalf("createTerminal: %v", err)
+	}
+	return id
+}
+
+// info is a terminal's catalogue entry on the server.
+func (ts *testServer) info(uri string) (ahp.TerminalInfo, bool) {
+	for _, in := range ts.m.Terminals() {
+		if in.Resource == uri {
+			return in, true
+		}
+	}
+	return ahp.TerminalInfo{}, false
+}
+
+// waitFor polls cond until it holds or fails the test after a generous
+// deadline (a loaded 2-core machine).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testApp runs subcommands in process with the given environment, stdin
+// from /dev/null, and captured stdout and stderr.
+func testApp(t *testing.T, env map[string]string) (*app, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = null.Close() })
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	if env == nil {
+		env = map[string]string{}
+	}
+	if _, ok := env["HOME"]; !ok {
+		env["HOME"] = t.TempDir() // no stray local token file
+	}
+	return &app{stdin: null, stdout: out, stderr: errOut, getenv: func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}}, out, errOut
+}
+
+// call runs one subcommand in process.
+func call(t *testing.T, env map[string]string, cmd string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	a, out, errOut := testApp(t, env)
+	fn := map[string]func([]string) int{"run": a.runCommand, "attach": a.attachCommand, "ls": a.lsCommand, "share": a.shareCommand, "kill": a.killCommand}[cmd]
+	code = fn(args)
+	return code, out.String(), errOut.String()
+}
+
+func ownerEnv(ts *testServer) map[string]string {
+	return map[string]string{"TERMHOST_SERVER": ts.URL, "TERMHOST_TOKEN": testToken}
+}
+
+// oneLine checks that stderr is exactly one line holding want.
+func oneLine(t *testing.T, name, stderr, want string) {
+	t.Helper()
+	if strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") || !strings.Contains(stderr, want) {
+		t.Errorf("%s: stderr = %q, want one line containing %q", name, stderr, want)
+	}
+}
+
+// nextUntil takes a client's events until match accepts one.
+func nextUntil(t *testing.T, c *client.Client, what string, match func(client.Event) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for {
+		ev, err := c.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if match(ev) {
+			return
+		}
+	}
+}
+
+// await receives from ch, failing the test after a generous deadline rather
+// than hanging the package.
+func await[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatal("timed out waiting for the command to return")
+		panic("unreachable")
+	}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/client"
+)
+
+// connect resolves the server and token and dials.
+func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts client.Options) (*client.Client, *url.URL, int) {
+	base, err := client.ParseServer(cf.server)
+	if err != nil {
+		return nil, nil, a.failf(cmd, "--server: %v (want e.g. http://127.0.0.1:7681)", err)
+	}
+	tok, err := a.resolveToken(cf, base)
+	if err != nil {
+		return nil, base, a.failf(cmd, "%v", err)
+	}
+	opts.Token = tok
+	dctx, cancel := context.WithTimeout(ctx, cf.timeout)
+	defer cancel()
+	c, err := client.Dial(dctx, base.String(), opts)
+	if err != nil {
+		return nil, base, a.fail(cmd, base, err)
+	}
+	return c, base, 0
+}
+
+// resolveToken picks, in order: a share link's own token, --token-file,
+// $TERMHOST_TOKEN, or the token file of a server on this machine (a missing
+// file means no token). The local file is never sent to a remote server.
+func (a *app) resolveToken(cf *connFlags, base *url.URL) (string, error) {
+	if cf.shareToken != "" {
+		return cf.shareToken, nil
+	}
+	if cf.tokenFile != "" {
+		tok, err := client.ReadToken(cf.tokenFile)
+		if err != nil {
+			return "", fmt.Errorf("--token-file: %w", err)
+		}
+		return tok, nil
+	}
+	if tok := strings.TrimSpace(a.env("TERMHOST_TOKEN")); tok != "" {
+		return tok, nil
+	}
+	if !client.IsLoopback(base) {
+		return "", nil
+	}
+	path, err := client.LocalTokenPath(a.env)
+	if err != nil {
+		return "", nil
+	}
+	tok, err := client.ReadToken(path)
+	if errors.Is(err, client.ErrNoToken) {
+		return "", nil
+	}
+	return tok, err
+}
+
+// target is a terminal named on the command line.
+type target struct {
+	id     string
+	server string // from a URL argument, "" otherwise
+	share  string // the token of a share link URL (#share=…), "" otherwise
+}
+
+// parseTarget accepts an id, ahp-terminal:/<id>, or a terminal page URL
+// <server>/t/<id>, possibly a share link (<server>/t/<id>#share=<token>).
+func parseTarget(arg string) (target, error) {
+	arg = strings.TrimSpace(arg)
+	switch {
+	case strings.HasPrefix(arg, ahp.TerminalScheme):
+		id, err := ahp.TerminalID(arg)
+		if err != nil {
+			return target{}, err
+		}
+		return target{id: id}, nil
+	case strings.Contains(arg, "://"):
+		u, err := url.Parse(arg)
+		if err != nil {
+			return target{}, fmt.Errorf("bad terminal URL %q", arg)
+		}
+		i := strings.LastIndex(u.Path, "/t/")
+		if i < 0 {
+			return target{}, fmt.Errorf("bad terminal URL %q: want <server>/t/<id>", arg)
+		}
+		id, err := url.PathUnescape(strings.TrimSuffix(u.Path[i+len("/t/"):], "/"))
+		if err != nil {
+			return target{}, fmt.Errorf("bad terminal URL %q: %v", arg, err)
+		}
+		if _, err := ahp.TerminalID(ahp.TerminalURI(id)); err != nil {
+			return target{}, fmt.Errorf("bad terminal URL %q: %v", arg, err)
+		}
+		base := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path[:i]}
+		share := ""
+		if frag, err := url.ParseQuery(u.Fragment); err == nil {
+			share = frag.Get("share")
+		}
+		return target{id: id, server: base.String(), share: share}, nil
+	}
+	if _, err := ahp.TerminalID(ahp.TerminalURI(arg)); err != nil {
+		return target{}, fmt.Errorf("bad terminal id %q", arg)
+	}
+	return target{id: arg}, nil
+}
+
+// oneTarget takes the single terminal argument of attach, share and kill.
+// A share link's URL brings its own server and token. Any other URL must be
+// on the configured server's origin: the owner token goes nowhere else, so a
+// pasted link to another host cannot collect it. Its base path is then used
+// unless --server was given.
+func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
+	if len(pos) != 1 {
+		return target{}, a.failf(f.name, "want one terminal id or URL, got %d arguments (see termhost %s --help)", len(pos), f.name), false
+	}
+	t, err := parseTarget(pos[0])
+	if err != nil {
+		return target{}, a.failf(f.name, "%v", err), false
+	}
+	switch {
+	case t.server == "":
+	case t.share != "":
+		f.conn.server, f.conn.shareToken = t.server, t.share
+	case !sameOrigin(t.server, f.conn.server):
+		return target{}, a.failf(f.name, "%s is not on the configured server %s, and the owner token is only sent there; "+
+			"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", redactURL(pos[0]), f.conn.server), false
+	case !f.conn.explicit:
+		f.conn.server = t.server
+	}
+	return t, 0, true
+}
+
+// sameOrigin reports whether two server URLs have the same scheme, host and
+// port (default ports made explicit); unparsable URLs never match.
+func sameOrigin(a, b string) bool {
+	ua, errA := client.ParseServer(a)
+	ub, errB := client.ParseServer(b)
+	return errA == nil && errB == nil && origin(ua) == origin(ub)
+}
+
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// redactURL drops a URL's fragment and user info before it is printed.
+func redactURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "the URL"
+	}
+	u.Fragment, u.RawFragment, u.User = "", "", nil
+	return u.String()
+}

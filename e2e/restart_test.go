@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/testserver"
+)
+
+// restartServer stops the server as a restart does (its WebSockets close,
+// its shells die) and starts a new one, configured by configure, behind the
+// same proxy address: the browser sees the same origin, cookies and all.
+func (e *env) restartServer(configure func(*handlers.Config)) {
+	e.t.Helper()
+	e.proxy.Refuse() // down: connections cut, new ones refused
+	e.srv.Close()
+	e.backend.CloseClientConnections()
+	e.backend.Close()
+	e.m.Close()
+	s := testserver.New(e.t, shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
+		testserver.Handlers(func(c *handlers.Config) {
+			c.Version = "e2e"
+			configure(c)
+		}))
+	e.m, e.srv, e.backend, e.home = s.Manager, s.Handler, s.Server, s.Home
+	e.proxy.Retarget(s.Listener.Addr().String())
+	e.proxy.Accept()
+}
+
+// Issue 13 point 2: after a restart with the same owner token and state
+// directory, an open tab reconnects without the sign-in page, says that
+// termhost restarted and drops the terminals of before; it is not signed
+// out, and it can open a new terminal at once.
+func TestRestartKeepsTabSignedIn(t *testing.T) {
+	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	stateDir := filepath.Join(t.TempDir(), "state")
+	configure := func(c *handlers.Config) {
+		c.NoAuth, c.OwnerToken, c.StateDir = false, token, stateDir
+	}
+	e := newEnvWith(t, configure)
+	e.token = token
+	p := e.newPage("owner")
+	p.login()
+	id := p.newTerminal()
+	p.typeKeys(id, "echo before-restart"+kb.Enter)
+	p.waitLine(id, "before-restart", 10*time.Second)
+
+	e.restartServer(configure)
+	p.waitJS("the restart notice", `(document.getElementById('restart-banner')?.textContent ?? '').includes('termhost restarted — terminals from before the restart are gone')`, 30*time.Second)
+	p.waitOnline()
+	p.shot("workbench-restarted")
+
+	var state struct {
+		Ended     bool     `json:"ended"`
+		Login     bool     `json:"login"`
+		Views     []string `json:"views"`
+		Catalogue int      `json:"catalogue"`
+		Rows      int      `json:"rows"`
+		Path      string   `json:"path"`
+	}
+	p.eval(fmt.Sprintf(`({
+		ended: !!document.getElementById('ended-overlay') || document.getElementById('workbench').classList.contains('ended'),
+		login: !document.getElementById('workbench'),
+		views: window.__termhost.views().map(v => v.id),
+		catalogue: window.__termhost.catalogue().length,
+		rows: document.querySelectorAll('.terminal-item[data-terminal=%q]').length,
+		path: location.pathname,
+	})`, id), &state)
+	if state.Ended || state.Login {
+		t.Errorf("after the restart the tab is signed out or ended: %+v", state)
+	}
+	if contains(state.Views, id) || state.Catalogue != 0 || state.Rows != 0 {
+		t.Errorf("the terminal from before the restart is still shown: %+v", state)
+	}
+	if banner := p.evalString(`document.getElementById('ended-banner')?.textContent ?? ''`); strings.Contains(banner, "signed out") {
+		t.Errorf("the page says %q after a restart", banner)
+	}
+
+	// Still signed in: a new terminal works without a login.
+	id2 := p.newTerminal()
+	p.typeKeys(id2, "echo after-restart"+kb.Enter)
+	p.waitLine(id2, "after-restart", 10*time.Second)
+}

@@ -1,0 +1,209 @@
+package handlers
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/termhost/termhost/internal/state"
+)
+
+// stateFileName is the sign-in document in the state directory.
+const stateFileName = "signins.json"
+
+// savedSignins is what survives a restart: owner sessions and share links,
+// only as hashes of their secrets, and a salted MAC of the owner token that
+// tells whether the sessions were opened with the token in use now.
+type savedSignins struct {
+	Version  int            `json:"version"`
+	Owner    savedOwner     `json:"owner"`
+	Sessions []savedSession `json:"sessions"`
+	Shares   []savedShare   `json:"shares"`
+	Gone     []savedGone    `json:"gone"` // revoked or expired lately (see shares.gone)
+}
+
+const savedVersion = 1
+
+type savedOwner struct {
+	Salt digest `json:"salt"`
+	MAC  digest `json:"mac"` // HMAC-SHA256(salt, owner token)
+}
+
+type savedSession struct {
+	Hash    digest    `json:"hash"`
+	Expires time.Time `json:"expires"`
+}
+
+type savedShare struct {
+	ID        string    `json:"id"`
+	Terminal  string    `json:"terminal"`
+	Role      string    `json:"role"`
+	Hash      digest    `json:"hash"`
+	CreatedAt time.Time `json:"createdAt"`
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+}
+
+type savedGone struct {
+	Hash  digest    `json:"hash"`
+	Until time.Time `json:"until"`
+}
+
+// digest is a SHA-256 sized value, written in hex.
+type digest [32]byte
+
+func (d digest) MarshalText() ([]byte, error) { return []byte(hex.EncodeToString(d[:])), nil }
+
+func (d *digest) UnmarshalText(b []byte) error {
+	n, err := hex.Decode(d[:], b)
+	if err == nil && n != len(d) {
+		err = fmt.Errorf("digest of %d bytes, want %d", n, len(d))
+	}
+	return err
+}
+
+// persister writes the sign-ins after every change. Writes are synchronous
+// (a sign-in is rare, and a reply must not promise what a crash would lose)
+// and serialized, so the file never goes back to an older state.
+type persister struct {
+	mu    sync.Mutex // held across snapshot and write
+	file  *state.File
+	owner savedOwner
+	log   *slog.Logger
+}
+
+func ownerMAC(salt digest, token []byte) digest {
+	m := hmac.New(sha256.New, salt[:])
+	m.Write(token)
+	return digest(m.Sum(nil))
+}
+
+// restore loads the sign-ins saved in dir and keeps saving them there. Owner
+// sessions are dropped when the owner token changed; share links when they
+// expired or their terminal is gone (exists says which terminals live). A
+// corrupt file is set aside and the server starts with no sign-ins.
+func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.Logger) error {
+	f, err := state.Open(dir, stateFileName)
+	if err != nil {
+		return err
+	}
+	var saved savedSignins
+	found, err := f.Load(&saved)
+	if errors.Is(err, state.ErrCorrupt) {
+		aside, aerr := f.SetAside()
+		log.Error("the sign-in state file is corrupt: starting with no sign-ins (owner sessions and share links must sign in again)",
+			"err", err, "setAside", aside, "setAsideErr", aerr)
+		saved, found = savedSignins{}, false
+	} else if err != nil {
+		return err
+	}
+	p := &persister{file: f, log: log}
+	_, _ = rand.Read(p.owner.Salt[:]) // never fails (crypto/rand)
+	if found && saved.Version == savedVersion {
+		p.owner.Salt = saved.Owner.Salt
+		mac := ownerMAC(saved.Owner.Salt, a.token)
+		if hmac.Equal(mac[:], saved.Owner.MAC[:]) {
+			a.loadSessions(saved.Sessions)
+		} else if len(saved.Sessions) > 0 {
+			log.Info("the owner token changed: owner sessions from before the restart are signed out", "sessions", len(saved.Sessions))
+		}
+		a.shares.load(saved.Shares, saved.Gone, exists)
+	} else if found {
+		log.Warn("the sign-in state file has an unknown version: starting with no sign-ins", "path", f.Path(), "version", saved.Version)
+	}
+	p.owner.MAC = ownerMAC(p.owner.Salt, a.token)
+	a.persist = p
+	a.shares.onChange = a.save
+	if err := a.saveErr(); err != nil {
+		return fmt.Errorf("state directory %s: %w", dir, err)
+	}
+	log.Info("sign-ins restored", "path", f.Path(), "sessions", len(a.sessions), "shares", len(a.shares.byID))
+	return nil
+}
+
+func (a *auth) loadSessions(list []savedSession) {
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range list {
+		if now.Before(s.Expires) {
+			a.sessions[[32]byte(s.Hash)] = s.Expires
+		}
+	}
+}
+
+// load adds the saved share links that still hold: not expired, their
+// terminal alive. The others go to gone, so that a browser presenting one
+// again is not taken for a guesser.
+func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) bool) {
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, g := range gone {
+		if now.Before(g.Until) {
+			st.gone[[32]byte(g.Hash)] = g.Until
+		}
+	}
+	for _, s := range list {
+		sh := &share{ID: s.ID, Terminal: s.Terminal, Role: s.Role, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, hash: [32]byte(s.Hash)}
+		st.byID[sh.ID] = sh
+		if sh.expired(now) || !exists(sh.Terminal) {
+			st.removeLocked(sh, now)
+		}
+	}
+}
+
+// save writes the sign-ins, if a state directory is set; a failure is
+// logged: the server goes on, only a restart would lose the change.
+func (a *auth) save() {
+	if err := a.saveErr(); err != nil {
+		a.persist.log.Warn("could not save sign-ins: changes since the last save would not survive a restart", "err", err)
+	}
+}
+
+func (a *auth) saveErr() error {
+	p := a.persist
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	doc := savedSignins{Version: savedVersion, Owner: p.owner, Sessions: a.savedSessions()}
+	doc.Shares, doc.Gone = a.shares.saved()
+	return p.file.Save(doc)
+}
+
+func (a *auth) savedSessions() []savedSession {
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := []savedSession{}
+	for h, exp := range a.sessions {
+		if now.Before(exp) {
+			out = append(out, savedSession{Hash: digest(h), Expires: exp})
+		}
+	}
+	return out
+}
+
+func (st *shares) saved() ([]savedShare, []savedGone) {
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	shares, gone := []savedShare{}, []savedGone{}
+	for _, s := range st.byID {
+		shares = append(shares, savedShare{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Hash: digest(s.hash),
+			CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt})
+	}
+	for h, until := range st.gone {
+		if now.Before(until) {
+			gone = append(gone, savedGone{Hash: digest(h), Until: until})
+		}
+	}
+	return shares, gone
+}

@@ -1,0 +1,326 @@
+package handlers
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
+)
+
+// restartRig is one address (as a restarted termhost keeps its port, so its
+// cookie names) served by a handlers.Server that a test replaces by a new
+// one over the same state directory: a restart.
+type restartRig struct {
+	t     *testing.T
+	dir   string
+	clk   *fakeClock
+	m     *terminals.Manager
+	ts    *httptest.Server
+	cur   atomic.Pointer[Server]
+	logMu sync.Mutex
+	logs  bytes.Buffer
+}
+
+const restartTerminal = "ahp-terminal:/kept"
+
+func newRestartRig(t *testing.T) *restartRig {
+	r := &restartRig{t: t, dir: filepath.Join(t.TempDir(), "state", "termhost"),
+		clk: &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	r.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { r.cur.Load().ServeHTTP(w, req) }))
+	t.Cleanup(func() {
+		r.ts.CloseClientConnections()
+		r.stop()
+		r.ts.Close()
+		if r.m != nil {
+			r.m.Close()
+		}
+	})
+	r.newManager()
+	r.createTerminal()
+	return r
+}
+
+// newManager replaces the terminals: a plain restart loses them.
+func (r *restartRig) newManager() {
+	if r.m != nil {
+		r.m.Close()
+	}
+	m, err := terminals.NewManager(terminals.Config{Shell: "/bin/cat", Env: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.m = m
+}
+
+func (r *restartRig) createTerminal() {
+	claim := ahp.ClientClaim("rig")
+	if err := r.m.Create(ahp.CreateTerminalParams{Channel: restartTerminal, Claim: &claim}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *restartRig) Write(p []byte) (int, error) {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	return r.logs.Write(p)
+}
+
+func (r *restartRig) log() string {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	return r.logs.String()
+}
+
+// start (re)starts the server with token over the rig's state directory.
+func (r *restartRig) start(token string) *Server {
+	r.t.Helper()
+	r.stop()
+	s, err := New(Config{Manager: r.m, OwnerToken: token, StateDir: r.dir, clock: r.clk,
+		Logger: slog.New(slog.NewTextHandler(r, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	if err != nil {
+		r.t.Fatalf("restart: %v", err)
+	}
+	r.cur.Store(s)
+	return s
+}
+
+func (r *restartRig) stop() {
+	if s := r.cur.Load(); s != nil {
+		r.ts.CloseClientConnections()
+		s.Close()
+	}
+}
+
+// login signs the owner in and returns the session cookie.
+func (r *restartRig) login(token string) *http.Cookie {
+	r.t.Helper()
+	req, _ := http.NewRequest("POST", r.ts.URL+"/auth/login", strings.NewReader(`{"token":"`+token+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if strings.HasPrefix(c.Name, ownerCookieBase) {
+			return c
+		}
+	}
+	r.t.Fatalf("login: %d, no session cookie", resp.StatusCode)
+	return nil
+}
+
+// status is the workbench page's status with cookie: 200, or 401 (sign in).
+func (r *restartRig) status(cookie *http.Cookie) int {
+	r.t.Helper()
+	req, _ := http.NewRequest("GET", r.ts.URL+"/", nil)
+	req.AddCookie(cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// dialShare opens the WebSocket with a share token: nil when it is let in.
+func (r *restartRig) dialShare(token string) error {
+	ws, _, err := websocket.Dial(r.t.Context(), "ws"+strings.TrimPrefix(r.ts.URL, "http")+"/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	if err == nil {
+		_ = ws.CloseNow()
+	}
+	return err
+}
+
+const (
+	restartToken = "restart-owner-token-1"
+	otherToken   = "restart-owner-token-2"
+)
+
+// Issue 13 point 2: owner sessions survive a restart with the same owner
+// token, and only with it; a signed-out session stays signed out.
+func TestOwnerSessionsSurviveRestart(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		logout     bool
+		restartTok string
+		want       int
+	}{
+		{"same token keeps the session", false, restartToken, http.StatusOK},
+		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized},
+		{"signed out before the restart stays out", true, restartToken, http.StatusUnauthorized},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRestartRig(t)
+			r.start(restartToken)
+			cookie := r.login(restartToken)
+			if got := r.status(cookie); got != http.StatusOK {
+				t.Fatalf("page before the restart: %d", got)
+			}
+			if c.logout {
+				req, _ := http.NewRequest("POST", r.ts.URL+"/auth/logout", strings.NewReader("{}"))
+				req.Header.Set("Content-Type", "application/json")
+				req.AddCookie(cookie)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			r.start(c.restartTok)
+			if got := r.status(cookie); got != c.want {
+				t.Errorf("page after a restart with token %q: %d, want %d", c.restartTok, got, c.want)
+			}
+			if c.restartTok == otherToken && !strings.Contains(r.log(), "the owner token changed") {
+				t.Errorf("log does not say the owner token changed:\n%s", r.log())
+			}
+		})
+	}
+}
+
+// Issue 13 point 2: share links keep their state across a restart: live
+// ones work while their terminal lives, revoked and expired ones stay dead
+// (and are still known as once valid, not counted as guesses).
+func TestShareLinksAcrossRestart(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// before runs with the first server; it returns the link's token.
+		before func(r *restartRig, s *Server) string
+		// down happens while no server runs.
+		down func(r *restartRig)
+		// after runs with the second server, before the link is tried.
+		after   func(r *restartRig)
+		wantLet bool
+	}{
+		{"live link still works", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Hour)
+			return tok
+		}, nil, nil, true},
+		{"revoked stays revoked", func(r *restartRig, s *Server) string {
+			sh, tok, _ := s.auth.shares.create(restartTerminal, RoleDriver, 0)
+			s.auth.shares.revoke(sh.ID)
+			return tok
+		}, nil, nil, false},
+		{"expired stays expired", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
+			r.clk.Advance(time.Minute)
+			return tok
+		}, nil, nil, false},
+		{"expires while down", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
+			return tok
+		}, func(r *restartRig) { r.clk.Advance(time.Minute) }, nil, false},
+		// A new terminal that happens to get the old one's URI is not the
+		// old one: its link must not open it.
+		{"terminal gone with the restart", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+			return tok
+		}, func(r *restartRig) { r.newManager() }, func(r *restartRig) { r.createTerminal() }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRestartRig(t)
+			s := r.start(restartToken)
+			tok := c.before(r, s)
+			r.stop()
+			if c.down != nil {
+				c.down(r)
+			}
+			s = r.start(restartToken)
+			if c.after != nil {
+				c.after(r)
+			}
+			err := r.dialShare(tok)
+			if c.wantLet && err != nil {
+				t.Errorf("link after the restart: %v, want let in", err)
+			}
+			if !c.wantLet {
+				if err == nil || !strings.Contains(err.Error(), "401") {
+					t.Errorf("link after the restart: %v, want 401", err)
+				}
+				if !s.auth.shares.wasValid(tok) {
+					t.Errorf("the dead link is not remembered as once valid: a teammate's retry would count as a guess")
+				}
+			}
+		})
+	}
+}
+
+// A corrupt or truncated state file is reported and set aside; the server
+// starts with no sign-ins and saves a good file again.
+func TestCorruptStateFileStartsEmpty(t *testing.T) {
+	for _, c := range []struct{ name, content string }{
+		{"truncated", `{"version":1,"owner":{"salt":"00`},
+		{"garbage", "\x00\x01not json"},
+		{"bad digest", `{"version":1,"sessions":[{"hash":"abc","expires":"2030-01-01T00:00:00Z"}]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRestartRig(t)
+			r.start(restartToken)
+			cookie := r.login(restartToken)
+			r.stop()
+			path := filepath.Join(r.dir, stateFileName)
+			if err := os.WriteFile(path, []byte(c.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r.start(restartToken)
+			if log := r.log(); !strings.Contains(log, "level=ERROR") || !strings.Contains(log, "corrupt") || !strings.Contains(log, path) {
+				t.Errorf("log does not report the corrupt file %s:\n%s", path, log)
+			}
+			if b, err := os.ReadFile(path + ".corrupt"); err != nil || string(b) != c.content {
+				t.Errorf("set-aside file: %q, %v; want the corrupt content", b, err)
+			}
+			if got := r.status(cookie); got != http.StatusUnauthorized {
+				t.Errorf("old session after a corrupt file: %d, want 401", got)
+			}
+			cookie = r.login(restartToken)
+			r.start(restartToken)
+			if got := r.status(cookie); got != http.StatusOK {
+				t.Errorf("a session opened after the corrupt start, after another restart: %d, want 200", got)
+			}
+		})
+	}
+}
+
+// The state directory is created 0700 and the file 0600; it holds no secret
+// in the clear.
+func TestStateFilePrivate(t *testing.T) {
+	r := newRestartRig(t)
+	s := r.start(restartToken)
+	cookie := r.login(restartToken)
+	_, shareTok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+	path := filepath.Join(r.dir, stateFileName)
+	for _, c := range []struct {
+		path string
+		want os.FileMode
+	}{{r.dir, 0o700}, {path, 0o600}} {
+		fi, err := os.Stat(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != c.want {
+			t.Errorf("mode of %s = %o, want %o", c.path, got, c.want)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, secret := range map[string]string{"owner token": restartToken, "session id": cookie.Value, "share token": shareTok} {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("the state file holds the %s in the clear", name)
+		}
+	}
+}

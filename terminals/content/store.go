@@ -1,0 +1,251 @@
+// Package content is a terminal's bounded scrollback, shared by the server
+// (terminals) and the Go client's mirror (client): one implementation of the
+// content half of the AHP terminal reducer, trimmed at safe cuts (§7.7).
+package content
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// Store is a terminal's bounded scrollback. It mirrors the AHP terminal
+// reducer for content parts (§10.6). Each part's text is one append-only
+// buffer: appending is O(len(data)), trimming moves the part's start, and a
+// snapshot costs O(parts), whatever the budget, because the strings it hands
+// out share the buffer (bytes once written are never changed).
+type Store struct {
+	budget int // bytes of text kept at most
+	size   int // bytes of text held
+	parts  []*part
+}
+
+type part struct {
+	ahp.Part                 // metadata; Value/Output are built from text on demand
+	text     strings.Builder // append-only; its String() stays valid as it grows
+	start    int             // bytes trimmed from the head of text
+}
+
+// str is the part's text.
+func (p *part) str() string { return p.text.String()[p.start:] }
+
+// len is the number of bytes of the part's text.
+func (p *part) len() int { return p.text.Len() - p.start }
+
+// appendText appends to the part's text. When the buffer is full and its
+// head has been trimmed, the live text moves to a new buffer with as much
+// room again instead of the dead head being grown along: each byte is
+// copied about once more, and a part holds at most about twice its text.
+func (p *part) appendText(data string) {
+	if p.start > 0 && p.text.Len()+len(data) > p.text.Cap() {
+		p.moveText(2 * (p.len() + len(data)))
+	}
+	p.text.WriteString(data)
+}
+
+// compact moves a trimmed part that is no longer appended to into a buffer
+// of its size once its dead head is as long as its text.
+func (p *part) compact() {
+	if p.start > 0 && p.start >= p.text.Len()/2 {
+		p.moveText(p.len())
+	}
+}
+
+// moveText copies the live text to a new buffer of capacity size. Strings
+// already handed out keep the old buffer alive only as long as they live.
+func (p *part) moveText(size int) {
+	live := p.str()
+	p.text.Reset()
+	p.text.Grow(size)
+	p.text.WriteString(live)
+	p.start = 0
+}
+
+// New returns an empty store keeping at most budget bytes of text (0 or
+// less: unbounded).
+func New(budget int) *Store { return &Store{budget: budget} }
+
+// FromParts returns a store holding parts (a snapshot's content), trimmed to
+// budget. parts is not modified.
+func FromParts(parts []ahp.Part, budget int) *Store {
+	c := New(budget)
+	for _, p := range parts {
+		text := p.Text()
+		np := &part{Part: p}
+		np.Value, np.Output = "", ""
+		np.text.WriteString(text)
+		c.parts = append(c.parts, np)
+		c.size += len(text)
+	}
+	c.trim()
+	return c
+}
+
+// Trim returns parts with the oldest text dropped so that at most budget
+// bytes remain, cut as the store cuts. parts is not modified.
+func Trim(parts []ahp.Part, budget int) []ahp.Part { return FromParts(parts, budget).Snapshot() }
+
+// Size is the number of bytes of text held.
+func (c *Store) Size() int { return c.size }
+
+// appendData follows the reducer: into an incomplete command's output, else the
+// tail unclassified part, else a new unclassified part.
+func (c *Store) appendData(data string) {
+	var tail *part
+	if n := len(c.parts); n > 0 {
+		tail = c.parts[n-1]
+	}
+	if tail == nil || (tail.Type == ahp.PartCommand && tail.IsComplete) {
+		tail = &part{Part: ahp.Part{Type: ahp.PartUnclassified}}
+		c.parts = append(c.parts, tail)
+	}
+	tail.appendText(data)
+	c.size += len(data)
+	c.trim()
+}
+
+func (c *Store) commandExecuted(a ahp.Action) {
+	c.parts = append(c.parts, &part{Part: ahp.Part{Type: ahp.PartCommand, CommandID: a.CommandID,
+		CommandLine: a.CommandLine, Timestamp: a.Timestamp}})
+}
+
+func (c *Store) commandFinished(a ahp.Action) {
+	for _, p := range c.parts {
+		if p.Type == ahp.PartCommand && p.CommandID == a.CommandID {
+			p.IsComplete, p.ExitCode, p.DurationMs = true, a.ExitCode, a.DurationMs
+			return
+		}
+	}
+}
+
+func (c *Store) clear() {
+	c.parts, c.size = nil, 0
+}
+
+// Apply updates the store for a terminal action (the content half of the reducer).
+func (c *Store) Apply(a ahp.Action) {
+	switch a.Type {
+	case ahp.TerminalData:
+		c.appendData(a.Data)
+	case ahp.TerminalCommandExecuted:
+		c.commandExecuted(a)
+	case ahp.TerminalCommandFinished:
+		c.commandFinished(a)
+	case ahp.TerminalCleared:
+		c.clear()
+	}
+}
+
+// Snapshot materialises the parts as AHP content, in O(parts).
+func (c *Store) Snapshot() []ahp.Part {
+	out := make([]ahp.Part, len(c.parts))
+	for i, p := range c.parts {
+		out[i] = p.Part
+		if p.Type == ahp.PartCommand {
+			out[i].Output = p.str()
+		} else {
+			out[i].Value = p.str()
+		}
+	}
+	return out
+}
+
+// trim keeps the text within budget: drop whole parts from the front while more
+// than one remains, then cut the head part down to about 80 % of the budget at a
+// safe place (§7.7). safeCut looks at most 256 bytes back and 4 KiB ahead
+// of the cut, so trimming costs that much, not the budget.
+func (c *Store) trim() {
+	if c.budget <= 0 || c.size <= c.budget {
+		return
+	}
+	for len(c.parts) > 1 && c.size > c.budget {
+		c.size -= c.parts[0].len()
+		c.parts[0] = nil
+		c.parts = c.parts[1:]
+	}
+	if c.size <= c.budget {
+		return
+	}
+	head := c.parts[0]
+	text := head.str()
+	cut := safeCut(text, len(text)-c.budget*8/10)
+	head.start += cut
+	c.size -= cut
+	if len(c.parts) > 1 { // the tail is compacted as it is appended to
+		head.compact()
+	}
+}
+
+// safeCut moves a cut position forward to just after a newline within 4 KiB,
+// else to a position outside any UTF-8 character and escape sequence.
+func safeCut(s string, at int) int {
+	if at <= 0 {
+		return 0
+	}
+	if at >= len(s) {
+		return len(s)
+	}
+	if i := strings.IndexByte(s[at:min(len(s), at+4096)], '\n'); i >= 0 {
+		return at + i + 1
+	}
+	// Skip to the end of an escape sequence that starts shortly before at.
+	if esc := strings.LastIndexByte(s[max(0, at-256):at], 0x1b); esc >= 0 {
+		start := max(0, at-256) + esc
+		if end := escapeEnd(s, start); end > at {
+			at = end
+		}
+	}
+	for at < len(s) && !utf8.RuneStart(s[at]) {
+		at++
+	}
+	return at
+}
+
+// escapeEnd returns the index just past the escape sequence starting at s[i]
+// (ESC), or len(s) if it does not end within the string.
+func escapeEnd(s string, i int) int {
+	j := i + 1
+	if j >= len(s) {
+		return len(s)
+	}
+	switch s[j] {
+	case '[': // CSI: parameters and intermediates, then a final byte 0x40–0x7E
+		for j++; j < len(s); j++ {
+			if s[j] >= 0x40 && s[j] <= 0x7e {
+				return j + 1
+			}
+		}
+		return len(s)
+	case ']', 'P', '_', '^', 'X': // string sequences end with BEL or ST
+		for j++; j < len(s); j++ {
+			if s[j] == 0x07 {
+				return j + 1
+			}
+			if s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\' {
+				return j + 2
+			}
+		}
+		return len(s)
+	default:
+		return j + 1
+	}
+}
+
+// Reduce applies a to a terminal's state whose content lives in c: the
+// content actions go to the store (O(len(data)), trimmed to the budget), any
+// other to ahp.ReduceTerminal. The returned state's Content is left as it
+// was; Snapshot materialises it.
+func (c *Store) Reduce(st ahp.TerminalState, a ahp.Action) ahp.TerminalState {
+	switch a.Type {
+	case ahp.TerminalData, ahp.TerminalCommandFinished, ahp.TerminalCleared:
+		c.Apply(a)
+	case ahp.TerminalCommandExecuted:
+		c.Apply(a)
+		yes := true
+		st.SupportsCommandDetection = &yes
+	default:
+		st = ahp.ReduceTerminal(st, a)
+	}
+	return st
+}

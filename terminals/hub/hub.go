@@ -1,0 +1,316 @@
+// Package hub is the AHP session server's core: the one serverSeq counter,
+// every channel's state (reduced with ahp's reducers, content in a bounded
+// content.Store), the replay ring, and fan-out to subscribers with
+// backpressure. It knows nothing of ptys or processes.
+//
+// One mutex makes "assign seq, reduce, enqueue to subscribers" atomic
+// across channels, so a connection always receives envelopes in serverSeq
+// order and a reconnect watermark never skips one. Nothing is encoded under
+// it for terminal/data: subscribers get a shared Frame that their writer
+// encodes once per wire shape.
+package hub
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/content"
+)
+
+// Errors that callers map to JSON-RPC codes.
+var (
+	ErrNotFound = errors.New("no such terminal") // -32008
+	ErrInvalid  = errors.New("invalid request")  // -32602
+)
+
+// Flow control (shell-integration spec §7.9): a terminal's reader stops
+// reading the pty while its claim holder has more than HighWater bytes
+// unsent, until it is below LowWater. Other subscribers never slow the
+// shell; they are evicted.
+const (
+	HighWater = 2 << 20
+	LowWater  = 256 << 10
+)
+
+// Subscriber is one connection's view of the channels. The hub calls its
+// methods while holding its lock, so they must not block.
+type Subscriber interface {
+	// Shape is the wire shape negotiated by the connection.
+	Shape() ahp.Shape
+	// Scope is the only terminal URI the connection may see, or "" for all.
+	Scope() string
+	// ClientID is the AHP clientId of the connection ("" before initialize).
+	ClientID() string
+	// ViewOnly reports a connection that may never act on a terminal (a
+	// viewer link): it is never treated as a claim holder.
+	ViewOnly() bool
+	// Hold makes the subscriber keep delivered frames back until it has
+	// queued the answer carrying the snapshot being taken, so nothing newer
+	// overtakes it. The hub calls it when it takes a subscribe, initialize
+	// or reconnect snapshot.
+	Hold()
+	// Deliver queues one frame. It returns false when the connection's queue
+	// is over its bound; the hub then drops the subscriber from every
+	// channel and the connection closes itself (the client recovers by
+	// reconnecting).
+	Deliver(f *Frame) bool
+	// Backlog is the number of bytes queued and not yet written.
+	Backlog() int
+	// Drained returns a channel closed once the backlog is below LowWater
+	// (at once if it is) or the subscriber has closed.
+	Drained() <-chan struct{}
+}
+
+// Hub holds every channel and the action stream.
+type Hub struct {
+	mu       sync.Mutex
+	seq      int64
+	root     ahp.RootState
+	order    []string            // terminal channels, catalogue order
+	channels map[string]*channel // by URI, the root included
+	ring     *ring
+}
+
+// channel is a terminal's (or the root's) state and subscribers.
+type channel struct {
+	subs    map[Subscriber]struct{}
+	term    *ahp.TerminalState // nil for the root; Content lives in content
+	content *content.Store
+	changed chan struct{} // made by Pace, closed when pacing must be recomputed
+}
+
+// New returns a hub whose replay ring keeps about replayBytes of envelopes.
+func New(replayBytes int) *Hub {
+	return &Hub{
+		root:     ahp.RootState{Agents: nil, Terminals: []ahp.TerminalInfo{}},
+		channels: map[string]*channel{ahp.RootURI: {subs: map[Subscriber]struct{}{}}},
+		ring:     newRing(replayBytes),
+	}
+}
+
+// AddTerminal creates a terminal channel with its initial state (content
+// ignored) and a scrollback budget, and publishes the catalogue.
+func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.channels[uri] != nil {
+		return fmt.Errorf("hub: channel %s exists", uri)
+	}
+	st.Content = nil
+	h.channels[uri] = &channel{subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback)}
+	h.order = append(h.order, uri)
+	h.publishCatalogueLocked()
+	return nil
+}
+
+// RemoveTerminal drops a terminal channel, its subscribers and its replay
+// history, and publishes the catalogue. It reports whether it existed.
+func (h *Hub) RemoveTerminal(uri string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.channels[uri]
+	if ch == nil || ch.term == nil {
+		return false
+	}
+	ch.touch()
+	delete(h.channels, uri)
+	h.order = slices.DeleteFunc(h.order, func(u string) bool { return u == uri })
+	h.ring.forget(uri)
+	h.publishCatalogueLocked()
+	return true
+}
+
+// Publish reduces an action produced by the server (shell output, exit) on a
+// channel and delivers it. It returns the claim holder's backlog after it
+// (see Pace), and false when the channel is gone.
+func (h *Hub) Publish(uri string, a ahp.Action) (backlog int, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.channels[uri]
+	if ch == nil {
+		return 0, false
+	}
+	h.publishLocked(uri, a, nil)
+	b, _ := ch.holderBacklogLocked()
+	return b, true
+}
+
+// Do runs fn with the hub locked, for a check and a publish that must be
+// atomic (a dispatch). fn must not block.
+func (h *Hub) Do(fn func(tx Tx)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fn(Tx{h})
+}
+
+// Tx is the hub inside Do.
+type Tx struct{ h *Hub }
+
+// Terminal returns a terminal channel's state without its content.
+func (tx Tx) Terminal(uri string) (ahp.TerminalState, bool) {
+	if ch := tx.h.channels[uri]; ch != nil && ch.term != nil {
+		return *ch.term, true
+	}
+	return ahp.TerminalState{}, false
+}
+
+// Publish reduces an accepted action and delivers it with its origin.
+func (tx Tx) Publish(uri string, a ahp.Action, origin *ahp.Origin) {
+	if tx.h.channels[uri] != nil {
+		tx.h.publishLocked(uri, a, origin)
+	}
+}
+
+// SendTo gives env the next serverSeq and delivers it to s alone, without
+// reducing or replaying it: a rejection (§8.4), or the echo of an accepted
+// terminal/input to its dispatcher. §8.3 says to broadcast every accepted
+// action, but input is a reducer no-op (§8.5): only the dispatcher's
+// write-ahead reconciliation needs the echo, while any other connection (a
+// viewer link) would receive the keystrokes, passwords typed at a no-echo
+// prompt included.
+func (tx Tx) SendTo(s Subscriber, env ahp.Envelope) { tx.h.sendToLocked(s, env) }
+
+// Visible reports whether s may see the channel uri and it exists.
+func (tx Tx) Visible(s Subscriber, uri string) bool { return tx.h.visibleLocked(s, uri) }
+
+// SendTo is Tx.SendTo on its own.
+func (h *Hub) SendTo(s Subscriber, env ahp.Envelope) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sendToLocked(s, env)
+}
+
+// Visible is Tx.Visible on its own.
+func (h *Hub) Visible(s Subscriber, uri string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.visibleLocked(s, uri)
+}
+
+func (h *Hub) visibleLocked(s Subscriber, uri string) bool {
+	if uri == ahp.RootURI {
+		return true
+	}
+	ch := h.channels[uri]
+	return ch != nil && (s.Scope() == "" || s.Scope() == uri)
+}
+
+// publishLocked assigns the next serverSeq, reduces the action into the
+// channel's state, records it for replay and delivers it to every subscriber
+// of the channel. A change of what the catalogue lists (title, claim,
+// lifecycle) publishes the catalogue after it.
+func (h *Hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) {
+	ch := h.channels[uri]
+	h.reduceLocked(ch, a)
+	h.seq++
+	f := newFrame(ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: origin})
+	// The ring counts the frame: every byte the envelope holds (titles,
+	// claims, cwd, origin…), not just its payload.
+	h.ring.add(f.env, f.size)
+	h.fanOutLocked(ch, f)
+	if ch.term != nil {
+		switch a.Type {
+		case ahp.TerminalClaimed:
+			ch.touch() // the holder that paces the shell may have changed
+			h.publishCatalogueLocked()
+		case ahp.TerminalTitleChanged, ahp.TerminalExited:
+			h.publishCatalogueLocked()
+		}
+	}
+}
+
+// reduceLocked applies an action to a channel's state; terminal content
+// goes to its store.
+func (h *Hub) reduceLocked(ch *channel, a ahp.Action) {
+	if ch.term == nil {
+		h.root = ahp.ReduceRoot(h.root, a)
+		return
+	}
+	*ch.term = ch.content.Reduce(*ch.term, a)
+}
+
+// fanOutLocked delivers f to the channel's subscribers. A scoped subscriber
+// sees only its own terminal in the catalogue: it gets a filtered copy,
+// made once per scope.
+func (h *Hub) fanOutLocked(ch *channel, f *Frame) {
+	var scoped map[string]*Frame
+	for s := range ch.subs {
+		g := f
+		if scope := s.Scope(); scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
+			if g = scoped[scope]; g == nil {
+				env := f.env
+				env.Action.Terminals = filterInfos(env.Action.Terminals, scope)
+				g = newFrame(env)
+				if scoped == nil {
+					scoped = map[string]*Frame{}
+				}
+				scoped[scope] = g
+			}
+		}
+		if !s.Deliver(g) {
+			h.dropLocked(s)
+		}
+	}
+}
+
+func (h *Hub) sendToLocked(s Subscriber, env ahp.Envelope) {
+	h.seq++
+	env.ServerSeq = h.seq
+	if !s.Deliver(newFrame(env)) {
+		h.dropLocked(s)
+	}
+}
+
+func (h *Hub) catalogueLocked() []ahp.TerminalInfo {
+	list := make([]ahp.TerminalInfo, 0, len(h.order))
+	for _, uri := range h.order {
+		t := h.channels[uri].term
+		list = append(list, ahp.TerminalInfo{Resource: uri, Title: t.Title, Claim: t.Claim, Lifecycle: t.Lifecycle})
+	}
+	return list
+}
+
+// publishCatalogueLocked sends the full catalogue as root/terminalsChanged.
+func (h *Hub) publishCatalogueLocked() {
+	h.publishLocked(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: h.catalogueLocked()}, nil)
+}
+
+// Terminals returns the catalogue.
+func (h *Hub) Terminals() []ahp.TerminalInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.catalogueLocked()
+}
+
+// Seq is the current value of the action sequence counter.
+func (h *Hub) Seq() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seq
+}
+
+// ClaimedClients returns the clientIds that terminals' client claims name.
+func (h *Hub) ClaimedClients() map[string]bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[string]bool{}
+	for _, uri := range h.order {
+		if c := h.channels[uri].term.Claim; c.Kind == ahp.ClaimClient {
+			out[c.ClientID] = true
+		}
+	}
+	return out
+}
+
+func filterInfos(list []ahp.TerminalInfo, scope string) []ahp.TerminalInfo {
+	out := []ahp.TerminalInfo{}
+	for _, t := range list {
+		if t.Resource == scope {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,209 @@
+package hub
+
+import (
+	"fmt"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// snapshotLocked returns the state of a channel as s may see it.
+func (h *Hub) snapshotLocked(uri string, s Subscriber) (ahp.Snapshot, error) {
+	if uri == ahp.RootURI {
+		root := h.root
+		if scope := s.Scope(); scope != "" {
+			root.Terminals = filterInfos(root.Terminals, scope)
+		}
+		return ahp.Snapshot{Resource: uri, State: root, FromSeq: h.seq}, nil
+	}
+	if _, err := ahp.TerminalID(uri); err != nil {
+		return ahp.Snapshot{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if !h.visibleLocked(s, uri) {
+		return ahp.Snapshot{}, fmt.Errorf("%w: %s", ErrNotFound, uri)
+	}
+	ch := h.channels[uri]
+	st := *ch.term
+	st.Content = ch.content.Snapshot()
+	return ahp.Snapshot{Resource: uri, State: st, FromSeq: h.seq}, nil
+}
+
+func (h *Hub) subscribeLocked(uri string, s Subscriber) {
+	ch := h.channels[uri]
+	ch.subs[s] = struct{}{}
+	ch.touch()
+}
+
+// Subscribe atomically takes a snapshot of the channel and registers s, so
+// every action after the snapshot's fromSeq reaches s.
+func (h *Hub) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	snap, err := h.snapshotLocked(uri, s)
+	if err != nil {
+		return snap, err
+	}
+	s.Hold()
+	h.subscribeLocked(uri, s)
+	return snap, nil
+}
+
+// Initialize subscribes s to every known channel of uris in one step and
+// returns the snapshots and the current serverSeq. Unknown URIs are skipped.
+func (h *Hub) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.Hold()
+	snaps := []ahp.Snapshot{}
+	for _, uri := range uris {
+		snap, err := h.snapshotLocked(uri, s)
+		if err != nil {
+			continue
+		}
+		h.subscribeLocked(uri, s)
+		snaps = append(snaps, snap)
+	}
+	return h.seq, snaps
+}
+
+// Unsubscribe stops delivering a channel to s. Unknown channels are ignored.
+func (h *Hub) Unsubscribe(s Subscriber, uri string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ch := h.channels[uri]; ch != nil {
+		delete(ch.subs, s)
+		ch.touch()
+	}
+}
+
+// Leave drops s from every channel (its connection closed).
+func (h *Hub) Leave(s Subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropLocked(s)
+}
+
+func (h *Hub) dropLocked(s Subscriber) {
+	for _, ch := range h.channels {
+		if _, ok := ch.subs[s]; ok {
+			delete(ch.subs, s)
+			ch.touch()
+		}
+	}
+}
+
+// Recovery is the answer to a reconnect: exactly one of its results is set,
+// matching the form of the request.
+type Recovery struct {
+	Kind     RecoveryKind
+	Replay   ahp.ReplayResult   // Kind == Replayed
+	Snapshot ahp.SnapshotResult // Kind == Snapshots
+	Channels ahp.ChannelsResult // Kind == PerChannel
+}
+
+// RecoveryKind says which result a Recovery holds.
+type RecoveryKind int
+
+// The three forms of a reconnect result.
+const (
+	Replayed RecoveryKind = iota + 1
+	Snapshots
+	PerChannel
+)
+
+func (k RecoveryKind) String() string {
+	switch k {
+	case Replayed:
+		return "replay"
+	case Snapshots:
+		return "snapshot"
+	case PerChannel:
+		return "channels"
+	}
+	return fmt.Sprintf("RecoveryKind(%d)", int(k))
+}
+
+// Result is the JSON-RPC result to send.
+func (r Recovery) Result() any {
+	switch r.Kind {
+	case Replayed:
+		return r.Replay
+	case Snapshots:
+		return r.Snapshot
+	}
+	return r.Channels
+}
+
+// Reconnect resumes a client's subscriptions on a new connection s: replay
+// of the missed actions when the ring still holds them, else snapshots;
+// channels that no longer exist (or that s may not see) are reported
+// missing. s is subscribed to every surviving channel in the same step.
+func (h *Hub) Reconnect(s Subscriber, p ahp.ReconnectParams) Recovery {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.Hold()
+	if p.PerChannel {
+		return Recovery{Kind: PerChannel, Channels: h.reconnectChannelsLocked(s, p.Cursors)}
+	}
+	last := *p.LastSeenServerSeq
+	live := map[string]bool{}
+	var missing []string
+	replayable := last <= h.seq
+	for _, uri := range p.Subscriptions {
+		if _, err := h.snapshotLocked(uri, s); err != nil {
+			missing = append(missing, uri)
+			continue
+		}
+		live[uri] = true
+		if !h.ring.complete(uri, last) {
+			replayable = false
+		}
+	}
+	if replayable {
+		for uri := range live {
+			h.subscribeLocked(uri, s)
+		}
+		return Recovery{Kind: Replayed, Replay: ahp.ReplayResult{Actions: scoped(h.ring.since(last, live), s), Missing: missing}}
+	}
+	snaps := []ahp.Snapshot{}
+	for _, uri := range p.Subscriptions {
+		if live[uri] {
+			snap, _ := h.snapshotLocked(uri, s)
+			h.subscribeLocked(uri, s)
+			snaps = append(snaps, snap)
+		}
+	}
+	return Recovery{Kind: Snapshots, Snapshot: ahp.SnapshotResult{Snapshots: snaps}}
+}
+
+func (h *Hub) reconnectChannelsLocked(s Subscriber, cursors []ahp.ChannelCursor) ahp.ChannelsResult {
+	out := ahp.ChannelsResult{Channels: []ahp.ChannelRecovery{}}
+	for _, c := range cursors {
+		snap, err := h.snapshotLocked(c.Channel, s)
+		switch {
+		case err != nil:
+			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoveryMissing, Channel: c.Channel})
+			continue
+		case c.LastSeenServerSeq > 0 && c.LastSeenServerSeq <= h.seq && h.ring.complete(c.Channel, c.LastSeenServerSeq):
+			actions := scoped(h.ring.since(c.LastSeenServerSeq, map[string]bool{c.Channel: true}), s)
+			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoveryReplay, Channel: c.Channel, Actions: actions})
+		default:
+			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoverySnapshot, Channel: c.Channel, Snapshot: &snap})
+		}
+		h.subscribeLocked(c.Channel, s)
+	}
+	return out
+}
+
+// scoped filters catalogue actions down to what a scoped subscriber sees.
+func scoped(envs []ahp.Envelope, s Subscriber) []ahp.Envelope {
+	scope := s.Scope()
+	if scope == "" {
+		return envs
+	}
+	for i, e := range envs {
+		if e.Action.Type == ahp.RootTerminalsChanged {
+			envs[i].Action.Terminals = filterInfos(e.Action.Terminals, scope)
+		}
+	}
+	return envs
+}

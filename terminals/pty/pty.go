@@ -1,0 +1,262 @@
+// Package pty runs one process on a pseudo-terminal in its own session:
+// start, read (through the runtime poller, honouring deadlines), write,
+// resize, signal the session, wait. It knows nothing of AHP.
+package pty
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// Spec is what to start.
+type Spec struct {
+	Argv       []string
+	Env        []string
+	Dir        string
+	Cols, Rows int
+	Logger     *slog.Logger // nil: discard
+}
+
+// Process is a child on a pty. A waiter goroutine reaps it and closes Done.
+type Process struct {
+	cmd    *exec.Cmd
+	master *os.File
+	rc     syscall.RawConn
+	log    *slog.Logger
+
+	done     chan struct{} // closed by the waiter once the child is reaped
+	exitCode *int          // set before done is closed
+	waiter   sync.WaitGroup
+
+	deadlineMu sync.Mutex // orders the waiter's wake-up against the reader's deadlines
+	exited     bool
+}
+
+// Start spawns the process with the pty as its controlling terminal.
+func Start(spec Spec) (*Process, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("pty: empty argv")
+	}
+	log := spec.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	cmd.Env, cmd.Dir = spec.Env, spec.Dir
+	f, tty, err := pty.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open pty: %w", err)
+	}
+	// pty.Open calls Fd(), which leaves the master blocking; make it
+	// non-blocking again so reads honour deadlines and Close unblocks them.
+	if err := setNonblock(f); err != nil {
+		_, _ = f.Close(), tty.Close()
+		return nil, fmt.Errorf("pty non-blocking: %w", err)
+	}
+	// Sized through the slave: pty.Setsize on the master would call Fd(), which
+	// puts the master in blocking mode and breaks read deadlines.
+	if err := pty.Setsize(tty, &pty.Winsize{Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)}); err != nil {
+		_, _ = f.Close(), tty.Close()
+		return nil, fmt.Errorf("size pty: %w", err)
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		_, _ = f.Close(), tty.Close()
+		return nil, fmt.Errorf("pty raw conn: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	// Own session (and so process group) with the pty as controlling terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	err = cmd.Start()
+	_ = tty.Close() // the child has it; our copy would keep the pty from reporting EIO at exit
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("start %s: %w", spec.Argv[0], err)
+	}
+	p := &Process{cmd: cmd, master: f, rc: rc, log: log, done: make(chan struct{})}
+	p.waiter.Add(1)
+	go p.wait()
+	return p, nil
+}
+
+// Pid is the process id (and session id) of the child.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed once the child has been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitCode is the child's exit status once Done is closed (nil if it was
+// killed by a signal).
+func (p *Process) ExitCode() *int { return p.exitCode }
+
+// wait reaps the child and wakes a blocked reader so it can drain.
+func (p *Process) wait() {
+	defer p.waiter.Done()
+	waitExit(p.cmd.Process.Pid)
+	err := p.cmd.Wait()
+	if st := p.cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Exited() {
+			code := ws.ExitStatus()
+			p.exitCode = &code
+		}
+	} else if err != nil {
+		p.log.Debug("wait", "err", err)
+	}
+	p.deadlineMu.Lock()
+	p.exited = true
+	close(p.done)
+	_ = p.master.SetReadDeadline(time.Now()) // wake a blocked Read
+	p.deadlineMu.Unlock()
+}
+
+// waitExit returns once the process has exited, without reaping it. It
+// parks in the runtime poller on a pidfd, so a process being waited for
+// holds no OS thread (cmd.Wait alone blocks one in waitid for the child's
+// whole life). Without pidfds it returns at once and cmd.Wait blocks.
+func waitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Read(func(fd uintptr) bool {
+		// A pidfd polls readable once its process has exited.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		return err != nil || n > 0
+	})
+}
+
+// Read reads once into buf() as soon as the master is readable. buf is
+// called for each attempt, so the caller can take a buffer from a pool only
+// when there is something to read; idle is called each time the pty has
+// nothing to read, before the goroutine parks (send small output, give the
+// buffer back). It returns io.EOF once every slave fd is closed (the
+// child-exit EIO) and os.ErrDeadlineExceeded past the read deadline.
+func (p *Process) Read(buf func() []byte, idle func()) (int, error) {
+	var (
+		n    int
+		rerr error
+	)
+	err := p.rc.Read(func(fd uintptr) bool {
+		for {
+			n, rerr = syscall.Read(int(fd), buf())
+			if !errors.Is(rerr, syscall.EINTR) {
+				break
+			}
+		}
+		if errors.Is(rerr, syscall.EAGAIN) {
+			n, rerr = 0, nil
+			idle()
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		if rerr == nil || errors.Is(rerr, syscall.EIO) {
+			rerr = io.EOF
+		}
+		return 0, rerr
+	}
+	return n, nil
+}
+
+// SetReadDeadline sets the read deadline that choose picks, knowing whether
+// the child has exited; the waiter cannot wake the reader between the two
+// (set is false to leave the deadline as it is). It returns exited.
+func (p *Process) SetReadDeadline(choose func(exited bool) (d time.Time, set bool)) bool {
+	p.deadlineMu.Lock()
+	defer p.deadlineMu.Unlock()
+	if d, set := choose(p.exited); set {
+		_ = p.master.SetReadDeadline(d)
+	}
+	return p.exited
+}
+
+// Write writes input to the pty. It fails at once after Interrupt.
+func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }
+
+// Resize sets the pty's window size without switching the master to
+// blocking mode (see Start).
+func (p *Process) Resize(cols, rows int) error {
+	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
+	var ioctlErr error
+	if err := p.rc.Control(func(fd uintptr) { ioctlErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); err != nil {
+		return fmt.Errorf("resize pty: %w", err)
+	}
+	if ioctlErr != nil {
+		return fmt.Errorf("resize pty: %w", ioctlErr)
+	}
+	return nil
+}
+
+// Signal sends sig to the child's whole session.
+func (p *Process) Signal(sig syscall.Signal) { signalSession(p.Pid(), sig) }
+
+// Kill ends the child: SIGHUP to its session, SIGKILL after grace, then
+// SIGKILL to any job it left in its session. It returns once the child is
+// reaped.
+func (p *Process) Kill(grace time.Duration) {
+	select {
+	case <-p.done:
+	default:
+		p.Signal(syscall.SIGHUP)
+		timer := time.NewTimer(grace)
+		select {
+		case <-p.done:
+			timer.Stop()
+		case <-timer.C:
+			p.Signal(syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	p.Signal(syscall.SIGKILL)
+}
+
+// Interrupt wakes a reader and a writer blocked on the pty (a writer may
+// be parked in write(2) on a full pty whose program does not read); they
+// fail with os.ErrDeadlineExceeded.
+func (p *Process) Interrupt() {
+	_ = p.master.SetReadDeadline(time.Now())
+	_ = p.master.SetWriteDeadline(time.Now())
+}
+
+// Close closes the master once the child is reaped. Call it after Kill and
+// after the reader and writer have returned.
+func (p *Process) Close() error {
+	p.waiter.Wait()
+	if err := p.master.Close(); err != nil {
+		return fmt.Errorf("close pty: %w", err)
+	}
+	return nil
+}
+
+func setNonblock(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var nbErr error
+	if err := rc.Control(func(fd uintptr) { nbErr = syscall.SetNonblock(int(fd), true) }); err != nil {
+		return err
+	}
+	return nbErr
+}

@@ -1,0 +1,206 @@
+package pty
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func start(t *testing.T, script string) *Process {
+	t.Helper()
+	p, err := Start(Spec{Argv: []string{"/bin/sh", "-c", script}, Env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C"},
+		Dir: t.TempDir(), Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatalf("Start(%q): %v", script, err)
+	}
+	t.Cleanup(func() {
+		p.Kill(0)
+		p.Interrupt()
+		_ = p.Close()
+	})
+	return p
+}
+
+// readUntil reads until the output contains want (within 10 s), returning
+// everything read; err is the read error that ended it early.
+func readUntil(t *testing.T, p *Process, want string) (string, error) {
+	t.Helper()
+	limit := time.Now().Add(10 * time.Second)
+	p.SetReadDeadline(func(bool) (time.Time, bool) { return limit, true })
+	buf := make([]byte, 4096)
+	var out strings.Builder
+	for !strings.Contains(out.String(), want) {
+		n, err := p.Read(func() []byte { return buf }, func() {})
+		out.Write(buf[:n])
+		// The waiter wakes the reader when the child exits: drain what is left.
+		if errors.Is(err, os.ErrDeadlineExceeded) && time.Now().Before(limit) {
+			p.SetReadDeadline(func(bool) (time.Time, bool) { return limit, true })
+			continue
+		}
+		if err != nil {
+			return out.String(), err
+		}
+	}
+	return out.String(), nil
+}
+
+// TestReadWriteExit: output is read, input written, and the exit is seen
+// as EOF, Done and the exit code.
+func TestReadWriteExit(t *testing.T) {
+	p := start(t, `stty -echo; echo ready; read line; echo "got:$line"; exit 3`)
+	if out, err := readUntil(t, p, "ready"); err != nil {
+		t.Fatalf("waiting for ready: %v (read %q)", err, out)
+	}
+	if _, err := p.Write([]byte("abc\n")); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if out, err := readUntil(t, p, "got:abc"); err != nil {
+		t.Fatalf("waiting for the echo of the input: %v (read %q)", err, out)
+	}
+	if _, err := readUntil(t, p, "\x00never"); !errors.Is(err, io.EOF) {
+		t.Errorf("read after exit: %v, want io.EOF", err)
+	}
+	<-p.Done()
+	if code := p.ExitCode(); code == nil || *code != 3 {
+		t.Errorf("ExitCode() = %v, want 3", code)
+	}
+	if exited := p.SetReadDeadline(func(exited bool) (time.Time, bool) { return time.Time{}, false }); !exited {
+		t.Errorf("SetReadDeadline saw exited = false after Done")
+	}
+}
+
+// TestResize: the program sees the new window size.
+func TestResize(t *testing.T) {
+	p := start(t, `stty -echo; echo ready; read x; stty size`)
+	if _, err := readUntil(t, p, "ready"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Resize(100, 30); err != nil {
+		t.Fatalf("Resize: %v", err)
+	}
+	if _, err := p.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := readUntil(t, p, "30 100"); err != nil {
+		t.Errorf("stty size after Resize(100, 30): %v (read %q)", err, out)
+	}
+}
+
+// TestKillEndsSession: Kill ends the program and every job it left in its
+// session, and it does not wait out the grace for a program that quits on
+// SIGHUP.
+func TestKillEndsSession(t *testing.T) {
+	cases := []struct {
+		name   string
+		script string
+	}{
+		{"quits on hangup", `sleep 600 & echo ready; wait`},
+		{"ignores hangup", `trap '' HUP; sleep 600 & echo ready; while :; do sleep 1; done`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, tc.script)
+			if _, err := readUntil(t, p, "ready"); err != nil {
+				t.Fatal(err)
+			}
+			p.Kill(100 * time.Millisecond)
+			<-p.Done()
+			if left := inSession(t, p.Pid()); len(left) > 0 {
+				t.Errorf("after Kill, processes %v are still in session %d", left, p.Pid())
+			}
+		})
+	}
+}
+
+// inSession lists the live processes whose session is sid.
+func inSession(t *testing.T, sid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || processSession(pid) != sid {
+			continue
+		}
+		if stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); !strings.Contains(string(stat), ") Z ") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestInterrupt: a blocked reader and writer are woken.
+func TestInterrupt(t *testing.T) {
+	p := start(t, `stty -icanon -echo; echo ready; sleep 600`)
+	if _, err := readUntil(t, p, "ready"); err != nil {
+		t.Fatal(err)
+	}
+	p.SetReadDeadline(func(bool) (time.Time, bool) { return time.Time{}, true })
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 64)
+		_, err := p.Read(func() []byte { return buf }, func() {})
+		done <- err
+	}()
+	written := make(chan error, 1)
+	go func() { // nobody reads: the pty fills and the write blocks
+		chunk := make([]byte, 64<<10)
+		for {
+			if _, err := p.Write(chunk); err != nil {
+				written <- err
+				return
+			}
+		}
+	}()
+	p.Interrupt()
+	if err := <-done; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Read after Interrupt: %v, want os.ErrDeadlineExceeded", err)
+	}
+	if err := <-written; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Write after Interrupt: %v, want os.ErrDeadlineExceeded", err)
+	}
+}
+
+// TestStartErrors: nothing is left behind by a failed start.
+func TestStartErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		argv []string
+	}{
+		{"empty argv", nil},
+		{"missing program", []string{"/nonexistent/program"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if p, err := Start(Spec{Argv: tc.argv, Cols: 80, Rows: 24}); err == nil {
+				p.Kill(0)
+				_ = p.Close()
+				t.Fatalf("Start(%q) = nil error, want one", tc.argv)
+			}
+		})
+	}
+}
+
+// TestSignal: a signal reaches the program.
+func TestSignal(t *testing.T) {
+	p := start(t, `trap 'echo got-usr1; exit 0' USR1; echo ready; while :; do sleep 0.05; done`)
+	if _, err := readUntil(t, p, "ready"); err != nil {
+		t.Fatal(err)
+	}
+	p.Signal(syscall.SIGUSR1)
+	if out, err := readUntil(t, p, "got-usr1"); err != nil {
+		t.Errorf("after SIGUSR1: %v (read %q)", err, out)
+	}
+}

@@ -1,0 +1,195 @@
+package terminals
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/hub"
+	"github.com/termhost/termhost/terminals/shellint"
+)
+
+// readBuffers holds pty read buffers, so that a terminal waiting for output
+// (most of them, most of the time) holds none.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, readBuffer); return &b }}
+
+// reader is the state of a terminal's reader goroutine: output waiting to
+// be coalesced into one terminal/data.
+type reader struct {
+	t         *terminal
+	buf       *[]byte  // from readBuffers while reading, nil while waiting
+	pending   []string // output texts to coalesce, in order
+	pendLen   int      // their bytes
+	lastFlush time.Time
+	backlog   int // the claim holder's, after the last publish
+	isReady   bool
+}
+
+// read reads the pty, runs shell integration, coalesces output and
+// publishes it; at the end it drains what the shell wrote before exiting
+// and reports the exit.
+func (t *terminal) read() {
+	defer t.wg.Done()
+	select { // output and the exit are published only once Create is done
+	case <-t.started:
+	case <-t.ctx.Done():
+	}
+	r := &reader{t: t}
+	r.loop()
+	if r.buf != nil {
+		readBuffers.Put(r.buf)
+		r.buf = nil
+	}
+	select {
+	case <-t.proc.Done():
+	case <-t.ctx.Done(): // disposed: the killer waits for the child itself
+		<-t.proc.Done()
+	}
+	t.sh.Close(r.emit)
+	r.flush()
+	t.exited()
+}
+
+func (r *reader) loop() {
+	t := r.t
+	var drainFrom, deadline time.Time // deadline: the pty's read deadline as last set
+	for {
+		if r.backlog > hub.HighWater {
+			r.flush()
+			r.backlog = t.waitForHolder()
+		}
+		n, err := t.proc.Read(r.buffer, r.idle)
+		if n > 0 {
+			if tap := t.m.cfg.Tap; tap != nil {
+				tap(t.uri, (*r.buf)[:n])
+			}
+			t.sh.Write((*r.buf)[:n], r.emit)
+			// The first output after a quiet spell goes out at once (echo latency);
+			// a busy stream is batched for up to coalesceWindow.
+			if r.pendLen > 0 && time.Since(r.lastFlush) >= coalesceWindow {
+				r.flush()
+			}
+		}
+		timedOut := isDeadline(err)
+		if err != nil && !timedOut {
+			return // EOF: every slave fd is closed; or the master was closed
+		}
+		if timedOut {
+			r.flush()
+		}
+		stop := false
+		t.proc.SetReadDeadline(func(exited bool) (time.Time, bool) {
+			switch {
+			case exited:
+				// Drain what the shell wrote before exiting, but do not wait for a
+				// background process that still holds the pty.
+				first := drainFrom.IsZero()
+				if first {
+					drainFrom = time.Now()
+				}
+				if (!first && timedOut && n == 0) || time.Since(drainFrom) > drainMax {
+					stop = true
+					return time.Time{}, false
+				}
+				deadline = time.Now().Add(drainQuiet)
+				return deadline, true
+			case r.pendLen > 0:
+				// Setting a deadline costs a timer update: only when it changes.
+				if d := r.lastFlush.Add(coalesceWindow); !d.Equal(deadline) {
+					deadline = d
+					return d, true
+				}
+			case !deadline.IsZero():
+				deadline = time.Time{}
+				return deadline, true
+			}
+			return time.Time{}, false
+		})
+		if stop {
+			return
+		}
+	}
+}
+
+// buffer is the read buffer, taken from the pool when a read is attempted.
+func (r *reader) buffer() []byte {
+	if r.buf == nil {
+		r.buf = readBuffers.Get().(*[]byte)
+	}
+	return *r.buf
+}
+
+// idle runs when the pty is drained, before the goroutine parks: small
+// pending output goes at once (keystroke echo) and the buffer goes back.
+func (r *reader) idle() {
+	if r.pendLen > 0 && r.pendLen <= echoBytes && r.t.echoDue() {
+		r.flush()
+	}
+	if r.pendLen == 0 && cap(r.pending) > keepPending {
+		r.pending = nil
+	}
+	readBuffers.Put(r.buf)
+	r.buf = nil
+}
+
+func (r *reader) markReady() {
+	if !r.isReady {
+		r.isReady = true
+		close(r.t.ready)
+	}
+}
+
+// flush publishes the pending output. lastFlush is when output was last
+// sent: a command or prompt boundary with nothing pending is not output,
+// so the first prompt after the integration's markers still goes at once.
+func (r *reader) flush() {
+	if r.pendLen == 0 {
+		return
+	}
+	// One read's text goes out as it is; several are joined once.
+	data := r.pending[0]
+	if len(r.pending) > 1 {
+		data = strings.Join(r.pending, "")
+	}
+	r.backlog = r.t.publish(ahp.Action{Type: ahp.TerminalData, Data: data})
+	clear(r.pending)
+	r.pending, r.pendLen = r.pending[:0], 0
+	r.lastFlush = time.Now()
+}
+
+// emit takes one event of the shell-integration processor.
+func (r *reader) emit(ev shellint.Event) {
+	if ev.Kind == shellint.DetectionAvailable || (ev.Kind == shellint.Data && !r.t.integrated) {
+		r.markReady()
+	}
+	if ev.Kind == shellint.Data {
+		if ev.Text != "" {
+			r.pending = append(r.pending, ev.Text)
+			r.pendLen += len(ev.Text)
+		}
+		if r.pendLen >= coalesceBytes {
+			r.flush()
+		}
+		return
+	}
+	r.flush() // never merge data across a command, cwd or title boundary
+	r.backlog = r.t.publish(eventAction(ev))
+}
+
+func eventAction(ev shellint.Event) ahp.Action {
+	switch ev.Kind {
+	case shellint.DetectionAvailable:
+		return ahp.Action{Type: ahp.TerminalCommandDetectionAvailable}
+	case shellint.CommandExecuted:
+		return ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: ev.ID, CommandLine: ev.CommandLine, Timestamp: ev.Timestamp}
+	case shellint.CommandFinished:
+		d := ev.DurationMs
+		return ahp.Action{Type: ahp.TerminalCommandFinished, CommandID: ev.ID, ExitCode: ev.ExitCode, DurationMs: &d}
+	case shellint.CwdChanged:
+		return ahp.Action{Type: ahp.TerminalCwdChanged, Cwd: ev.Cwd}
+	case shellint.TitleChanged:
+		return ahp.Action{Type: ahp.TerminalTitleChanged, Title: ev.Title}
+	}
+	return ahp.Action{Type: ahp.TerminalData, Data: ev.Text}
+}
