@@ -338,6 +338,22 @@ func TestReconnectParams(t *testing.T) {
 			wantInvalid: true,
 		},
 		{
+			// VS Code's client (issue 12): no channel means the root.
+			name: "legacy without channel",
+			in:   `{"clientId":"c","lastSeenServerSeq":7,"subscriptions":["ahp-root://","agenthost-terminal:/0b1e"]}`,
+			want: ahp.ReconnectParams{Channel: ahp.RootURI, ClientID: "c", LastSeenServerSeq: i64p(7), Subscriptions: []string{"ahp-root://", "agenthost-terminal:/0b1e"}},
+		},
+		{
+			name: "per-channel without channel",
+			in:   `{"clientId":"c","subscriptions":[{"channel":"ahp-root://","lastSeenServerSeq":3}]}`,
+			want: ahp.ReconnectParams{Channel: ahp.RootURI, ClientID: "c", PerChannel: true, Cursors: []ahp.ChannelCursor{{Channel: ahp.RootURI, LastSeenServerSeq: 3}}},
+		},
+		{
+			name: "empty channel", in: `{"channel":"","clientId":"c","lastSeenServerSeq":1}`,
+			want:        ahp.ReconnectParams{ClientID: "c", LastSeenServerSeq: i64p(1)},
+			wantInvalid: true,
+		},
+		{
 			name: "wrong channel", in: `{"channel":"ahp-terminal:/1","clientId":"c","lastSeenServerSeq":1}`,
 			want:        ahp.ReconnectParams{Channel: "ahp-terminal:/1", ClientID: "c", LastSeenServerSeq: i64p(1)},
 			wantInvalid: true,

@@ -177,9 +177,27 @@ type CreateTerminalParams struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON also accepts `terminal` for `channel`, which older clients
+// (VS Code's before it adopted `channel`) send; `channel` wins when both are.
+func (p *CreateTerminalParams) UnmarshalJSON(b []byte) error {
+	type plain CreateTerminalParams
+	var w struct {
+		plain
+		Terminal string `json:"terminal"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = CreateTerminalParams(w.plain)
+	if p.Channel == "" {
+		p.Channel = w.Terminal
+	}
+	return nil
+}
+
 // Validate checks the shape of the params (not whether the cwd exists).
 func (p CreateTerminalParams) Validate() error {
-	if _, err := TerminalID(p.Channel); err != nil {
+	if err := CheckTerminalURI(p.Channel); err != nil {
 		return err
 	}
 	if p.Claim == nil {
@@ -246,7 +264,7 @@ type ChannelCursor struct {
 // UnmarshalJSON detects the form by shape (§11.2).
 func (p *ReconnectParams) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Channel           string            `json:"channel"`
+		Channel           *string           `json:"channel"`
 		ClientID          string            `json:"clientId"`
 		LastSeenServerSeq *int64            `json:"lastSeenServerSeq"`
 		Subscriptions     []json.RawMessage `json:"subscriptions"`
@@ -254,7 +272,13 @@ func (p *ReconnectParams) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = ReconnectParams{Channel: w.Channel, ClientID: w.ClientID, LastSeenServerSeq: w.LastSeenServerSeq}
+	// VS Code's client sends reconnect without channel: it can only mean the
+	// root, where reconnect is always sent.
+	channel := RootURI
+	if w.Channel != nil {
+		channel = *w.Channel
+	}
+	*p = ReconnectParams{Channel: channel, ClientID: w.ClientID, LastSeenServerSeq: w.LastSeenServerSeq}
 	for _, raw := range w.Subscriptions {
 		if len(raw) > 0 && raw[0] == '{' && w.LastSeenServerSeq == nil {
 			var c ChannelCursor

@@ -70,6 +70,10 @@ func TestCreateTerminalParamsValidate(t *testing.T) {
 		{name: "missing claim", in: `{"channel":"ahp-terminal:/1"}`, wantErr: true},
 		{name: "bad claim", in: `{"channel":"ahp-terminal:/1","claim":{"kind":"client"}}`, wantErr: true},
 		{name: "bad scheme", in: `{"channel":"ahp-session:/1","claim":{"kind":"client","clientId":"c"}}`, wantErr: true},
+		{name: "client's own scheme", in: `{"channel":"agenthost-terminal:/0b1e2c3d","claim":{"kind":"client","clientId":"c"}}`},
+		{name: "terminal alias (older clients)", in: `{"terminal":"agenthost-terminal:/0b1e2c3d","claim":{"kind":"client","clientId":"c"}}`},
+		{name: "terminal alias reserved scheme", in: `{"terminal":"ahp-chat:/1","claim":{"kind":"client","clientId":"c"}}`, wantErr: true},
+		{name: "neither channel nor terminal", in: `{"claim":{"kind":"client","clientId":"c"}}`, wantErr: true},
 		{name: "negative cols", in: `{"channel":"ahp-terminal:/1","claim":{"kind":"client","clientId":"c"},"cols":-1}`, wantErr: true},
 		{name: "too many rows", in: `{"channel":"ahp-terminal:/1","claim":{"kind":"client","clientId":"c"},"rows":1001}`, wantErr: true},
 	}
@@ -78,6 +82,9 @@ func TestCreateTerminalParamsValidate(t *testing.T) {
 			var p ahp.CreateTerminalParams
 			if err := json.Unmarshal([]byte(tt.in), &p); err != nil {
 				t.Fatalf("Unmarshal(%s): %v", tt.in, err)
+			}
+			if p.Channel == "" && !tt.wantErr {
+				t.Errorf("Unmarshal(%s): channel is empty", tt.in)
 			}
 			if err := p.Validate(); (err != nil) != tt.wantErr {
 				t.Errorf("Validate(%s) = %v, want error %v", tt.in, err, tt.wantErr)

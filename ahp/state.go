@@ -2,7 +2,6 @@ package ahp
 
 import (
 	"encoding/json"
-	"strings"
 )
 
 // Lifecycle statuses.
@@ -246,7 +245,7 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 			return err
 		}
 		s.State = st
-	case strings.HasPrefix(w.Resource, TerminalScheme):
+	case CheckTerminalURI(w.Resource) == nil:
 		var st TerminalState
 		if err := json.Unmarshal(w.State, &st); err != nil {
 			return err

@@ -7,7 +7,8 @@
 // mirrors and queues events, which the caller takes with Next.
 //
 // Files: client.go (connection and handshake), calls.go (requests,
-// notifications, dispatch), reader.go (the reader goroutine), reconnect.go,
+// notifications, dispatch), reader.go (the reader goroutine), liveness.go
+// (the ping watchdog that notices a silent link), reconnect.go,
 // mirror.go (subscribed channels and events), options.go, errors.go.
 package client
 
@@ -19,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coder/websocket"
 
@@ -36,6 +38,11 @@ type Client struct {
 	done   chan struct{} // closed when the reader goroutine has returned
 
 	writeMu sync.Mutex // orders clientSeq with the wire
+
+	// Seen by the liveness watchdog (liveness.go): frames read and holds
+	// begun, and whether the reader is holding for queue space now.
+	progress atomic.Int64
+	holding  atomic.Bool
 
 	mu         sync.Mutex
 	sock       *websocket.Conn // current socket, handshaken or not

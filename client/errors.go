@@ -15,6 +15,10 @@ var (
 	ErrConnectionLost = errors.New("connection lost")
 	// ErrUnauthorized: the server refused the WebSocket upgrade with 401 or 403.
 	ErrUnauthorized = errors.New("unauthorized")
+	// ErrDeadLink: the connection went silent (a ping unanswered within
+	// Options.PingTimeout); the client dropped it. Carried by
+	// EventDisconnected.
+	ErrDeadLink = errors.New("connection went silent")
 )
 
 // StatusError is a WebSocket upgrade that the server answered with an HTTP

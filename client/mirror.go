@@ -206,11 +206,15 @@ func (c *Client) waitSpace() error {
 		}
 		wake := c.wake
 		c.mu.Unlock()
+		c.progress.Add(1)
+		c.holding.Store(true) // no pongs are read meanwhile: the watchdog waits
 		select {
 		case <-wake:
 		case <-c.ctx.Done():
+			c.holding.Store(false)
 			return ErrClosed
 		}
+		c.holding.Store(false)
 	}
 }
 

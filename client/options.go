@@ -38,6 +38,15 @@ type Options struct {
 	MirrorBytes int
 	// ReadLimit is the largest frame accepted (default 64 MiB).
 	ReadLimit int64
+	// PingInterval is how often the client pings the server over a quiet or
+	// busy link (WebSocket ping; default 5 s; negative: never). With
+	// PingTimeout it bounds how long a silently dead path (a frozen proxy, a
+	// dropped Wi-Fi) goes unnoticed: at most PingInterval + PingTimeout.
+	PingInterval time.Duration
+	// PingTimeout is how long a ping may go unanswered, with nothing else
+	// received meanwhile, before the connection counts as dead: the client
+	// drops it, reports EventDisconnected and reconnects (default 5 s).
+	PingTimeout time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -64,6 +73,12 @@ func (o *Options) setDefaults() {
 	}
 	if o.ReadLimit <= 0 {
 		o.ReadLimit = 64 << 20
+	}
+	if o.PingInterval == 0 {
+		o.PingInterval = 5 * time.Second
+	}
+	if o.PingTimeout <= 0 {
+		o.PingTimeout = 5 * time.Second
 	}
 }
 

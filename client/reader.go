@@ -16,7 +16,11 @@ import (
 func (c *Client) readLoop(ws *websocket.Conn) {
 	defer close(c.done)
 	for {
+		wd := c.watch(ws)
 		err := c.readFrames(ws)
+		if dead := wd.halt(); dead != nil {
+			err = dead // the watchdog closed the socket: say why
+		}
 		c.mu.Lock()
 		closed, fatal, handshaken := c.closed, c.fatal, c.handshaken
 		c.mu.Unlock()
@@ -57,6 +61,7 @@ func (c *Client) readFrames(ws *websocket.Conn) error {
 		if err != nil {
 			return err
 		}
+		c.progress.Add(1)
 		c.handleFrame(ws, data)
 		if err := c.waitSpace(); err != nil {
 			return err

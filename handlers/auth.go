@@ -354,8 +354,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 				cookie.Expires = sh.ExpiresAt
 			}
 			http.SetCookie(w, cookie)
-			id := ahp.TerminalIDOf(sh.Terminal)
-			_ = json.NewEncoder(w).Encode(map[string]string{"role": sh.Role, "next": base + "/t/" + id})
+			_ = json.NewEncoder(w).Encode(map[string]string{"role": sh.Role, "next": base + terminalPath(sh.Terminal)})
 			s.log.Info("share link used", "share", sh.ID, "role", sh.Role, "remote", addr)
 			return
 		}

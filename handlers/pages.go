@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -42,11 +43,33 @@ func (s *Server) mountPages(r chi.Router) {
 	r.Get("/t/{id}", s.workbench)
 }
 
-func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
+// terminalPath is the page path of a terminal: /t/<id> for
+// ahp-terminal:/<id>, /t/<escaped URI> for a URI of the client's choosing
+// (agenthost-terminal:/<uuid> → /t/agenthost-terminal:%2F<uuid>).
+func terminalPath(uri string) string {
+	return "/t/" + url.PathEscape(ahp.TerminalIDOf(uri))
+}
+
+// pageTerminalID is the unescaped {id} of /t/{id}: chi matches the escaped
+// path when it has escapes (a %2F stays inside the segment).
+func pageTerminalID(r *http.Request) (string, bool) {
 	id := chi.URLParam(r, "id")
+	if r.URL.RawPath == "" {
+		return id, true
+	}
+	id, err := url.PathUnescape(id)
+	return id, err == nil
+}
+
+func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
+	id, ok := pageTerminalID(r)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
 	terminal := ""
 	if id != "" {
-		terminal = ahp.TerminalURI(id)
+		terminal = ahp.TerminalURIOf(id)
 	}
 	page := web.Page{BasePath: basePath(r), TerminalID: id, Version: s.cfg.Version, TestHooks: s.cfg.TestHooks}
 	w.Header().Set("Cache-Control", "no-store")
@@ -60,7 +83,7 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 	}
 	if who.share != nil && id == "" {
 		// A teammate's bookmark of the workbench: their link grants one terminal.
-		http.Redirect(w, r, page.BasePath+"/t/"+ahp.TerminalIDOf(who.share.Terminal), http.StatusFound)
+		http.Redirect(w, r, page.BasePath+terminalPath(who.share.Terminal), http.StatusFound)
 		return
 	}
 	page.Role = who.role

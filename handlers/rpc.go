@@ -133,7 +133,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if c.role != RoleOwner {
 			return nil, c.denied("command", "a share link cannot dispose terminals")
 		}
-		if _, err := ahp.TerminalID(p.Channel); err != nil {
+		if err := ahp.CheckTerminalURI(p.Channel); err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
 		if err := c.s.m.Dispose(p.Channel); err != nil {

@@ -46,7 +46,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 	shares := c.s.auth.shares
 	switch msg.Method {
 	case methodShareCreate:
-		if _, err := ahp.TerminalID(p.Terminal); err != nil {
+		if err := ahp.CheckTerminalURI(p.Terminal); err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
 		if !c.s.m.Exists(p.Terminal) {
@@ -63,8 +63,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
 		in := infoOf(sh)
-		id := ahp.TerminalIDOf(p.Terminal)
-		in.URL = c.publicBase + "/t/" + id + "#share=" + token
+		in.URL = c.publicBase + terminalPath(p.Terminal) + "#share=" + token
 		c.log.Info("share link created", "share", sh.ID, "terminal", p.Terminal, "role", sh.Role, "ttl", p.TTLSeconds)
 		return json.RawMessage(mustMarshal(in)), nil
 	case methodShareList:

@@ -65,9 +65,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
+	r = withQueryToken(r)
 	terminal := ""
 	if id := r.URL.Query().Get("terminal"); id != "" {
-		terminal = ahp.TerminalURI(id)
+		terminal = ahp.TerminalURIOf(id)
 	}
 	who, ok, limited := s.authenticate(w, r, terminal)
 	if limited {
@@ -107,6 +108,28 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.metrics.connections.Inc()
 	defer s.metrics.connections.Dec()
 	c.run()
+}
+
+// withQueryToken turns ?tkn=<token> (owner or share token) into the bearer
+// credential it stands for: VS Code's browser WebSocket can send neither a
+// header nor our cookie. Only the upgrade accepts it (a token in a page URL
+// would end up in history and Referer), a header wins over it, and it is
+// removed from the URL so that nothing after this point can log it. A wrong
+// one counts against the failed-credential limit like any other credential.
+func withQueryToken(r *http.Request) *http.Request {
+	q := r.URL.Query()
+	tok, ok := q["tkn"]
+	if !ok {
+		return r
+	}
+	q.Del("tkn")
+	r = r.Clone(r.Context())
+	r.URL.RawQuery = q.Encode()
+	r.RequestURI = r.URL.RequestURI()
+	if r.Header.Get("Authorization") == "" && tok[0] != "" {
+		r.Header.Set("Authorization", "Bearer "+tok[0])
+	}
+	return r
 }
 
 // conn is one WebSocket speaking JSON-RPC. One reader goroutine (run) handles

@@ -1,10 +1,12 @@
 package terminals
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals/hub"
+	"github.com/termhost/termhost/terminals/pty"
 )
 
 // Policy is what a connection's role allows it to dispatch.
@@ -158,7 +160,8 @@ func (m *Manager) effect(t *terminal, a ahp.Action) string {
 			return "input queue is full; the shell is not reading"
 		}
 	case ahp.TerminalResized:
-		if err := t.proc.Resize(a.Cols, a.Rows); err != nil {
+		// An exited terminal's pty is released: its size is only state.
+		if err := t.proc.Resize(a.Cols, a.Rows); err != nil && !errors.Is(err, pty.ErrClosed) {
 			return "resize failed"
 		}
 	case ahp.TerminalTitleChanged:

@@ -49,6 +49,7 @@ func (t *terminal) read() {
 	t.sh.Close(r.emit)
 	r.flush()
 	t.exited()
+	t.release()
 }
 
 func (r *reader) loop() {

@@ -1,8 +1,6 @@
 package terminals
 
 import (
-	"strings"
-
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals/hub"
 )
@@ -37,6 +35,3 @@ func (m *Manager) Leave(s Subscriber) { m.hub.Leave(s) }
 func (m *Manager) Reconnect(s Subscriber, p ahp.ReconnectParams) Recovery {
 	return m.hub.Reconnect(s, p)
 }
-
-// IsTerminalURI reports whether uri uses the terminal scheme.
-func IsTerminalURI(uri string) bool { return strings.HasPrefix(uri, ahp.TerminalScheme) }

@@ -47,11 +47,12 @@ type terminal struct {
 	proc *pty.Process
 	sh   *shellint.Processor // reader goroutine only
 
-	input  chan []byte
-	queued atomic.Int64 // bytes of input waiting for the writer
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	input      chan []byte
+	queued     atomic.Int64 // bytes of input waiting for the writer
+	ctx        context.Context
+	cancel     context.CancelFunc // stops the writer (exit or dispose) and the reader (dispose)
+	wg         sync.WaitGroup
+	writerDone chan struct{} // closed when the writer goroutine has returned
 
 	// ready is closed by the reader once the shell is reading input: at its
 	// first prompt with shell integration, else at its first output. Input
@@ -81,6 +82,7 @@ func (t *terminal) start(spec pty.Spec) error {
 	// Config.InputQueue); each slot costs 24 bytes in every terminal.
 	t.input = make(chan []byte, inputSlots)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
+	t.writerDone = make(chan struct{})
 	t.wg.Add(2)
 	go t.write()
 	go t.read()
@@ -107,6 +109,7 @@ func (t *terminal) enqueueInput(data string, limit int) bool {
 // only ever fill when the shell has stopped reading.
 func (t *terminal) write() {
 	defer t.wg.Done()
+	defer close(t.writerDone)
 	timer := time.NewTimer(readyTimeout)
 	defer timer.Stop()
 	var early [][]byte
@@ -200,6 +203,20 @@ func (t *terminal) exited() {
 	code := t.proc.ExitCode()
 	if _, ok := t.m.hub.Publish(t.uri, ahp.Action{Type: ahp.TerminalExited, ExitCode: code}); ok {
 		t.log.Info("terminal exited", "exitCode", fmtCode(code))
+	}
+}
+
+// release frees what only a running shell needs as soon as it has exited
+// and its output is drained: the writer goroutine and the pty master (a
+// terminal left exited for hours would otherwise hold both). The channel,
+// its content and lifecycle stay until Dispose. Called by the reader at its
+// end; kill's later Close is then a no-op.
+func (t *terminal) release() {
+	t.cancel()
+	t.proc.Interrupt() // a writer parked in write(2) on a full pty
+	<-t.writerDone
+	if err := t.proc.Close(); err != nil {
+		t.log.Debug("close", "err", err)
 	}
 }
 

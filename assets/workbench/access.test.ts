@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessLost, accessProbeUrl, expiryLabel, parseRole, revokedMessage, shareExpiries, shareRoleNote, wsUrl } from './access';
+import { accessLost, accessProbeUrl, expiryLabel, parseRole, revokedMessage, serverRestarted, shareExpiries, shareRoleNote, wsUrl } from './access';
 
 describe('wsUrl', () => {
   const http = { protocol: 'http:', host: '127.0.0.1:8080' };
@@ -80,6 +80,20 @@ describe('access probe after failed reconnects', () => {
     ['viewer', 429, undefined],
   ] as const) {
     test(`${role} ${status} → ${want ?? 'keep retrying'}`, () => assert.equal(accessLost(role, status)?.title, want));
+  }
+});
+
+describe('serverRestarted', () => {
+  const cases: { name: string; before: number; now: number; was: string[]; is: string[]; want: boolean }[] = [
+    { name: 'sequence went back (a new server)', before: 120, now: 3, was: ['a'], is: ['a'], want: true },
+    { name: 'a restart with no terminal open', before: 120, now: 0, was: [], is: [], want: true },
+    { name: 'every terminal gone (the new server is busier)', before: 5, now: 900, was: ['a', 'b'], is: ['c'], want: true },
+    { name: 'reconnect window ran out, terminals still there', before: 5, now: 900, was: ['a', 'b'], is: ['a', 'b'], want: false },
+    { name: 'one terminal closed meanwhile', before: 5, now: 900, was: ['a', 'b'], is: ['b'], want: false },
+    { name: 'nothing known, sequence went on', before: 5, now: 900, was: [], is: [], want: false },
+  ];
+  for (const c of cases) {
+    test(c.name, () => assert.equal(serverRestarted(c.before, c.now, c.was, c.is), c.want));
   }
 });
 

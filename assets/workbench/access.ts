@@ -101,6 +101,20 @@ export function accessProbeUrl(basePath: string, role: Role, terminalId: string)
   return role !== 'owner' && terminalId ? `${base}/t/${encodeURIComponent(terminalId)}` : `${base}/`;
 }
 
+/** What a page says after termhost restarted under it: still signed in, its terminals gone. */
+export const restartedMessage = 'termhost restarted — terminals from before the restart are gone.';
+
+/**
+ * Whether a re-initialize (the server no longer knew our clientId) was a
+ * restart rather than our reconnect window running out: the server's
+ * sequence went back, or every terminal we knew of is gone.
+ */
+export function serverRestarted(seqBefore: number, seqNow: number, before: readonly string[], now: readonly string[]): boolean {
+  if (seqNow < seqBefore) return true;
+  const live = new Set(now);
+  return before.length > 0 && before.every((t) => !live.has(t));
+}
+
 /** What a page says when the probe shows its access is gone; undefined = keep retrying. */
 export function accessLost(role: Role, status: number): { title: string; detail: string } | undefined {
   if (status === 401) {

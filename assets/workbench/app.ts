@@ -15,7 +15,7 @@ import { Sidebar, type SidebarHost } from './sidebar';
 import { QuickInput, Notifications, type Notify } from './quickinput';
 import { BuildIndicator, BackgroundNotifier } from './buildstatus';
 import { formatDuration } from './format';
-import type { Role } from './access';
+import { serverRestarted, type Role } from './access';
 import { TerminalOps, catalogueTitle } from './terminalOps';
 import { RejectionNotice } from './rejectionNotice';
 import { CommandRegistry } from './commands';
@@ -63,6 +63,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   #layout: EditorLayoutStore;
   #ops: TerminalOps;
   #wasOnline = false;
+  /** The server's sequence when the link last dropped (see serverRestarted). */
+  #seqAtOffline = 0;
   #rejections = new RejectionNotice((text) => this.notify('error', text));
   readonly notify: Notify = (kind, message, actions = []) =>
     this.#toasts.show(kind, message, kind === 'error' ? icons.error : kind === 'warning' ? icons.warning : icons.info, actions);
@@ -141,7 +143,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     c.on('state', (s, d) => this.#onConnection(s, d));
     c.on('latency', () => this.statusBar.render());
     c.on('snapshot', (ch, st, reason) => {
-      if (ch === ROOT_CHANNEL) return this.#onRoot(st as RootState);
+      if (ch === ROOT_CHANNEL) return this.#onRoot(st as RootState, reason === 'reinitialize');
       const v = this.#views.get(ch);
       if (v) {
         v.onSnapshot(st as TerminalState);
@@ -170,16 +172,19 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     });
   }
 
-  #onRoot(st: RootState): void {
+  #onRoot(st: RootState, reinitialized = false): void {
     const list = st.terminals ?? [];
     const before = new Set(this.#catalogue.map((t) => t.resource));
     this.#catalogue = list;
     this.sidebar.renderTerminals(list);
-    // Terminals disposed elsewhere: close their tabs.
     const now = new Set(list.map((t) => t.resource));
+    // The server forgot us: a restart (one banner says it for every terminal) or an expired reconnect window.
+    const restarted = reinitialized && serverRestarted(this.#seqAtOffline, this.client.lastSeenServerSeq, [...before], [...now]);
+    if (restarted) this.#banner.showRestarted();
+    // Terminals disposed elsewhere, or gone with a restart: close their tabs.
     for (const v of [...this.#views.all()]) {
       if (before.has(v.uri) && !now.has(v.uri)) {
-        this.notify('info', `Terminal “${this.titleOf(v)}” was closed.`);
+        if (!restarted) this.notify('info', `Terminal “${this.titleOf(v)}” was closed.`);
         this.#closeView(v, false);
       }
     }
@@ -201,6 +206,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   #onConnection(s: ConnectionState, d: StateDetail): void {
+    if (s === 'offline' && this.client.lastSeenServerSeq > 0) this.#seqAtOffline = this.client.lastSeenServerSeq;
     this.#banner.onConnection(s, d);
     if (s === 'online') {
       if (this.#wasOnline) this.notify('info', 'Reconnected to the server.');

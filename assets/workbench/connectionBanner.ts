@@ -6,7 +6,7 @@
 import { CloseCodes, type AhpClient, type ConnectionState, type StateDetail } from '../ahp/client';
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
-import { accessLost, accessProbeUrl, revokedMessage, type Role } from './access';
+import { accessLost, accessProbeUrl, restartedMessage, revokedMessage, type Role } from './access';
 
 export interface BannerHost {
   readonly client: AhpClient;
@@ -75,6 +75,22 @@ export class ConnectionBanner {
       h('button.link-button', { type: 'button', onclick: () => client.retryNow() }, 'Retry Now'),
     );
     b.hidden = false;
+  }
+
+  /**
+   * termhost restarted under us: still signed in (not "signed out"), but
+   * its terminals of before are gone. Says so until dismissed.
+   */
+  showRestarted(): void {
+    document.getElementById('restart-banner')?.remove();
+    const b = h(
+      'div.access-banner.restart-banner#restart-banner',
+      { role: 'status' },
+      svg(icons.info),
+      h('span', null, restartedMessage),
+      h('button.link-button', { type: 'button', onclick: () => b.remove() }, 'Dismiss'),
+    );
+    this.#banner.after(b);
   }
 
   /** A viewer's page says so at the top, whatever terminal is shown. */

@@ -55,7 +55,7 @@ func (a *app) attachCommand(args []string) int {
 		return code
 	}
 	defer func() { _ = c.Close() }()
-	uri := ahp.TerminalURI(t.id)
+	uri := ahp.TerminalURIOf(t.id)
 	sctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	snap, err := c.Subscribe(sctx, uri)
 	cancel()

@@ -89,6 +89,11 @@ func TestParseTarget(t *testing.T) {
 		{"http://127.0.0.1:7681/t/3f2c", "3f2c", "http://127.0.0.1:7681"},
 		{"https://dev.example.com/term/t/3f2c/", "3f2c", "https://dev.example.com/term"},
 		{"http://h/t/a%2Eb#share=secret", "a.b", "http://h"},
+		// Terminal URIs a client chose are kept verbatim (issue 12).
+		{"agenthost-terminal:/0b1e2c3d", "agenthost-terminal:/0b1e2c3d", ""},
+		{"http://h/t/agenthost-terminal:%2F0b1e2c3d", "agenthost-terminal:/0b1e2c3d", "http://h"},
+		{"https://h/term/t/agenthost-terminal%3A%2Ft%2Fx", "agenthost-terminal:/t/x", "https://h/term"},
+		{"http://h/t/ahp-terminal:%2Fa:b", "ahp-terminal:/a:b", "http://h"},
 	}
 	for _, tt := range tests {
 		got, err := parseTarget(tt.in)
@@ -96,7 +101,7 @@ func TestParseTarget(t *testing.T) {
 			t.Errorf("parseTarget(%q) = %+v, %v; want id %q server %q", tt.in, got, err, tt.id, tt.server)
 		}
 	}
-	for _, bad := range []string{"", "a b", "ahp-terminal:/", "ahp-terminal:/a/b", "http://h/x/3f2c", "http://h/t/"} {
+	for _, bad := range []string{"", "a b", "ahp-terminal:/", "ahp-terminal:/a/b", "http://h/x/3f2c", "http://h/t/", "ahp-session:/x", "file:///tmp", "http://h/t/ahp-root:%2F%2F"} {
 		if got, err := parseTarget(bad); err == nil {
 			t.Errorf("parseTarget(%q) = %+v, want an error", bad, got)
 		}

@@ -65,49 +65,52 @@ func (a *app) resolveToken(cf *connFlags, base *url.URL) (string, error) {
 
 // target is a terminal named on the command line.
 type target struct {
-	id     string
+	id     string // as ahp.TerminalIDOf gives it: <id> of ahp-terminal:/<id>, else the whole URI
 	server string // from a URL argument, "" otherwise
 	share  string // the token of a share link URL (#share=…), "" otherwise
 }
 
-// parseTarget accepts an id, ahp-terminal:/<id>, or a terminal page URL
-// <server>/t/<id>, possibly a share link (<server>/t/<id>#share=<token>).
+// parseTarget accepts an id, a terminal URI (ahp-terminal:/<id> or one a
+// client chose, e.g. agenthost-terminal:/<uuid>), or a terminal page URL
+// <server>/t/<id or escaped URI>, possibly a share link (…#share=<token>).
 func parseTarget(arg string) (target, error) {
 	arg = strings.TrimSpace(arg)
-	switch {
-	case strings.HasPrefix(arg, ahp.TerminalScheme):
-		id, err := ahp.TerminalID(arg)
-		if err != nil {
-			return target{}, err
-		}
-		return target{id: id}, nil
-	case strings.Contains(arg, "://"):
-		u, err := url.Parse(arg)
-		if err != nil {
-			return target{}, fmt.Errorf("bad terminal URL %q", arg)
-		}
-		i := strings.LastIndex(u.Path, "/t/")
-		if i < 0 {
-			return target{}, fmt.Errorf("bad terminal URL %q: want <server>/t/<id>", arg)
-		}
-		id, err := url.PathUnescape(strings.TrimSuffix(u.Path[i+len("/t/"):], "/"))
-		if err != nil {
-			return target{}, fmt.Errorf("bad terminal URL %q: %v", arg, err)
-		}
-		if _, err := ahp.TerminalID(ahp.TerminalURI(id)); err != nil {
-			return target{}, fmt.Errorf("bad terminal URL %q: %v", arg, err)
-		}
-		base := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path[:i]}
-		share := ""
-		if frag, err := url.ParseQuery(u.Fragment); err == nil {
-			share = frag.Get("share")
-		}
-		return target{id: id, server: base.String(), share: share}, nil
+	u, err := url.Parse(arg)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return parseTargetURL(u, arg)
 	}
-	if _, err := ahp.TerminalID(ahp.TerminalURI(arg)); err != nil {
-		return target{}, fmt.Errorf("bad terminal id %q", arg)
+	uri := ahp.TerminalURIOf(arg)
+	if err := ahp.CheckTerminalURI(uri); err != nil {
+		return target{}, fmt.Errorf("bad terminal id %q: %w", arg, err)
 	}
-	return target{id: arg}, nil
+	return target{id: ahp.TerminalIDOf(uri)}, nil
+}
+
+// parseTargetURL reads a terminal page URL or share link.
+func parseTargetURL(u *url.URL, arg string) (target, error) {
+	path := u.EscapedPath()
+	i := strings.LastIndex(path, "/t/")
+	if i < 0 {
+		return target{}, fmt.Errorf("bad terminal URL %q: want <server>/t/<id>", arg)
+	}
+	id, err := url.PathUnescape(strings.TrimSuffix(path[i+len("/t/"):], "/"))
+	if err != nil {
+		return target{}, fmt.Errorf("bad terminal URL %q: %w", arg, err)
+	}
+	uri := ahp.TerminalURIOf(id)
+	if err := ahp.CheckTerminalURI(uri); err != nil {
+		return target{}, fmt.Errorf("bad terminal URL %q: %w", arg, err)
+	}
+	basePath, err := url.PathUnescape(path[:i])
+	if err != nil {
+		return target{}, fmt.Errorf("bad terminal URL %q: %w", arg, err)
+	}
+	base := url.URL{Scheme: u.Scheme, Host: u.Host, Path: basePath}
+	share := ""
+	if frag, err := url.ParseQuery(u.Fragment); err == nil {
+		share = frag.Get("share")
+	}
+	return target{id: ahp.TerminalIDOf(uri), server: base.String(), share: share}, nil
 }
 
 // oneTarget takes the single terminal argument of attach, share and kill.

@@ -33,7 +33,7 @@ func (a *app) killCommand(args []string) int {
 	defer func() { _ = c.Close() }()
 	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	defer cancel()
-	if _, err := c.Call(cctx, ahp.MethodDisposeTerminal, ahp.ChannelParams{Channel: ahp.TerminalURI(t.id)}); err != nil {
+	if _, err := c.Call(cctx, ahp.MethodDisposeTerminal, ahp.ChannelParams{Channel: ahp.TerminalURIOf(t.id)}); err != nil {
 		if client.IsNotFound(err) {
 			return a.failf("kill", "no terminal %q on %s (see termhost ls)", t.id, base)
 		}

@@ -114,7 +114,7 @@ type shareParams struct {
 }
 
 func newShareParams(id, role string, ttl time.Duration) shareParams {
-	return shareParams{Channel: ahp.RootURI, Terminal: ahp.TerminalURI(id), Role: role, TTLSeconds: int64(ttl / time.Second)}
+	return shareParams{Channel: ahp.RootURI, Terminal: ahp.TerminalURIOf(id), Role: role, TTLSeconds: int64(ttl / time.Second)}
 }
 
 // shareLink is the result of x-share/create.

@@ -62,6 +62,7 @@ type Client struct {
 	methods map[string]string           // request id → method, for schema checks
 	callers map[string]string           // initialize/reconnect request id → its clientId
 	closed  error
+	lastAt  time.Time // when the last frame arrived (or the dial), for keepalives
 	nextID  int
 	seq     int64 // clientSeq
 	cursor  int   // next frame index for WaitAction and NextFrame
@@ -80,7 +81,7 @@ func Dial(t testing.TB, url string, opts Options) (*Client, *http.Response, erro
 		opts.Versions = &Versions{}
 	}
 	c := &Client{t: t, ws: ws, versions: opts.Versions, methods: map[string]string{}, callers: map[string]string{},
-		envs: map[int]ahp.Envelope{}, outputs: map[string]*strings.Builder{}}
+		envs: map[int]ahp.Envelope{}, outputs: map[string]*strings.Builder{}, lastAt: time.Now()}
 	c.cond = sync.NewCond(&c.mu)
 	done := make(chan struct{})
 	go c.read(done)
@@ -115,6 +116,7 @@ func (c *Client) read(done chan<- struct{}) {
 			return
 		}
 		c.record(data)
+		c.lastAt = time.Now()
 		c.cond.Broadcast()
 		c.mu.Unlock()
 	}
@@ -209,6 +211,17 @@ func (c *Client) SendRaw(frame string) {
 // Call sends a request and waits for its response.
 func (c *Client) Call(method string, params any) (json.RawMessage, *ahp.Error) {
 	c.t.Helper()
+	id, err := c.Send(method, params)
+	if err != nil {
+		c.t.Fatalf("%v", err)
+	}
+	return c.Response(json.RawMessage(id))
+}
+
+// Send writes a request without waiting for its answer and returns its id.
+// Unlike the other methods it may be called from any goroutine (a
+// keepalive): it reports errors instead of failing the test.
+func (c *Client) Send(method string, params any) (string, error) {
 	c.mu.Lock()
 	c.nextID++
 	id := fmt.Sprint(c.nextID)
@@ -219,10 +232,19 @@ func (c *Client) Call(method string, params any) (json.RawMessage, *ahp.Error) {
 	c.mu.Unlock()
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method, "params": params})
 	if err != nil {
-		c.t.Fatalf("%s params: %v", method, err)
+		return "", fmt.Errorf("%s params: %w", method, err)
 	}
-	c.SendRaw(string(b))
-	return c.Response(json.RawMessage(id))
+	if err := c.ws.Write(context.Background(), websocket.MessageText, b); err != nil {
+		return "", fmt.Errorf("write %s: %w", method, err)
+	}
+	return id, nil
+}
+
+// Silence is how long ago the last frame arrived (or the connection opened).
+func (c *Client) Silence() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Since(c.lastAt)
 }
 
 // Response waits for the response with the given raw id.

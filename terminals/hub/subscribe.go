@@ -15,7 +15,7 @@ func (h *Hub) snapshotLocked(uri string, s Subscriber) (ahp.Snapshot, error) {
 		}
 		return ahp.Snapshot{Resource: uri, State: root, FromSeq: h.seq}, nil
 	}
-	if _, err := ahp.TerminalID(uri); err != nil {
+	if err := ahp.CheckTerminalURI(uri); err != nil {
 		return ahp.Snapshot{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if !h.visibleLocked(s, uri) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,7 +41,15 @@ type Process struct {
 
 	deadlineMu sync.Mutex // orders the waiter's wake-up against the reader's deadlines
 	exited     bool
+
+	closeOnce sync.Once
+	closeErr  error
+	closed    atomic.Bool // the master is closed: Resize is a no-op error
 }
+
+// ErrClosed is returned by Resize once the pty is closed (the terminal's
+// process exited and its pty was released).
+var ErrClosed = errors.New("pty closed")
 
 // Start spawns the process with the pty as its controlling terminal.
 func Start(spec Spec) (*Process, error) {
@@ -197,6 +206,9 @@ func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }
 // Resize sets the pty's window size without switching the master to
 // blocking mode (see Start).
 func (p *Process) Resize(cols, rows int) error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
 	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
 	var ioctlErr error
 	if err := p.rc.Control(func(fd uintptr) { ioctlErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); err != nil {
@@ -239,14 +251,18 @@ func (p *Process) Interrupt() {
 	_ = p.master.SetWriteDeadline(time.Now())
 }
 
-// Close closes the master once the child is reaped. Call it after Kill and
-// after the reader and writer have returned.
+// Close closes the master once the child is reaped. Call it after the
+// child has exited (or Kill) and after the reader and writer have returned.
+// Later calls return the first call's result.
 func (p *Process) Close() error {
-	p.waiter.Wait()
-	if err := p.master.Close(); err != nil {
-		return fmt.Errorf("close pty: %w", err)
-	}
-	return nil
+	p.closeOnce.Do(func() {
+		p.waiter.Wait()
+		p.closed.Store(true)
+		if err := p.master.Close(); err != nil {
+			p.closeErr = fmt.Errorf("close pty: %w", err)
+		}
+	})
+	return p.closeErr
 }
 
 func setNonblock(f *os.File) error {
