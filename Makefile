@@ -5,7 +5,7 @@ export PATH := $(PATH):/usr/local/go/bin
 # input reports "context deadline exceeded" as a failure.
 FUZZTIME ?= 20000x
 
-.PHONY: all build assets generate deps test test-go test-big test-js fuzz check-generated bench clean
+.PHONY: all build assets generate deps test lint test-go test-big test-js fuzz check-generated bench clean
 
 all: build
 
@@ -28,9 +28,15 @@ check-generated: assets generate
 	  git status --short -- static/dist web; \
 	  echo "generated files are stale: run 'npm ci && npm run build && go generate ./...' and commit" >&2; exit 1; fi
 
+# Let the tools hold the line: vet, staticcheck (a pinned go tool) and a
+# tidy go.mod.
+lint:
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+	$(GO) mod tidy -diff
+
 # Everything under the race detector; -short keeps the volume tests small there.
 test-go:
-	$(GO) vet ./...
 	$(GO) test -race -short -count=1 -timeout 15m ./...
 
 # The full-size volume tests (64 MiB to two subscribers), without -race.
@@ -50,7 +56,7 @@ fuzz:
 	  done; \
 	done
 
-test: deps check-generated test-go test-big test-js fuzz
+test: deps check-generated lint test-go test-big test-js fuzz
 
 bench:
 	$(GO) run ./cmd/termhost bench

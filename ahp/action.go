@@ -110,7 +110,7 @@ func (a Action) wire(shape Shape) any {
 		w.CommandID, w.ExitCode, w.DurationMs = &a.CommandID, a.ExitCode, a.DurationMs
 	case RootTerminalsChanged:
 		w.Terminals = wireInfos(a.Terminals, shape)
-		if w.Terminals == nil || len(w.Terminals) == 0 {
+		if len(w.Terminals) == 0 {
 			// Required array: emit [] explicitly (omitempty would drop it).
 			return struct {
 				Type      string `json:"type"`

@@ -72,7 +72,7 @@ func (c *Claim) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*c = Claim{Kind: w.Kind, ClientID: w.ClientID, Session: w.Session, Chat: w.Chat, TurnID: w.TurnID, ToolCallID: w.ToolCallID}
+	*c = Claim(w)
 	switch c.Kind {
 	case ClaimClient:
 		*c = Claim{Kind: c.Kind, ClientID: c.ClientID}

@@ -139,7 +139,6 @@ func shapeName(s ahp.Shape) string {
 	return fmt.Sprintf("Shape(%d)", int(s))
 }
 
-func intp(n int) *int       { return &n }
-func i64p(n int64) *int64   { return &n }
-func boolp(b bool) *bool    { return &b }
-func strp(s string) *string { return &s }
+func intp(n int) *int     { return &n }
+func i64p(n int64) *int64 { return &n }
+func boolp(b bool) *bool  { return &b }

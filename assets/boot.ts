@@ -2,7 +2,7 @@
 // starts the workbench. Shared by the production entry (main.ts) and the
 // test-build entry (testmain.ts).
 
-import { AhpClient } from './ahp/client';
+import { AhpClient, type ClientTimings } from './ahp/client';
 import { Workbench, type AppConfig } from './workbench/app';
 import { parseRole, wsUrl } from './workbench/access';
 
@@ -42,8 +42,12 @@ function tabClientId(config: AppConfig, fresh = false): string {
   return id;
 }
 
-/** Starts the app once the DOM is ready; `started` runs before the client connects. */
-export function boot(started?: (wb: Workbench) => void): void {
+/**
+ * Starts the app once the DOM is ready; `started` runs before the client
+ * connects. `timings` override the client's defaults (the test build's
+ * short liveness intervals).
+ */
+export function boot(started?: (wb: Workbench) => void, timings?: ClientTimings): void {
   const start = () => {
     if (!document.getElementById('workbench')) return; // e.g. the not-found page
     const config = readConfig();
@@ -53,7 +57,12 @@ export function boot(started?: (wb: Workbench) => void): void {
       clientId: tabClientId(config),
       freshClientId: () => tabClientId(config, true),
       clientInfo: { name: 'termhost-web', version: config.version || undefined },
+      ...timings,
     });
+    // The browser knows first when the network goes: check the link now
+    // rather than at the next ping; and retry at once when it comes back.
+    window.addEventListener('offline', () => client.checkLiveness());
+    window.addEventListener('online', () => client.retryNow());
     const wb = new Workbench(config, client);
     started?.(wb);
     client.connect();

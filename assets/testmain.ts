@@ -3,7 +3,10 @@
 // when its handlers.Config has TestHooks (set by the e2e harness, never by a
 // flag), and serves it to nobody otherwise.
 
+import type { ClientTimings } from './ahp/client';
 import { boot } from './boot';
 import { installTestHook } from './workbench/testhook';
 
-boot(installTestHook);
+// A test may set short client timings (liveness) before the page loads.
+const timings = (window as unknown as { __termhostClientOptions?: ClientTimings }).__termhostClientOptions;
+boot(installTestHook, timings);

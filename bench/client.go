@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -262,13 +261,3 @@ func (c *client) readUntil(ctx context.Context, sc *scanner, st *streamStats) er
 
 var errEvicted = errors.New("evicted as a slow subscriber (4001)")
 
-// drain discards frames until ctx ends or the socket closes.
-func (c *client) drain(ctx context.Context) {
-	for {
-		if _, r, err := c.ws.Reader(ctx); err != nil {
-			return
-		} else if _, err := io.Copy(io.Discard, r); err != nil {
-			return
-		}
-	}
-}

@@ -302,7 +302,7 @@ func TestVSCodeClient(t *testing.T) {
 func TestVSCodeClientKeepalive(t *testing.T) {
 	ts := newServer(t)
 	proxy := testserver.NewProxy(t, ts.Listener.Addr().String())
-	vs := ahptest.NewVSCode(t, proxy.URL(), ownerToken, ahptest.VSCodeOptions{PingAfter: 100 * time.Millisecond, DropAfter: 600 * time.Millisecond})
+	vs := ahptest.NewVSCode(t, proxy.URL(), ownerToken, ahptest.VSCodeOptions{PingAfter: 200 * time.Millisecond, DropAfter: 3 * time.Second})
 	c := vs.Conn()
 	c.NextFrame("a ping answer after silence", func(m *ahp.Message) bool {
 		return m.Method == "" && m.Error == nil && string(m.Result) == "null"

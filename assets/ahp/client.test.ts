@@ -406,7 +406,7 @@ describe('AhpClient', () => {
     assert.equal(x.c.connection, 'online');
   });
 
-  test('ping every 10 s measures latency; an unanswered ping drops the socket', async () => {
+  test('ping every 5 s measures latency: the last answered one, none over a lost link', async () => {
     const x = await online();
     const lat: number[] = [];
     x.c.on('latency', (ms) => lat.push(ms));
@@ -416,10 +416,91 @@ describe('AhpClient', () => {
     x.sock().reply(p1.id!, null);
     await flush();
     assert.deepEqual(lat, [12]);
-    await x.timers.advance(10_000);
+    await x.timers.advance(5_000);
     assert.equal(x.sock().requests('ping').length, 2);
-    await x.timers.advance(20_000);
+    assert.equal(x.c.latencyMs, 12, 'while the second ping is out, the latency shown is the last answered one');
+    x.sock().close(1006, '');
     await flush();
+    assert.equal(x.c.latencyMs, undefined, 'no latency for a link that is gone');
+  });
+
+  // Issue 13 point 1: a link that silently stops forwarding (frozen proxy,
+  // lost Wi-Fi) never closes by itself; the client must notice.
+  test('a silent link is dropped within ping interval + timeout, then resumed at once by replay', async () => {
+    const x = await online();
+    const states: ConnectionState[] = [];
+    x.c.on('state', (s) => states.push(s));
+    x.sock().reply(x.sock().requests('ping')[0]!.id!, null);
+    await flush();
+    x.sock().action({ channel: T, action: { type: 'terminal/data', data: 'a' }, serverSeq: 6 });
+    const dead = x.sock();
+    // From now on nothing arrives: the next ping (t=5 s) is never answered.
+    await x.timers.advance(5_000 + 4_999);
+    assert.equal(x.c.connection, 'online', 'not yet overdue');
+    assert.equal(x.sockets.length, 1);
+    await x.timers.advance(1);
+    assert.equal(x.c.connection, 'offline', 'dropped when the ping is overdue');
+    assert.equal(dead.readyState, 3, 'the silent socket was closed');
+    assert.equal(x.sockets.length, 2, 'a new socket at once (no backoff after a working link)');
+    assert.equal(x.c.dispatch(T, { type: 'terminal/input', data: 'x' }), undefined, 'input blocked while reconnecting');
+    // The dead socket's late events change nothing.
+    dead.action({ channel: T, action: { type: 'terminal/data', data: 'late' }, serverSeq: 7 });
+    dead.onclose?.({ code: 1006, reason: '' });
+    x.sock().open();
+    await flush();
+    const rc = x.sock().requests('reconnect')[0]!;
+    assert.equal(rc.params!.lastSeenServerSeq, 6);
+    x.sock().reply(rc.id!, {
+      type: 'replay',
+      actions: [
+        { channel: T, action: { type: 'terminal/data', data: 'b' }, serverSeq: 7 },
+        { channel: T, action: { type: 'terminal/data', data: 'c' }, serverSeq: 8 },
+      ],
+      missing: [],
+    });
+    await flush();
+    assert.equal(x.c.connection, 'online');
+    assert.equal(x.screens.get(T), '$ abc');
+    assert.deepEqual(states, ['offline', 'offline', 'online']);
+  });
+
+  test('output counts as life: a ping answer queued behind a flood does not drop the link', async () => {
+    const x = await online();
+    x.sock().reply(x.sock().requests('ping')[0]!.id!, null);
+    await flush();
+    await x.timers.advance(5_000); // ping 2 out, never answered
+    for (let i = 0; i < 4; i++) {
+      await x.timers.advance(4_000);
+      x.sock().action({ channel: T, action: { type: 'terminal/data', data: String(i) }, serverSeq: 6 + i });
+    }
+    assert.equal(x.c.connection, 'online', '16 s without a pong but output all along');
+    assert.equal(x.sock().requests('ping').length, 2, 'one ping outstanding at a time');
+    await x.timers.advance(5_000);
+    assert.equal(x.c.connection, 'offline', 'then 5 s of silence');
+  });
+
+  test('a socket that never gets online is dropped after openTimeoutMs and retried with backoff', async () => {
+    const x = setup();
+    x.c.connect();
+    await x.timers.advance(9_999); // the upgrade hangs (a frozen path)
+    assert.equal(x.sockets.length, 1);
+    await x.timers.advance(1);
+    assert.equal(x.sockets[0]!.readyState, 3);
+    assert.equal(x.c.connection, 'offline');
+    await x.timers.advance(backoffDelay(0, 0.5) - 1);
+    assert.equal(x.sockets.length, 1, 'backoff, not at once: it never worked');
+    await x.timers.advance(1);
+    assert.equal(x.sockets.length, 2);
+  });
+
+  test('checkLiveness pings at once and keeps the deadline', async () => {
+    const x = await online();
+    x.sock().reply(x.sock().requests('ping')[0]!.id!, null);
+    await flush();
+    await x.timers.advance(1_000);
+    x.c.checkLiveness();
+    assert.equal(x.sock().requests('ping').length, 2);
+    await x.timers.advance(5_000);
     assert.equal(x.c.connection, 'offline');
   });
 

@@ -1,5 +1,6 @@
 // The browser AHP client: one WebSocket, JSON-RPC requests with ids, channel
-// mirrors with write-ahead reconciliation, protocol ping for latency, and
+// mirrors with write-ahead reconciliation, protocol ping for latency and
+// liveness (a silent link is dropped at once, not after TCP's minutes), and
 // automatic reconnect (legacy `reconnect`, replay or snapshot, `missing`;
 // fresh `initialize` + resubscribe if the server no longer knows us).
 //
@@ -63,11 +64,22 @@ export interface ClientOptions {
   timers?: Timers;
   random?: () => number;
   backoff?: BackoffOptions;
+  /** A protocol ping this often (latency, and liveness). */
   pingIntervalMs?: number;
-  /** No answer to a ping for this long → the socket is considered dead. */
+  /**
+   * A ping unanswered for this long, with nothing else received meanwhile →
+   * the link is dead (a frozen proxy, a lost Wi-Fi): the socket is dropped
+   * and the client reconnects at once. A dead link is noticed within
+   * pingIntervalMs + pingTimeoutMs.
+   */
   pingTimeoutMs?: number;
+  /** A socket not online (opened and handshaken) within this is dropped and retried. */
+  openTimeoutMs?: number;
   requestTimeoutMs?: number;
 }
+
+/** The timings a page (or a test) may tune. */
+export type ClientTimings = Pick<ClientOptions, 'pingIntervalMs' | 'pingTimeoutMs' | 'openTimeoutMs' | 'requestTimeoutMs' | 'backoff'>;
 
 export type ConnectionState = 'connecting' | 'online' | 'offline' | 'closed';
 
@@ -162,8 +174,13 @@ export class AhpClient {
   #listeners: { [K in keyof ClientEvents]?: Set<Listener<K>> } = {};
   #attempt = 0;
   #retryTimer: unknown;
+  #openTimer: unknown;
   #pingTimer: unknown;
-  #pingOutstanding = false;
+  #pingDeadline: unknown;
+  /** When the outstanding ping was sent (undefined: none outstanding). */
+  #pingSentAt: number | undefined;
+  /** When the current socket last delivered a frame. */
+  #lastReceived = 0;
   #closed = false;
   #handshakeDone = false;
   #generation = 0;
@@ -183,8 +200,9 @@ export class AhpClient {
       timers: realTimers,
       random: Math.random,
       backoff: defaultBackoff,
-      pingIntervalMs: 10_000,
-      pingTimeoutMs: 20_000,
+      pingIntervalMs: 5_000,
+      pingTimeoutMs: 5_000,
+      openTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       ...o,
     };
@@ -247,18 +265,58 @@ export class AhpClient {
     this.#closed = true;
     this.#o.timers.clearTimeout(this.#retryTimer);
     this.#stopPing();
-    const ws = this.#ws;
-    this.#ws = undefined;
-    if (ws) {
-      ws.onclose = ws.onmessage = ws.onerror = ws.onopen = null;
-      try {
-        ws.close(1000, 'client closed');
-      } catch {
-        /* ignore */
-      }
-    }
+    this.#o.timers.clearTimeout(this.#openTimer);
+    this.#detachSocket(1000, 'client closed');
     this.#failRequests(new Error('client closed'));
     this.#setState('closed');
+  }
+
+  /**
+   * Forget the current socket without waiting for its close handshake (which
+   * a dead link never completes: Chromium waits up to a minute for it).
+   */
+  #detachSocket(code: number, reason: string): void {
+    const ws = this.#ws;
+    this.#ws = undefined;
+    if (!ws) return;
+    ws.onclose = ws.onmessage = ws.onerror = ws.onopen = null;
+    try {
+      ws.close(code, reason);
+    } catch {
+      /* ignore */
+    }
+  }
+
+  /**
+   * The current socket is dead or stuck (no answer to a ping, or not online
+   * in time): drop it now and reconnect, at once after a working connection.
+   */
+  #abandon(reason: string): void {
+    if (!this.#ws || this.#closed) return;
+    const wasOnline = this.#handshakeDone;
+    this.#generation++; // whatever the old socket's handshake still does is ignored
+    this.#holding = undefined;
+    this.#detachSocket(CloseCodes.clientReconnect, reason);
+    this.#lost(reason);
+    this.#scheduleRetry(reason, wasOnline);
+  }
+
+  /** Common to every end of a socket: calls fail, predictions go, the ping stops. */
+  #lost(reason: string): void {
+    this.#stopPing();
+    this.#o.timers.clearTimeout(this.#openTimer);
+    this.#handshakeDone = false;
+    this.latencyMs = undefined; // a latency is shown only for a link that answers
+    this.#failRequests(new Error(`connection closed (${reason})`));
+    for (const m of this.#mirrors.values()) m.clearPending();
+  }
+
+  /**
+   * Check the link now (the browser reports going offline): a ping at once,
+   * with the usual deadline.
+   */
+  checkLiveness(): void {
+    if (this.#handshakeDone) this.#ping();
   }
 
   /** Drop the current socket as if the network failed (used by tests and the "Reconnect" action). */
@@ -291,12 +349,18 @@ export class AhpClient {
       return;
     }
     this.#ws = ws;
+    this.#lastReceived = this.#o.timers.now();
+    this.#o.timers.clearTimeout(this.#openTimer);
+    this.#openTimer = this.#o.timers.setTimeout(() => {
+      if (gen === this.#generation && !this.#handshakeDone) this.#abandon('connecting timed out');
+    }, this.#o.openTimeoutMs);
     ws.onopen = () => {
       if (gen !== this.#generation) return;
       void this.#handshake(gen);
     };
     ws.onmessage = (ev) => {
       if (gen !== this.#generation || this.#ws !== ws) return;
+      this.#lastReceived = this.#o.timers.now();
       this.#onMessage(ev.data);
     };
     ws.onerror = () => {
@@ -305,12 +369,9 @@ export class AhpClient {
     ws.onclose = (ev) => {
       if (gen !== this.#generation) return;
       this.#ws = undefined;
-      this.#stopPing();
-      this.#failRequests(new Error(`connection closed (${ev.code}${ev.reason ? ' ' + ev.reason : ''})`));
-      for (const m of this.#mirrors.values()) m.clearPending();
+      this.#lost(`${ev.code}${ev.reason ? ' ' + ev.reason : ''}`);
       if (this.#closed) return;
       const what = this.#selfClose ? 'backoff' : closeAction(ev.code);
-      this.#handshakeDone = false;
       if (what === 'stop') {
         // The server withdrew our access: retrying would only be refused.
         this.#closed = true;
@@ -383,6 +444,7 @@ export class AhpClient {
       if (gen !== this.#generation) return;
       this.#handshakeDone = true;
       this.#attempt = 0;
+      this.#o.timers.clearTimeout(this.#openTimer);
       this.#setState('online');
       this.#startPing();
     } catch (e) {
@@ -467,30 +529,55 @@ export class AhpClient {
 
   #startPing(): void {
     this.#stopPing();
-    this.#pingOutstanding = false;
-    const tick = () => {
-      if (this.#pingOutstanding) return;
-      this.#pingOutstanding = true;
-      const t0 = this.#o.timers.now();
-      this.#request('ping', { channel: ROOT_CHANNEL }, this.#o.pingTimeoutMs).then(
-        () => {
-          this.#pingOutstanding = false;
-          this.latencyMs = Math.round((this.#o.timers.now() - t0) * 10) / 10;
-          this.#emit('latency', this.latencyMs);
-        },
-        (e) => {
-          this.#pingOutstanding = false;
-          if (String(e).includes('timed out')) this.#closeSocket('ping timeout');
-        },
-      );
-    };
-    tick();
-    this.#pingTimer = this.#o.timers.setInterval(tick, this.#o.pingIntervalMs);
+    this.#ping();
+    this.#pingTimer = this.#o.timers.setInterval(() => this.#ping(), this.#o.pingIntervalMs);
+  }
+
+  /** Send a ping unless one is outstanding; its deadline watches the link. */
+  #ping(): void {
+    if (this.#pingSentAt !== undefined) return;
+    const gen = this.#generation;
+    const t0 = this.#o.timers.now();
+    this.#pingSentAt = t0;
+    this.#request('ping', { channel: ROOT_CHANNEL }, 0).then(
+      () => {
+        if (gen !== this.#generation) return;
+        this.#pingAnswered();
+        this.latencyMs = Math.round((this.#o.timers.now() - t0) * 10) / 10;
+        this.#emit('latency', this.latencyMs);
+      },
+      () => {
+        if (gen === this.#generation) this.#pingAnswered();
+      },
+    );
+    this.#armPingDeadline();
+  }
+
+  #pingAnswered(): void {
+    this.#pingSentAt = undefined;
+    this.#o.timers.clearTimeout(this.#pingDeadline);
+  }
+
+  /**
+   * The link is dead when a ping is outstanding and nothing at all arrived
+   * for pingTimeoutMs: output counts as a sign of life (a ping's answer may
+   * queue behind a flood of it).
+   */
+  #armPingDeadline(): void {
+    this.#o.timers.clearTimeout(this.#pingDeadline);
+    const since = Math.max(this.#pingSentAt ?? 0, this.#lastReceived);
+    const wait = since + this.#o.pingTimeoutMs - this.#o.timers.now();
+    this.#pingDeadline = this.#o.timers.setTimeout(() => {
+      if (this.#pingSentAt === undefined) return;
+      if (this.#o.timers.now() - Math.max(this.#pingSentAt, this.#lastReceived) >= this.#o.pingTimeoutMs) this.#abandon('no answer from the server');
+      else this.#armPingDeadline();
+    }, Math.max(0, wait));
   }
 
   #stopPing(): void {
     if (this.#pingTimer !== undefined) this.#o.timers.clearInterval(this.#pingTimer);
     this.#pingTimer = undefined;
+    this.#pingAnswered();
   }
 
   // ---- JSON-RPC ----
@@ -509,10 +596,14 @@ export class AhpClient {
         reject(new Error('offline'));
         return;
       }
-      const timer = this.#o.timers.setTimeout(() => {
-        this.#requests.delete(id);
-        reject(new Error(`${method} timed out`));
-      }, timeoutMs);
+      // timeoutMs 0: no timer (the ping has its own deadline).
+      const timer =
+        timeoutMs > 0
+          ? this.#o.timers.setTimeout(() => {
+              this.#requests.delete(id);
+              reject(new Error(`${method} timed out`));
+            }, timeoutMs)
+          : undefined;
       this.#requests.set(id, { resolve, reject, timer });
     });
   }

@@ -5,6 +5,7 @@
 import {
   isRootAction,
   isTerminalAction,
+  isTerminalChannel,
   type RootState,
   type TerminalCommandPart,
   type TerminalContentPart,
@@ -117,6 +118,6 @@ export function contentText(content: readonly TerminalContentPart[]): string {
 /** Applies a channel's reducer chosen by URI prefix (as SDK state mirrors do). */
 export function reduceChannel(channel: string, state: unknown, action: WireAction, shape: Shape = 'current'): unknown {
   if (channel === 'ahp-root://') return rootReducer(state as RootState, action);
-  if (channel.startsWith('ahp-terminal:')) return terminalReducer(state as TerminalState, action, shape);
+  if (isTerminalChannel(channel)) return terminalReducer(state as TerminalState, action, shape);
   return state;
 }

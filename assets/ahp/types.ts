@@ -282,17 +282,30 @@ export const ErrorCode = {
   AlreadyExists: -32010,
 } as const;
 
+/**
+ * Whether a URI can name a terminal: the client chooses it (VS Code uses
+ * `agenthost-terminal:/<uuid>`), so any absolute URI but the schemes AHP
+ * reserves for other channels (`ahp-*` except `ahp-terminal`) and `file:`
+ * (docs/protocol.md, "Terminal URIs").
+ */
 export function isTerminalChannel(uri: string): boolean {
-  return uri.startsWith(TERMINAL_SCHEME);
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):./.exec(uri)?.[1]?.toLowerCase();
+  if (!scheme) return false;
+  return uri.startsWith(TERMINAL_SCHEME) || (!scheme.startsWith('ahp-') && scheme !== 'file');
 }
 
-/** `ahp-terminal:/abc` → `abc`. */
+/**
+ * How a terminal appears in page paths (`/t/<id>`, escaped with
+ * encodeURIComponent): `ahp-terminal:/abc` → `abc`; any other URI (or an id
+ * with a ':') stays whole. terminalUri turns it back.
+ */
 export function terminalIdOf(uri: string): string {
-  return uri.startsWith('ahp-terminal:/') ? uri.slice('ahp-terminal:/'.length) : uri;
+  const id = uri.startsWith('ahp-terminal:/') ? uri.slice('ahp-terminal:/'.length) : '';
+  return id && !/[:/]/.test(id) ? id : uri;
 }
 
 export function terminalUri(id: string): string {
-  return 'ahp-terminal:/' + id;
+  return id.includes(':') ? id : 'ahp-terminal:/' + id;
 }
 
 /** Exit code of a terminal in either shape; `undefined` if running or unknown. */

@@ -124,7 +124,7 @@ export class EditorGroup {
       });
       tab.addEventListener('dragstart', (e) => {
         e.dataTransfer!.setData(DND_TYPE, v.uri);
-        e.dataTransfer!.setData('text/plain', location.origin + '/t/' + v.id);
+        e.dataTransfer!.setData('text/plain', location.origin + '/t/' + encodeURIComponent(v.id));
         e.dataTransfer!.effectAllowed = 'move';
         this.#area.dragging = v;
         tab.classList.add('dragging');

@@ -2,7 +2,7 @@
 // address bar: /t/<id> of the active terminal, #<commandId> of a command
 // link, revealed once that terminal's snapshot is on screen.
 
-import { terminalUri } from '../ahp/types';
+import { isTerminalChannel, terminalUri } from '../ahp/types';
 import type { EditorArea } from './editor';
 import type { TerminalView } from './terminal/terminalView';
 
@@ -55,7 +55,7 @@ export class EditorLayoutStore {
     const groups = role !== 'owner' ? [] : Array.isArray(saved.groups) ? saved.groups.filter((g) => Array.isArray(g) && g.length) : [];
     groups.forEach((uris, gi) => {
       for (const uri of uris) {
-        if (typeof uri !== 'string' || !uri.startsWith('ahp-terminal:')) continue;
+        if (typeof uri !== 'string' || !isTerminalChannel(uri)) continue;
         if (gi > 0 && editor.groups.length <= gi) editor.splitGroup(editor.groups[editor.groups.length - 1]);
         const g = editor.groups[Math.min(gi, editor.groups.length - 1)]!;
         this.#host.open(uri, false);

@@ -92,7 +92,8 @@ export class StatusBar {
         this.#set('connection', icons.loading, 'Connecting…', `Connecting to ${c.url}`, 'spin');
         break;
       case 'offline':
-        this.#set('connection', icons.disconnect, 'Offline — reconnecting', 'Connection lost. Click to retry now.', 'status-failure');
+        // Also a link that went silent (an unanswered ping): never "Connected" over a dead link.
+        this.#set('connection', icons.disconnect, 'Reconnecting…', 'Connection lost. Click to retry now.', 'status-failure');
         break;
       default:
         this.#set('connection', icons.disconnect, ended !== undefined ? (this.#src.role === 'owner' ? 'Signed out' : 'Link ended') : 'Disconnected', ended !== undefined ? `${ended}: no reconnect.` : 'Closed');

@@ -31,6 +31,8 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) (string, bool)
+	// liveness overrides the client's ping timings (tests; nil: defaults).
+	liveness func(*client.Options)
 }
 
 func newApp() *app {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -182,6 +183,46 @@ func TestTokenPrecedence(t *testing.T) {
 			got, err := a.resolveToken(&connFlags{tokenFile: tt.file}, base)
 			if err != nil || got != tt.want {
 				t.Errorf("token() = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// Issue 12: a terminal at a URI its client chose (VS Code's
+// agenthost-terminal:/<uuid>) is listed, shared and killed by that URI or
+// its page URL.
+func TestClientChosenTerminalURI(t *testing.T) {
+	const uri = "agenthost-terminal:/0b1e2c3d-1111-4222-8333-444455556666"
+	pageURL := func(ts *testServer) string { return ts.URL + "/t/" + url.PathEscape(uri) }
+	tests := []struct {
+		name string
+		arg  func(ts *testServer) string
+	}{
+		{"by URI", func(*testServer) string { return uri }},
+		{"by page URL", pageURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t)
+			c := ts.dial(t)
+			claim := ahp.ClientClaim(c.ClientID())
+			if _, err := c.Call(t.Context(), ahp.MethodCreateTerminal, ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
+				t.Fatalf("createTerminal %s: %v", uri, err)
+			}
+			code, stdout, stderr := call(t, ownerEnv(ts), "ls", "--json")
+			var got []lsEntry
+			if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil || len(got) != 1 {
+				t.Fatalf("ls --json: exit %d, %v, %s %s", code, err, stdout, stderr)
+			}
+			if got[0].ID != uri || got[0].URL != pageURL(ts) {
+				t.Errorf("ls entry id %q url %q, want %q and %q", got[0].ID, got[0].URL, uri, pageURL(ts))
+			}
+			code, stdout, stderr = call(t, ownerEnv(ts), "share", tt.arg(ts))
+			if code != 0 || !strings.HasPrefix(stdout, pageURL(ts)+"#share=") {
+				t.Errorf("share %s: exit %d, %q %s; want a link to %s", tt.arg(ts), code, stdout, stderr, pageURL(ts))
+			}
+			if code, _, stderr := call(t, ownerEnv(ts), "kill", tt.arg(ts)); code != 0 || ts.m.Exists(uri) {
+				t.Errorf("kill %s: exit %d, %s; exists after: %v", tt.arg(ts), code, stderr, ts.m.Exists(uri))
 			}
 		})
 	}

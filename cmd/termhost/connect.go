@@ -23,6 +23,9 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 		return nil, base, a.failf(cmd, "%v", err)
 	}
 	opts.Token = tok
+	if a.liveness != nil {
+		a.liveness(&opts)
+	}
 	dctx, cancel := context.WithTimeout(ctx, cf.timeout)
 	defer cancel()
 	c, err := client.Dial(dctx, base.String(), opts)

@@ -25,15 +25,14 @@ const maxDigits = 8
 // Constant pieces the scanner forwards. They are never modified, so the
 // data sink may keep references to them until the end of the current read.
 var (
-	escBytes    = []byte{esc}
-	belBytes    = []byte{bel}
-	canBytes    = []byte{can}
-	stBytes     = []byte{esc, '\\'}
-	oscBytes    = []byte{esc, ']'}
-	semiBytes   = []byte{';'}
-	zeroBytes   = bytes.Repeat([]byte{'0'}, 64)
-	currentDir  = []byte("CurrentDir")
-	itermPrefix = []byte("1337;")
+	escBytes   = []byte{esc}
+	belBytes   = []byte{bel}
+	canBytes   = []byte{can}
+	stBytes    = []byte{esc, '\\'}
+	oscBytes   = []byte{esc, ']'}
+	semiBytes  = []byte{';'}
+	zeroBytes  = bytes.Repeat([]byte{'0'}, 64)
+	currentDir = []byte("CurrentDir")
 )
 
 // oscKind says which captured OSC an item is.
