@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -331,9 +330,11 @@ func TestRunCLIDispatch(t *testing.T) {
 // listenLog records the server's "termhost listening" log line.
 type listenLog struct {
 	slog.Handler
-	mu  sync.Mutex
 	url chan string
 }
+
+// Enabled sees every record: the listening line is logged at info.
+func (h *listenLog) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *listenLog) Handle(ctx context.Context, r slog.Record) error {
 	if r.Message == "termhost listening" {
@@ -343,6 +344,9 @@ func (h *listenLog) Handle(ctx context.Context, r slog.Record) error {
 			}
 			return true
 		})
+	}
+	if !h.Handler.Enabled(ctx, r.Level) {
+		return nil
 	}
 	return h.Handler.Handle(ctx, r)
 }
