@@ -64,8 +64,26 @@ type Client struct {
 	closed  error
 	lastAt  time.Time // when the last frame arrived (or the dial), for keepalives
 	nextID  int
-	seq     int64 // clientSeq
-	cursor  int   // next frame index for WaitAction and NextFrame
+	seq     int64         // clientSeq
+	cursor  int           // next frame index for WaitAction and NextFrame
+	wait    time.Duration // bound of each wait; 0 means waitTimeout
+}
+
+// SetWaitTimeout changes how long each wait may take, for a test that moves
+// much more data than usual.
+func (c *Client) SetWaitTimeout(d time.Duration) {
+	c.mu.Lock()
+	c.wait = d
+	c.mu.Unlock()
+}
+
+func (c *Client) waitBound() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wait > 0 {
+		return c.wait
+	}
+	return waitTimeout
 }
 
 // Dial opens a WebSocket to url (ws:// or wss://). The response is that of

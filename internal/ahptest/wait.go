@@ -12,8 +12,9 @@ import (
 // frame and its index, is true. pred runs with the client's lock held.
 func (c *Client) WaitFrame(what string, pred func(*ahp.Message, int) bool) {
 	c.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	timer := time.AfterFunc(waitTimeout, func() { c.mu.Lock(); c.cond.Broadcast(); c.mu.Unlock() })
+	bound := c.waitBound()
+	deadline := time.Now().Add(bound)
+	timer := time.AfterFunc(bound, func() { c.mu.Lock(); c.cond.Broadcast(); c.mu.Unlock() })
 	defer timer.Stop()
 	c.mu.Lock()
 	defer c.mu.Unlock()
