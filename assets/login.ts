@@ -3,6 +3,8 @@
 // fragment (#token=… printed by termhost serve, or #share=… from a share
 // link) for a cookie, then goes where the server says.
 
+import { sentence } from './workbench/format';
+
 interface LoginConfig {
   endpoint: string;
 }
@@ -45,12 +47,17 @@ async function signIn(): Promise<void> {
     location.replace(j.next);
     return;
   }
+  const reason = sentence(await r.text());
   title.textContent = r.status === 429 ? 'Too many attempts' : 'This link does not work';
-  msg.textContent = (await r.text()).trim();
+  msg.textContent = reason;
 }
 
 function start(): void {
-  if (document.getElementById('login')) void signIn();
+  if (!document.getElementById('login')) return;
+  void signIn();
+  // Pasting another link into the same tab changes only the fragment: no
+  // reload, so sign in again from it (a wrong link, then the right one).
+  window.addEventListener('hashchange', () => void signIn());
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

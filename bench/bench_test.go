@@ -4,28 +4,80 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"go.uber.org/goleak"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals/shellint"
 )
 
+// serveEnv makes the test binary a stand-in for `termhost serve` (the
+// bench package cannot build the command): with ServeFlags it serves on a
+// loopback port and prints the line termhost serve prints.
+const serveEnv = "TERMHOST_BENCH_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) == "1" {
+		os.Exit(serveForTest(os.Args[1:]))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func serveForTest(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	shell, cwd := fs.String("shell", "", ""), fs.String("cwd", "", "")
+	integration, compression := fs.String("shell-integration", "on", ""), fs.String("compression", "auto", "")
+	scrollback := fs.Int64("scrollback", 1<<20, "")
+	for _, ignored := range []string{"listen", "auth", "max-terminals", "state-dir", "log-level"} {
+		fs.String(ignored, "", "")
+	}
+	if err := fs.Parse(args); err != nil || *compression != "on" {
+		fmt.Fprintln(os.Stderr, "serve stand-in: bad flags", args)
+		return 2
+	}
+	stopped := make(chan os.Signal, 1)
+	signal.Notify(stopped, syscall.SIGTERM)
+	u, stop, err := serveLoopback(*shell, *cwd, os.Environ(), *integration == "on", *scrollback)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("termhost is running at %s/ (no authentication: loopback only)\n", u)
+	<-stopped
+	stop()
+	return 0
+}
+
 // tinyPlan is QuickPlan cut down so the test is fast even under -race.
 var tinyPlan = Plan{Size: 1 << 20, Reps: 1, EchoSamples: 20, IdleCounts: []int{2, 4}, Subscribers: 3,
 	FanoutSize: 512 << 10, StartSamples: 2, BoundedSize: 2 << 20, Chunk: 256 << 10}
 
-// TestRunInProcess runs every measurement of `termhost bench --quick`
-// against an in-process server with small sizes, so the benchmark cannot
-// rot. It checks that each measurement produced a result, not its numbers.
-func TestRunInProcess(t *testing.T) {
-	for _, integration := range []bool{true, false} {
-		t.Run(onOff(integration), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // generous: CI machines get busy
+// TestRun runs every measurement of `termhost bench --quick` with small
+// sizes against a server process of its own (as termhost bench does) and
+// against one in this process (--in-process), so the benchmark cannot rot.
+// It checks that each measurement produced a result, not its numbers.
+func TestRun(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		command     []string
+		integration bool
+	}{
+		{"server process/integration on", []string{"/usr/bin/env", serveEnv + "=1", os.Args[0]}, true},
+		{"in process/integration off", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // generous: CI machines get busy
 			defer cancel()
-			res, err := Run(ctx, Options{ShellIntegration: integration, Plan: tinyPlan, Progress: t.Output()})
+			res, err := Run(ctx, Options{ServerCommand: tc.command, ShellIntegration: tc.integration, Plan: tinyPlan, Progress: t.Output()})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -35,18 +87,29 @@ func TestRunInProcess(t *testing.T) {
 			if res.Throughput == nil || res.Echo == nil || res.Startup == nil || res.Fanout == nil || len(res.Idle) != 2 || res.Bounded == nil {
 				t.Fatalf("missing measurements: %s", res.JSON())
 			}
-			if res.Throughput.RawMBps <= 0 || res.Throughput.ServerMBps <= 0 || res.Throughput.DataBytes < res.Throughput.Bytes {
-				t.Errorf("throughput = %+v", *res.Throughput)
+			tp := res.Throughput
+			if tp.RawMBps <= 0 || tp.ServerMBps <= 0 || tp.DataBytes < tp.Bytes || tp.WireBytes <= tp.DataBytes {
+				t.Errorf("throughput = %+v", *tp)
+			}
+			// The bench's server negotiates deflate, and mixed text compresses.
+			if c := tp.Compressed; c == nil || !c.Negotiated || c.WireBytes <= 0 || c.WireBytes >= tp.WireBytes {
+				t.Errorf("compressed = %+v, want negotiated with fewer wire bytes than %d", c, tp.WireBytes)
+			}
+			if (res.ServerPID != 0) != (tc.command != nil) || res.Idle[0].InProcess != (tc.command == nil) {
+				t.Errorf("server %q pid %d, idle %+v: want a process of its own %v", res.Server, res.ServerPID, res.Idle, tc.command != nil)
+			}
+			if res.Startup.Integrated != tc.integration {
+				t.Errorf("startup integrated = %v, want %v", res.Startup.Integrated, tc.integration)
 			}
 			if res.Echo.Server.P50 <= 0 || res.Echo.Raw.P50 <= 0 || res.Fanout.Evicted != 0 {
 				t.Errorf("echo = %+v, fanout = %+v", *res.Echo, *res.Fanout)
 			}
-			if len(res.Targets) != 6 {
-				t.Errorf("%d targets, want 6", len(res.Targets))
+			if len(res.Targets) != 10 {
+				t.Errorf("%d targets, want 10: %+v", len(res.Targets), res.Targets)
 			}
 			var table bytes.Buffer
 			res.WriteTable(&table)
-			for _, want := range []string{"throughput", "echo latency", "start-up", "fan-out", "idle memory", "RSS around", "target"} {
+			for _, want := range []string{"throughput", "CPU s/GiB", "wire bytes per output byte", "permessage-deflate", "echo latency", "start-up", "fan-out", "idle RSS", "RSS around", "target"} {
 				if !strings.Contains(table.String(), want) {
 					t.Errorf("table lacks %q:\n%s", want, table.String())
 				}

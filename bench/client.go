@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync/atomic"
 
 	"github.com/coder/websocket"
 
@@ -15,29 +18,40 @@ import (
 )
 
 // client is a minimal AHP client for measuring: one goroutine uses it, frames
-// are read into one reused buffer, and nothing on the hot path decodes JSON.
+// are read into one reused buffer, and only viewers (readDecoded) decode
+// JSON on the hot path.
 type client struct {
 	ws     *websocket.Conn
 	id     string // clientId
 	buf    bytes.Buffer
 	nextID int
 	seq    int64
-	out    []byte // scratch for hand-built frames
+	out    []byte        // scratch for hand-built frames
+	wire   *atomic.Int64 // bytes read from the TCP connection: frames as sent, with their headers
+	// deflate: the server agreed to permessage-deflate.
+	deflate bool
 }
 
 // dial connects to a server's AHP endpoint (client.WebSocketURL) and
-// initializes with no subscriptions.
-func dial(ctx context.Context, endpoint, token, clientID string) (*client, error) {
-	opts := &websocket.DialOptions{}
+// initializes with no subscriptions. With compress it offers
+// permessage-deflate as browsers do (context takeover allowed; the server
+// decides).
+func dial(ctx context.Context, endpoint, token, clientID string, compress bool) (*client, error) {
+	wire := new(atomic.Int64)
+	opts := &websocket.DialOptions{HTTPClient: countingClient(wire)}
+	if compress {
+		opts.CompressionMode = websocket.CompressionContextTakeover
+	}
 	if token != "" {
 		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
 	}
-	ws, _, err := websocket.Dial(ctx, endpoint, opts)
+	ws, resp, err := websocket.Dial(ctx, endpoint, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", endpoint, err)
 	}
 	ws.SetReadLimit(64 << 20)
-	c := &client{ws: ws, id: clientID}
+	c := &client{ws: ws, id: clientID, wire: wire,
+		deflate: strings.Contains(resp.Header.Get("Sec-WebSocket-Extensions"), "permessage-deflate")}
 	_, err = c.call(ctx, ahp.MethodInitialize, map[string]any{
 		"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}, "clientId": clientID,
 		"clientInfo": map[string]string{"name": "termhost-bench"},
@@ -47,6 +61,30 @@ func dial(ctx context.Context, endpoint, token, clientID string) (*client, error
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	return c, nil
+}
+
+// countingClient is an HTTP client whose connections add the bytes they
+// read to n: what crossed the wire, compressed or not.
+func countingClient(n *atomic.Int64) *http.Client {
+	var d net.Dialer
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: c, n: n}, nil
+	}}}
+}
+
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	k, err := c.Conn.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 func (c *client) close() { _ = c.ws.Close(websocket.StatusNormalClosure, "") }
@@ -261,3 +299,32 @@ func (c *client) readUntil(ctx context.Context, sc *scanner, st *streamStats) er
 
 var errEvicted = errors.New("evicted as a slow subscriber (4001)")
 
+// readDecoded is readUntil for a viewer: it decodes every frame as a client
+// must (the JSON-RPC message, then the action envelope with its data
+// string unescaped) and scans the decoded data for the marker.
+func (c *client) readDecoded(ctx context.Context, sc *scanner) error {
+	for {
+		frame, err := c.read(ctx)
+		if err != nil {
+			var ce websocket.CloseError
+			if errors.As(err, &ce) && ce.Code == 4001 {
+				return errEvicted
+			}
+			return err
+		}
+		var m ahp.Message
+		if err := json.Unmarshal(frame, &m); err != nil {
+			return fmt.Errorf("frame does not decode: %w", err)
+		}
+		if m.Method != ahp.MethodAction {
+			continue
+		}
+		var e ahp.Envelope
+		if err := json.Unmarshal(m.Params, &e); err != nil {
+			return fmt.Errorf("envelope does not decode: %w", err)
+		}
+		if e.Action.Type == ahp.TerminalData && sc.feed([]byte(e.Action.Data)) {
+			return nil
+		}
+	}
+}

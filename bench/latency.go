@@ -50,7 +50,6 @@ func (rn *runner) echo(ctx context.Context, res *Result) error {
 	}
 
 	var raw, srv []time.Duration
-	rn.proc.settle() // no garbage of earlier steps collected in the middle
 	for i := 0; i < n+warm; i++ {
 		b := byte('a' + i%26)
 		t0 := time.Now()
@@ -80,15 +79,15 @@ func (rn *runner) echo(ctx context.Context, res *Result) error {
 		}
 	}
 	ec.Raw, ec.Server = percentiles(raw), percentiles(srv)
-	ec.DeltaP99 = ec.Server.P99 - ec.Raw.P99
+	ec.DeltaP50, ec.DeltaP99 = ec.Server.P50-ec.Raw.P50, ec.Server.P99-ec.Raw.P99
 	rn.logf("echo: raw p50 %.3f p99 %.3f ms, server p50 %.3f p99 %.3f ms", ec.Raw.P50, ec.Raw.P99, ec.Server.P50, ec.Server.P99)
 	res.Echo = ec
 	return nil
 }
 
 // startup: createTerminal to the first prompt byte vs spawning the same shell
-// in a raw pty to its first byte. With shell integration (in process, where
-// the injection is known) the raw side runs the injected shell too and
+// in a raw pty to its first byte. With shell integration (on a server this
+// run started, whose injection is known) the raw side runs the injected shell too and
 // strips its output with the same shellint.Processor, so both sides time the
 // first visible byte; plain bash is reported beside it.
 func (rn *runner) startup(ctx context.Context, res *Result) error {
@@ -100,7 +99,7 @@ func (rn *runner) startup(ctx context.Context, res *Result) error {
 	defer c.close()
 	same := func() (time.Duration, error) { return rawFirstByte(rn.raw, nil) }
 	integrated := false
-	if rn.proc.self && rn.o.ShellIntegration {
+	if rn.started && rn.o.ShellIntegration {
 		inj, err := shellint.Inject(rn.dir, rn.raw.argv[0], nil, rn.raw.env)
 		if err == nil && inj.Nonce != "" {
 			integrated = true
@@ -140,6 +139,7 @@ func (rn *runner) startup(ctx context.Context, res *Result) error {
 	}
 	st := &Startup{Samples: n, RawP50: percentiles(raw).P50, ServerP50: percentiles(srv).P50, Integrated: integrated}
 	st.Delta = st.ServerP50 - st.RawP50
+	st.PlainP50 = st.RawP50
 	if integrated {
 		st.PlainP50 = percentiles(plain).P50
 	}

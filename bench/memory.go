@@ -7,74 +7,109 @@ import (
 	"time"
 )
 
-// idle: memory per idle terminal (server process; shells are other processes).
+// idle: server RSS per idle terminal as browsers hold them: one WebSocket
+// per terminal, each with a reader that takes what the server sends. The
+// shells are other processes and not counted; nothing is collected first.
 func (rn *runner) idle(ctx context.Context, res *Result) error {
-	rn.proc.settle()
 	rss0, err := rn.proc.rss()
 	if err != nil {
 		return err
 	}
-	heap0 := rn.proc.heap()
-	c, err := rn.dial(ctx, "bench-idle")
+	ctl, err := rn.dial(ctx, "bench-idle")
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	var uris []string
+	rctx, cancel := context.WithCancel(ctx)
+	var tabs []*idleTab
 	defer func() {
-		for _, uri := range uris {
-			_ = c.dispose(context.Background(), uri)
+		cancel() // ends every tab's reader, which closes its connection
+		for _, t := range tabs {
+			<-t.done
+			dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = ctl.dispose(dctx, t.uri)
+			dcancel()
 		}
+		ctl.close()
 	}()
-	prompted := map[string]bool{}
-	onFrame := func(frame []byte) {
-		if dataOf(frame) != nil {
-			if ch := channelOf(frame); ch != "" {
-				prompted[ch] = true
-			}
-		}
-	}
 	for _, count := range rn.o.Plan.IdleCounts {
-		for len(uris) < count {
-			uri := fmt.Sprintf("ahp-terminal:/idle-%d", len(uris))
-			if _, err := c.call(ctx, "createTerminal", map[string]any{"channel": uri,
-				"claim": map[string]any{"kind": "client", "clientId": c.id}}, onFrame); err != nil {
-				return fmt.Errorf("createTerminal #%d: %w", len(uris)+1, err)
-			}
-			uris = append(uris, uri)
-			res, err := c.call(ctx, "subscribe", map[string]any{"channel": uri}, onFrame)
+		for len(tabs) < count {
+			t, err := rn.openTab(ctx, rctx, len(tabs))
 			if err != nil {
-				return err
+				return fmt.Errorf("terminal #%d: %w", len(tabs)+1, err)
 			}
-			if snapshotHasText(res) { // the prompt came before the subscription
-				prompted[uri] = true
+			tabs = append(tabs, t)
+		}
+		wait := time.NewTimer(60 * time.Second)
+		for i, t := range tabs {
+			select {
+			case <-t.prompted:
+			case <-wait.C:
+				return fmt.Errorf("terminal #%d showed no prompt within 60 s", i+1)
+			case <-ctx.Done():
+				wait.Stop()
+				return ctx.Err()
 			}
 		}
-		// Wait for every prompt, then let the shells settle.
-		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		for len(prompted) < len(uris) {
-			frame, err := c.read(wctx)
-			if err != nil {
-				cancel()
-				return fmt.Errorf("waiting for %d prompts: %w", len(uris)-len(prompted), err)
-			}
-			onFrame(frame)
-		}
-		cancel()
-		time.Sleep(300 * time.Millisecond)
-		rn.proc.settle()
+		wait.Stop()
+		time.Sleep(300 * time.Millisecond) // let the shells' prompts settle (a measurement pause, not a sync)
 		rss, err := rn.proc.rss()
 		if err != nil {
 			return err
 		}
-		im := IdleMemory{Terminals: count, RSSPerTerminal: float64(rss-rss0) / float64(count), HeapPerTerminal: -1, Settled: rn.proc.self}
-		if heap0 >= 0 {
-			im.HeapPerTerminal = float64(rn.proc.heap()-heap0) / float64(count)
-		}
-		rn.logf("idle: %d terminals: %.1f KiB RSS, %.1f KiB heap per terminal", count, im.RSSPerTerminal/1024, im.HeapPerTerminal/1024)
+		im := IdleMemory{Terminals: count, RSSPerTerminal: float64(rss-rss0) / float64(count), InProcess: rn.inProc}
+		rn.logf("idle: %d terminals, one WebSocket each: %.1f KiB RSS per terminal", count, im.RSSPerTerminal/1024)
 		res.Idle = append(res.Idle, im)
 	}
 	return nil
+}
+
+// idleTab is one browser tab: a connection, its terminal and its reader.
+type idleTab struct {
+	uri      string
+	prompted chan struct{} // closed at the first output
+	done     chan struct{} // closed when the reader has ended and closed the connection
+}
+
+// openTab connects, creates and subscribes to terminal i, and starts a
+// reader that runs until rctx ends.
+func (rn *runner) openTab(ctx, rctx context.Context, i int) (*idleTab, error) {
+	c, err := rn.dial(ctx, fmt.Sprintf("bench-tab-%d", i))
+	if err != nil {
+		return nil, err
+	}
+	uri := fmt.Sprintf("ahp-terminal:/idle-%d-%d", i, time.Now().UnixNano()%1e9)
+	t := &idleTab{uri: uri, prompted: make(chan struct{}), done: make(chan struct{})}
+	prompted := sync.OnceFunc(func() { close(t.prompted) })
+	onFrame := func(frame []byte) {
+		if dataOf(frame) != nil {
+			prompted()
+		}
+	}
+	if _, err := c.call(ctx, "createTerminal", map[string]any{"channel": uri,
+		"claim": map[string]any{"kind": "client", "clientId": c.id}, "cols": 120, "rows": 40}, onFrame); err != nil {
+		c.close()
+		return nil, err
+	}
+	result, err := c.call(ctx, "subscribe", map[string]any{"channel": uri}, onFrame)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	if snapshotHasText(result) { // the prompt came before the subscription
+		prompted()
+	}
+	go func() {
+		defer close(t.done)
+		defer c.close()
+		for {
+			frame, err := c.read(rctx)
+			if err != nil {
+				return
+			}
+			onFrame(frame)
+		}
+	}()
+	return t, nil
 }
 
 // bounded: server RSS after a lot of output through one terminal.
@@ -87,7 +122,6 @@ func (rn *runner) bounded(ctx context.Context, res *Result) error {
 		return err
 	}
 	defer rn.closeTerminal(c, uri)
-	rn.proc.settle()
 	start, err := rn.proc.rss()
 	if err != nil {
 		return err
@@ -128,7 +162,6 @@ func (rn *runner) bounded(ctx context.Context, res *Result) error {
 	mu.Lock()
 	b.MaxRSS = max(b.MaxRSS, b.EndRSS)
 	mu.Unlock()
-	b.HeapEnd = rn.proc.heap()
 	rn.logf("bounded: %d MiB in %.1fs (%.0f MB/s): RSS %d → %d MiB (max %d, limit %d)", payload>>20, el.Seconds(),
 		mbps(payload, el), start>>20, b.EndRSS>>20, b.MaxRSS>>20, b.Limit>>20)
 	res.Bounded = b

@@ -7,16 +7,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
 
 // process reads a server process's CPU time and resident memory from /proc.
 type process struct {
-	pid  int  // 0 = this process
-	self bool // the server runs in this process: heap figures are available
+	pid int // 0 = this process
 }
 
 func (p process) dir() string {
@@ -52,40 +49,24 @@ func (p process) cpu() (float64, error) {
 	return float64(ut+st) / clockTicks, nil
 }
 
-// rss returns the resident set size in bytes.
+// rss returns the resident set size in bytes: VmRSS of /proc/<pid>/status,
+// what a process monitor shows. Nothing is collected first: the figure
+// holds the garbage and freed memory a running server holds too.
 func (p process) rss() (int64, error) {
-	b, err := os.ReadFile(p.dir() + "/statm")
+	b, err := os.ReadFile(p.dir() + "/status")
 	if err != nil {
 		return 0, err
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0, fmt.Errorf("bad %s/statm", p.dir())
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("bad VmRSS in %s/status: %w", p.dir(), err)
+			}
+			return kb << 10, nil
+		}
 	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return 0, err
-	}
-	return pages * int64(os.Getpagesize()), nil
-}
-
-// heap returns the Go heap in use (in-process only, else -1).
-func (p process) heap() int64 {
-	if !p.self {
-		return -1
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapInuse)
-}
-
-// settle collects garbage and returns freed memory to the OS (in-process
-// only), so memory figures count live data.
-func (p process) settle() {
-	if p.self {
-		runtime.GC()
-		debug.FreeOSMemory()
-	}
+	return 0, fmt.Errorf("no VmRSS in %s/status", p.dir())
 }
 
 // findServer finds the process listening on the server URL's port on this

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,12 +53,25 @@ type Throughput struct {
 	RawCPUPerGiB float64 `json:"rawCpuSecondsPerGiB"`
 	Frames       int     `json:"frames"`
 	// PtyBytes is what the raw pty delivered (after the tty's \n → \r\n);
-	// DataBytes the JSON-escaped data strings; WireBytes whole frames.
+	// DataBytes the JSON-escaped data strings; WireBytes what the client
+	// read from its TCP connection (frames with their WebSocket headers).
 	PtyBytes       int64   `json:"ptyBytes"`
 	DataBytes      int64   `json:"dataBytes"`
 	WireBytes      int64   `json:"wireBytes"`
 	EscapeOverhead float64 `json:"escapeOverhead"` // DataBytes/PtyBytes - 1
-	WireOverhead   float64 `json:"wireOverhead"`   // WireBytes/PtyBytes - 1
+	WirePerByte    float64 `json:"wirePerByte"`    // WireBytes/PtyBytes
+	// Compressed is the same workload to a client that offered
+	// permessage-deflate, best of Plan.Reps.
+	Compressed *Compressed `json:"compressed,omitempty"`
+}
+
+// Compressed is a throughput run with permessage-deflate.
+type Compressed struct {
+	Negotiated  bool    `json:"negotiated"` // false: the server declined (--compression off, or auto on loopback)
+	MBps        float64 `json:"mbps"`
+	CPUPerGiB   float64 `json:"cpuSecondsPerGiB"`
+	WireBytes   int64   `json:"wireBytes"`
+	WirePerByte float64 `json:"wirePerByte"`
 }
 
 // Latency percentiles in ms.
@@ -75,20 +87,21 @@ type Echo struct {
 	Samples  int     `json:"samples"`
 	Raw      Latency `json:"raw"`
 	Server   Latency `json:"server"`
+	DeltaP50 float64 `json:"deltaP50"`
 	DeltaP99 float64 `json:"deltaP99"`
 }
 
 // Startup is createTerminal (or spawn) to the first output byte, p50 in ms.
 // With Integrated, the raw side spawned the same injected shell and timed
 // its first byte after stripping (as the server does); PlainP50 is the
-// shell without the integration script.
+// shell without the integration script (what ttyd runs), the target's base.
 type Startup struct {
 	Samples    int     `json:"samples"`
 	RawP50     float64 `json:"rawP50"`
 	ServerP50  float64 `json:"serverP50"`
 	Delta      float64 `json:"delta"`
 	Integrated bool    `json:"integrated"`
-	PlainP50   float64 `json:"plainP50,omitempty"`
+	PlainP50   float64 `json:"plainP50"`
 }
 
 // Fanout compares the slowest of N subscribers with a lone one.
@@ -101,14 +114,14 @@ type Fanout struct {
 	Evicted     int     `json:"evicted"`
 }
 
-// IdleMemory is server memory per idle terminal (shells excluded).
+// IdleMemory is server RSS per idle terminal with one WebSocket each
+// (shells excluded), from /proc/<pid>/status with no forced GC.
 type IdleMemory struct {
-	Terminals       int     `json:"terminals"`
-	RSSPerTerminal  float64 `json:"rssPerTerminal"`
-	HeapPerTerminal float64 `json:"heapPerTerminal"` // -1 when not in process
-	// Settled: measured after a GC that returned free memory to the OS (in
-	// process only); a running server's RSS also holds memory it freed.
-	Settled bool `json:"settled"`
+	Terminals      int     `json:"terminals"`
+	RSSPerTerminal float64 `json:"rssPerTerminal"`
+	// InProcess: the server ran in the bench's process, whose RSS also
+	// holds the bench's clients.
+	InProcess bool `json:"inProcess"`
 }
 
 // Bounded is server RSS around Bytes of output through one terminal.
@@ -117,8 +130,7 @@ type Bounded struct {
 	StartRSS int64 `json:"startRss"`
 	EndRSS   int64 `json:"endRss"`
 	MaxRSS   int64 `json:"maxRss"`
-	HeapEnd  int64 `json:"heapEnd"` // -1 when not in process
-	Limit    int64 `json:"limit"`   // start + 2×scrollback + 16 MiB
+	Limit    int64 `json:"limit"` // start + 2×scrollback + 16 MiB
 }
 
 // Target is one goal of the issue, met or missed.
@@ -135,21 +147,37 @@ func (r *Result) evaluate() []Target {
 	if tp := r.Throughput; tp != nil {
 		add("throughput", fmt.Sprintf("≥ %.0f %% of raw", TargetThroughput*100),
 			fmt.Sprintf("%.0f %% (%.0f vs %.0f MB/s)", tp.Ratio*100, tp.ServerMBps, tp.RawMBps), tp.Ratio >= TargetThroughput)
+		cpu := tp.CPUPerGiB / tp.RawCPUPerGiB
+		add("server CPU s/GiB", fmt.Sprintf("≤ %.1f× raw reader (ttyd stand-in)", TargetCPU),
+			fmt.Sprintf("%.2f× (%.1f vs %.1f s)", cpu, tp.CPUPerGiB, tp.RawCPUPerGiB), cpu <= TargetCPU)
+		add("wire bytes per output byte", fmt.Sprintf("≤ %.2f uncompressed", TargetWire),
+			fmt.Sprintf("%.3f", tp.WirePerByte), tp.WirePerByte <= TargetWire)
+		if c := tp.Compressed; c != nil {
+			got := fmt.Sprintf("%.3f (%.0f %% of uncompressed)", c.WirePerByte, 100*c.WirePerByte/tp.WirePerByte)
+			if !c.Negotiated {
+				got = "not negotiated by the server"
+			}
+			add("wire bytes per output byte, deflate", fmt.Sprintf("≤ %.0f %% of uncompressed", TargetWireRatio*100), got,
+				c.Negotiated && c.WirePerByte <= TargetWireRatio*tp.WirePerByte)
+		}
 	}
 	if ec := r.Echo; ec != nil {
-		add("echo p99", fmt.Sprintf("≤ raw + %.1f ms", TargetEchoP99),
+		add("echo p50", fmt.Sprintf("≤ raw + %.1f ms (ttyd stand-in)", TargetEchoP50),
+			fmt.Sprintf("%+.3f ms (%.3f vs %.3f)", ec.DeltaP50, ec.Server.P50, ec.Raw.P50), ec.DeltaP50 <= TargetEchoP50)
+		add("echo p99", fmt.Sprintf("≤ raw + %.1f ms (ttyd stand-in)", TargetEchoP99),
 			fmt.Sprintf("%+.3f ms (%.3f vs %.3f)", ec.DeltaP99, ec.Server.P99, ec.Raw.P99), ec.DeltaP99 <= TargetEchoP99)
 	}
 	if st := r.Startup; st != nil {
-		add("start-up p50", fmt.Sprintf("≤ raw + %.0f ms", TargetStartP50),
-			fmt.Sprintf("%+.1f ms (%.1f vs %.1f)", st.Delta, st.ServerP50, st.RawP50), st.Delta <= TargetStartP50)
+		d := st.ServerP50 - st.PlainP50
+		add("start-up p50, integration "+onOff(r.ShellIntegration), fmt.Sprintf("≤ plain raw shell + %.0f ms (ttyd + 1 ms)", TargetStartP50),
+			fmt.Sprintf("%+.1f ms (%.1f vs %.1f)", d, st.ServerP50, st.PlainP50), d <= TargetStartP50)
 	}
 	if len(r.Idle) > 0 {
 		worst := 0.0
 		for _, im := range r.Idle {
 			worst = max(worst, im.RSSPerTerminal)
 		}
-		add("idle memory", fmt.Sprintf("≤ %d KiB/terminal", TargetIdle>>10),
+		add("idle RSS, 1 WebSocket/terminal", fmt.Sprintf("≤ %d KiB/terminal", TargetIdle>>10),
 			fmt.Sprintf("%.1f KiB/terminal (worst)", worst/1024), worst <= TargetIdle)
 	}
 	if fo := r.Fanout; fo != nil {
@@ -157,7 +185,7 @@ func (r *Result) evaluate() []Target {
 		if fo.Evicted > 0 {
 			got = fmt.Sprintf("%d of %d evicted", fo.Evicted, fo.Subscribers)
 		}
-		add(fmt.Sprintf("fan-out ×%d", fo.Subscribers), fmt.Sprintf("slowest ≥ %.0f %% of single", TargetFanout*100), got,
+		add(fmt.Sprintf("fan-out ×%d decoding viewers", fo.Subscribers), fmt.Sprintf("slowest ≥ %.0f %% of single", TargetFanout*100), got,
 			fo.Evicted == 0 && fo.Ratio >= TargetFanout)
 	}
 	if b := r.Bounded; b != nil {
@@ -186,46 +214,49 @@ func (r *Result) JSON() []byte {
 // WriteTable prints the measurements and the targets.
 func (r *Result) WriteTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	integration := "shell integration " + onOff(r.ShellIntegration)
-	if r.Server != "in-process" {
-		integration = "the server's shell and settings"
+	setting := "shell integration " + onOff(r.ShellIntegration)
+	if strings.HasPrefix(r.Server, "http") { // --server: a server this run did not start
+		setting = "the server's shell and settings"
 	}
-	fmt.Fprintf(tw, "termhost bench\t%s, %d × %s, %s, %s\n", r.Server, r.Machine.CPUs, r.Machine.Model, r.Go, integration)
+	fmt.Fprintf(tw, "termhost bench\t%s, %d × %s, %s, %s\n", r.Server, r.Machine.CPUs, r.Machine.Model, r.Go, setting)
 	fmt.Fprintf(tw, "measure\traw pty\ttermhost\tratio / delta\n")
 	if tp := r.Throughput; tp != nil {
 		fmt.Fprintf(tw, "throughput (%s mixed text)\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", human(tp.Bytes), tp.RawMBps, tp.ServerMBps, tp.Ratio)
 		who := "server"
 		if r.Server == "in-process" {
-			who = "server + bench client"
+			who = "server + bench clients"
 		}
 		fmt.Fprintf(tw, "  CPU s/GiB (raw reader; %s)\t%.2f s\t%.2f s\t%.2f×\n", who, tp.RawCPUPerGiB, tp.CPUPerGiB, tp.CPUPerGiB/tp.RawCPUPerGiB)
-		fmt.Fprintf(tw, "  JSON escaping (data vs pty bytes)\t%s\t%s\t%+.1f %% (wire %+.1f %%, %d frames)\n",
-			human(tp.PtyBytes), human(tp.DataBytes), tp.EscapeOverhead*100, tp.WireOverhead*100, tp.Frames)
+		fmt.Fprintf(tw, "  wire bytes per output byte (JSON escaping %+.1f %%)\t%s\t%s\t%.3f (%d frames)\n",
+			tp.EscapeOverhead*100, human(tp.PtyBytes), human(tp.WireBytes), tp.WirePerByte, tp.Frames)
+		if c := tp.Compressed; c != nil && c.Negotiated {
+			fmt.Fprintf(tw, "  with permessage-deflate: throughput\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", tp.RawMBps, c.MBps, c.MBps/tp.RawMBps)
+			fmt.Fprintf(tw, "  with permessage-deflate: CPU s/GiB\t%.2f s\t%.2f s\t%.2f×\n", tp.RawCPUPerGiB, c.CPUPerGiB, c.CPUPerGiB/tp.RawCPUPerGiB)
+			fmt.Fprintf(tw, "  with permessage-deflate: wire bytes per output byte\t%s\t%s\t%.3f\n", human(tp.PtyBytes), human(c.WireBytes), c.WirePerByte)
+		} else if c != nil {
+			fmt.Fprintf(tw, "  with permessage-deflate\t\tnot negotiated\t\n")
+		}
 	}
 	if ec := r.Echo; ec != nil {
-		fmt.Fprintf(tw, "echo latency p50/p90/p99/max (%d)\t%.3f/%.3f/%.3f/%.3f ms\t%.3f/%.3f/%.3f/%.3f ms\tp99 %+.3f ms\n", ec.Samples,
-			ec.Raw.P50, ec.Raw.P90, ec.Raw.P99, ec.Raw.Max, ec.Server.P50, ec.Server.P90, ec.Server.P99, ec.Server.Max, ec.DeltaP99)
+		fmt.Fprintf(tw, "echo latency p50/p90/p99/max (%d)\t%.3f/%.3f/%.3f/%.3f ms\t%.3f/%.3f/%.3f/%.3f ms\tp50 %+.3f, p99 %+.3f ms\n", ec.Samples,
+			ec.Raw.P50, ec.Raw.P90, ec.Raw.P99, ec.Raw.Max, ec.Server.P50, ec.Server.P90, ec.Server.P99, ec.Server.Max, ec.DeltaP50, ec.DeltaP99)
 	}
 	if st := r.Startup; st != nil {
-		what := "start-up to first byte p50"
 		if st.Integrated {
-			what = "start-up to first prompt byte p50, integrated"
+			fmt.Fprintf(tw, "start-up to first prompt byte p50, integrated (%d)\t%.1f ms\t%.1f ms\t%+.1f ms\n", st.Samples, st.RawP50, st.ServerP50, st.Delta)
 		}
-		fmt.Fprintf(tw, "%s (%d)\t%.1f ms\t%.1f ms\t%+.1f ms\n", what, st.Samples, st.RawP50, st.ServerP50, st.Delta)
-		if st.PlainP50 > 0 {
-			fmt.Fprintf(tw, "  raw shell without the integration script\t%.1f ms\t\t%+.1f ms\n", st.PlainP50, st.ServerP50-st.PlainP50)
-		}
+		fmt.Fprintf(tw, "start-up to first byte p50, plain raw shell (%d)\t%.1f ms\t%.1f ms\t%+.1f ms\n", st.Samples, st.PlainP50, st.ServerP50, st.ServerP50-st.PlainP50)
 	}
 	if fo := r.Fanout; fo != nil {
-		fmt.Fprintf(tw, "fan-out %s: 1 vs slowest of %d\t%.0f MB/s\t%.0f MB/s\t%.2f× (%d evicted)\n", human(fo.Bytes), fo.Subscribers,
+		fmt.Fprintf(tw, "fan-out %s: 1 vs slowest of %d decoding viewers\t\t%.0f / %.0f MB/s\t%.2f× (%d evicted)\n", human(fo.Bytes), fo.Subscribers,
 			fo.SingleMBps, fo.SlowestMBps, fo.Ratio, fo.Evicted)
 	}
 	for _, im := range r.Idle {
-		heap := "(server not settled by a GC: indicative)"
-		if im.Settled {
-			heap = fmt.Sprintf("%.1f KiB heap per terminal", im.HeapPerTerminal/1024)
+		note := "server process, no forced GC"
+		if im.InProcess {
+			note = "in process: includes the bench's clients"
 		}
-		fmt.Fprintf(tw, "idle memory, %d terminals\t\t%.1f KiB RSS/terminal\t%s\n", im.Terminals, im.RSSPerTerminal/1024, heap)
+		fmt.Fprintf(tw, "idle RSS, %d terminals, 1 WebSocket each\t\t%.1f KiB/terminal\t%s\n", im.Terminals, im.RSSPerTerminal/1024, note)
 	}
 	if b := r.Bounded; b != nil {
 		fmt.Fprintf(tw, "RSS around %s through 1 terminal\t%s start\t%s end (max %s)\tlimit %s\n", human(b.Bytes), human(b.StartRSS),
@@ -279,22 +310,6 @@ func machine() Machine {
 		}
 	}
 	return m
-}
-
-var channelKey = []byte(`"channel":"`)
-
-// channelOf returns an action frame's channel.
-func channelOf(frame []byte) string {
-	i := bytes.Index(frame[:min(len(frame), 256)], channelKey)
-	if i < 0 {
-		return ""
-	}
-	rest := frame[i+len(channelKey):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return ""
-	}
-	return string(rest[:j])
 }
 
 // snapshotHasText reports whether a subscribe result's terminal content has

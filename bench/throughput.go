@@ -4,86 +4,130 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 )
 
-// throughput: the workload through the server vs the raw pty.
+// throughput: the workload through the server vs the raw pty, then through
+// the server to a client that asked for permessage-deflate.
 func (rn *runner) throughput(ctx context.Context, res *Result) error {
 	p := rn.o.Plan
 	times := rn.work.times(p.Size)
 	payload := rn.work.chunk * int64(times)
+	gib := float64(payload) / (1 << 30)
 	tp := &Throughput{Bytes: payload}
 	for rep := 0; rep < max(1, p.Reps); rep++ {
 		// Raw first, then the server, alternating, best of each.
-		r, err := startRaw(rn.raw)
-		if err != nil {
-			return err
-		}
-		if err := r.sync(20 * time.Second); err != nil {
-			r.close()
-			return err
-		}
-		m := newMarker()
-		self := process{}
-		rawCPU0, _ := self.cpu()
-		t0 := time.Now()
-		if err := r.write(m.catCommand(rn.work.path, times)); err != nil {
-			r.close()
-			return err
-		}
-		n, err := r.readUntil(newScanner(m.text()), time.Now().Add(timeoutFor(payload)))
-		el := time.Since(t0)
-		rawCPU1, _ := self.cpu()
-		r.close()
+		el, cpu, n, err := rn.rawRun(times, payload)
 		if err != nil {
 			return err
 		}
 		if s := mbps(payload, el); s > tp.RawMBps {
-			tp.RawMBps = s
-			tp.RawCPUPerGiB = (rawCPU1 - rawCPU0) / (float64(payload) / (1 << 30))
+			tp.RawMBps, tp.RawCPUPerGiB = s, cpu/gib
 		}
 		tp.PtyBytes = n
 
-		c, uri, err := rn.newTerminal(ctx, "throughput")
+		r, err := rn.serverRun(ctx, times, payload, false)
 		if err != nil {
 			return err
 		}
-		m = newMarker()
-		var st streamStats
-		rctx, cancel := context.WithTimeout(ctx, timeoutFor(payload))
-		cpu0, _ := rn.proc.cpu()
-		t0 = time.Now()
-		err = c.input(rctx, uri, m.catCommand(rn.work.path, times))
-		if err == nil {
-			err = c.readUntil(rctx, newScanner(m.text()), &st)
+		if s := mbps(payload, r.elapsed); s > tp.ServerMBps {
+			tp.ServerMBps, tp.CPUPerGiB = s, r.cpu/gib
+			tp.Frames, tp.WireBytes, tp.DataBytes = r.stats.frames, r.wire, r.stats.dataBytes
 		}
-		el = time.Since(t0)
-		cpu1, _ := rn.proc.cpu()
-		cancel()
-		rn.closeTerminal(c, uri)
+		z, err := rn.serverRun(ctx, times, payload, true)
 		if err != nil {
 			return err
 		}
-		if s := mbps(payload, el); s > tp.ServerMBps {
-			tp.ServerMBps = s
-			tp.CPUPerGiB = (cpu1 - cpu0) / (float64(payload) / (1 << 30))
-			tp.Frames, tp.WireBytes, tp.DataBytes = st.frames, st.wireBytes, st.dataBytes
+		if c := tp.Compressed; c == nil || mbps(payload, z.elapsed) > c.MBps {
+			tp.Compressed = &Compressed{Negotiated: z.deflate, MBps: mbps(payload, z.elapsed), CPUPerGiB: z.cpu / gib, WireBytes: z.wire}
 		}
-		rn.logf("throughput %d/%d: raw %.0f MB/s, server %.0f MB/s (%d frames)", rep+1, p.Reps, tp.RawMBps, mbps(payload, el), st.frames)
+		rn.logf("throughput %d/%d: raw %.0f MB/s, server %.0f MB/s (%d frames), compressed %.0f MB/s (deflate %s)", rep+1, p.Reps,
+			mbps(payload, el), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, z.elapsed), onOff(z.deflate))
 	}
 	tp.Ratio = tp.ServerMBps / tp.RawMBps
 	if tp.PtyBytes > 0 {
 		tp.EscapeOverhead = float64(tp.DataBytes)/float64(tp.PtyBytes) - 1
-		tp.WireOverhead = float64(tp.WireBytes)/float64(tp.PtyBytes) - 1
+		tp.WirePerByte = float64(tp.WireBytes) / float64(tp.PtyBytes)
+		tp.Compressed.WirePerByte = float64(tp.Compressed.WireBytes) / float64(tp.PtyBytes)
 	}
 	res.Throughput = tp
 	return nil
 }
 
+// rawRun cats the workload in a raw pty; it returns the time, this
+// process's CPU seconds and the bytes the pty delivered.
+func (rn *runner) rawRun(times int, payload int64) (time.Duration, float64, int64, error) {
+	r, err := startRaw(rn.raw)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer r.close()
+	if err := r.sync(20 * time.Second); err != nil {
+		return 0, 0, 0, err
+	}
+	m := newMarker()
+	self := process{}
+	cpu0, _ := self.cpu()
+	t0 := time.Now()
+	if err := r.write(m.catCommand(rn.work.path, times)); err != nil {
+		return 0, 0, 0, err
+	}
+	n, err := r.readUntil(newScanner(m.text()), time.Now().Add(timeoutFor(payload)))
+	el := time.Since(t0)
+	cpu1, _ := self.cpu()
+	return el, cpu1 - cpu0, n, err
+}
+
+// serverRunResult is one run of the workload through the server.
+type serverRunResult struct {
+	elapsed time.Duration
+	cpu     float64 // server CPU seconds
+	wire    int64   // bytes the client read from its TCP connection
+	stats   streamStats
+	deflate bool // permessage-deflate was negotiated
+}
+
+// serverRun cats the workload in a new terminal, read by one client that
+// scans frames without decoding them (the server's cost, not a client's).
+func (rn *runner) serverRun(ctx context.Context, times int, payload int64, compress bool) (serverRunResult, error) {
+	c, err := dial(ctx, rn.wsURL, rn.o.Token, "bench-throughput", compress)
+	if err != nil {
+		return serverRunResult{}, err
+	}
+	uri, err := c.createTerminal(ctx, "throughput-"+strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
+	if err == nil {
+		err = rn.syncServer(ctx, c, uri)
+	}
+	if err != nil {
+		c.close()
+		return serverRunResult{}, err
+	}
+	defer rn.closeTerminal(c, uri)
+	m := newMarker()
+	r := serverRunResult{deflate: c.deflate}
+	rctx, cancel := context.WithTimeout(ctx, timeoutFor(payload))
+	defer cancel()
+	cpu0, _ := rn.proc.cpu()
+	wire0 := c.wire.Load()
+	t0 := time.Now()
+	err = c.input(rctx, uri, m.catCommand(rn.work.path, times))
+	if err == nil {
+		err = c.readUntil(rctx, newScanner(m.text()), &r.stats)
+	}
+	r.elapsed = time.Since(t0)
+	cpu1, _ := rn.proc.cpu()
+	r.cpu, r.wire = cpu1-cpu0, c.wire.Load()-wire0
+	return r, err
+}
+
 func mbps(n int64, d time.Duration) float64 { return float64(n) / 1e6 / d.Seconds() }
 
-// fanout: the slowest of N subscribers of one terminal vs a lone subscriber.
+// fanout: the slowest of N viewers of one terminal vs a lone one. Each
+// viewer is a connection of its own, read by a goroutine of its own that
+// decodes every frame as a client must. The first viewer created the
+// terminal and holds its claim (the one the pty is paced by).
 func (rn *runner) fanout(ctx context.Context, res *Result) error {
 	p := rn.o.Plan
 	times := rn.work.times(p.FanoutSize)
@@ -122,7 +166,7 @@ func (rn *runner) fanout(ctx context.Context, res *Result) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = s.readUntil(rctx, newScanner(m.text()), nil)
+				errs[i] = s.readDecoded(rctx, newScanner(m.text()))
 				ends[i] = time.Since(t0)
 			}()
 		}

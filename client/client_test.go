@@ -90,7 +90,7 @@ func TestMirrorFollowsTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := waitEvent(t, a, "output 42", outputContains(uri, "42\r\n"))
+	events := waitEvent(t, a, "output 42", outputContains(a, uri, "42\r\n"))
 	echoed := false
 	for _, ev := range events {
 		if o := ev.Envelope.Origin; ev.Kind == client.EventAction && o != nil && o.ClientID == a.ClientID() && o.ClientSeq == seq {
@@ -132,7 +132,7 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	if _, err := a.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo bef''ore\r"}); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, a, "before", outputContains(uri, "before\r\n"))
+	waitEvent(t, a, "before", outputContains(a, uri, "before\r\n"))
 
 	p.Cut()
 	waitEvent(t, a, "disconnect", func(ev client.Event) bool { return ev.Kind == client.EventDisconnected })
@@ -142,7 +142,7 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = b.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo while-$((6*7))\r"})
-	waitEvent(t, b, "while-42", outputContains(uri, "while-42\r\n"))
+	waitEvent(t, b, "while-42", outputContains(b, uri, "while-42\r\n"))
 
 	events := waitEvent(t, a, "reconnect", func(ev client.Event) bool { return ev.Kind == client.EventReconnected })
 	replayed := false
@@ -164,7 +164,7 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	if _, err := a.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo af''ter\r"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range waitEvent(t, a, "after", outputContains(uri, "after\r\n")) {
+	for _, ev := range waitEvent(t, a, "after", outputContains(a, uri, "after\r\n")) {
 		if ev.Replayed {
 			t.Errorf("live event %v %q has Replayed true", ev.Kind, ev.Envelope.Action.Data)
 		}

@@ -89,11 +89,15 @@ func waitEvent(t *testing.T, c *client.Client, what string, match func(client.Ev
 	}
 }
 
-// outputContains matches an action event whose terminal state holds s.
-func outputContains(channel, s string) func(client.Event) bool {
+// outputContains matches an action event of channel after which c's
+// mirror of it holds s (events carry no content: the mirror has it).
+func outputContains(c *client.Client, channel, s string) func(client.Event) bool {
 	return func(ev client.Event) bool {
-		st, ok := ev.State.(ahp.TerminalState)
-		return ev.Channel == channel && ok && strings.Contains(text(st), s)
+		if ev.Kind != client.EventAction || ev.Channel != channel {
+			return false
+		}
+		st, _ := c.Terminal(channel)
+		return strings.Contains(text(st), s)
 	}
 }
 

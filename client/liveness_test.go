@@ -41,7 +41,7 @@ func TestDeadLinkDetected(t *testing.T) {
 			if _, err := a.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: loop}); err != nil {
 				t.Fatal(err)
 			}
-			waitEvent(t, a, "tick-1", outputContains(uri, "tick-1\r\n"))
+			waitEvent(t, a, "tick-1", outputContains(a, uri, "tick-1\r\n"))
 
 			p.Freeze()
 			frozen := time.Now()
@@ -55,7 +55,7 @@ func TestDeadLinkDetected(t *testing.T) {
 
 			tc.recover(p)
 			waitEvent(t, a, "reconnect", func(ev client.Event) bool { return ev.Kind == client.EventReconnected })
-			waitEvent(t, a, "loop-done", outputContains(uri, "loop-done\r\n"))
+			waitEvent(t, a, "loop-done", outputContains(a, uri, "loop-done\r\n"))
 			st, _ := a.Terminal(uri)
 			out := text(st)
 			for i := 1; i <= lines; i++ {

@@ -54,8 +54,12 @@ type Event struct {
 	Kind     EventKind
 	Channel  string       // "" for connection events
 	Envelope ahp.Envelope // EventAction
-	State    any          // EventAction, EventResync: ahp.TerminalState or ahp.RootState
-	Err      error        // EventDisconnected
+	// State is an ahp.TerminalState or ahp.RootState (EventAction,
+	// EventResync). An EventAction's terminal state has no Content (nil),
+	// so that a frame costs O(len(data)) whatever the mirror holds: take the
+	// mirrored content with Client.Terminal, which copies it out in O(parts).
+	State any
+	Err   error // EventDisconnected
 	// Replayed marks an EventAction from a reconnect replay: history the
 	// server sent again, not output happening now (an EventResync is
 	// history too).
@@ -85,7 +89,7 @@ type mirror struct {
 func (c *Client) Subscribe(ctx context.Context, channel string) (ahp.Snapshot, error) {
 	c.mu.Lock()
 	if m := c.mirrors[channel]; m != nil && !m.pending {
-		snap := ahp.Snapshot{Resource: channel, State: m.state, FromSeq: m.seq}
+		snap := ahp.Snapshot{Resource: channel, State: m.current(), FromSeq: m.seq}
 		c.mu.Unlock()
 		return snap, nil
 	}
@@ -145,7 +149,7 @@ func (c *Client) State(channel string) (any, bool) {
 	if m == nil || m.pending && m.state == nil {
 		return nil, false
 	}
-	return m.state, true
+	return m.current(), true
 }
 
 // Root returns the mirrored root state (subscribe to ahp.RootURI first).
@@ -317,11 +321,16 @@ func (m *mirror) install(state any, budget int) {
 	m.content = nil
 	if budget >= 0 {
 		m.content = content.FromParts(st.Content, budget)
+		st.Content = nil // kept in the store
+	} else {
+		st.Content = []ahp.Part{}
 	}
-	m.state = m.withContent(st)
+	m.state = st
 }
 
-// reduce applies an action to the mirrored state.
+// reduce applies an action to the mirrored state. A terminal's content
+// goes to its store in O(len(data)); the state returned has none (current
+// adds it).
 func (m *mirror) reduce(a ahp.Action) any {
 	switch s := m.state.(type) {
 	case ahp.TerminalState:
@@ -330,20 +339,21 @@ func (m *mirror) reduce(a ahp.Action) any {
 			s.Content = []ahp.Part{}
 			return s
 		}
-		return m.withContent(m.content.Reduce(s, a))
+		return m.content.Reduce(s, a)
 	case ahp.RootState:
 		return ahp.ReduceRoot(s, a)
 	}
 	return m.state
 }
 
-// withContent is st with the content the mirror keeps.
-func (m *mirror) withContent(st ahp.TerminalState) ahp.TerminalState {
-	if m.content == nil {
-		st.Content = []ahp.Part{}
-	} else {
-		st.Content = m.content.Snapshot()
+// current is the mirrored state with a terminal's content copied out of
+// its store, in O(parts).
+func (m *mirror) current() any {
+	st, ok := m.state.(ahp.TerminalState)
+	if !ok || m.content == nil {
+		return m.state
 	}
+	st.Content = m.content.Snapshot()
 	return st
 }
 

@@ -35,7 +35,19 @@ type page struct {
 // newPage opens a tab (fresh sessionStorage, so a fresh AHP clientId).
 // chromedp.WithNewBrowserContext() makes it an incognito-like window with
 // its own cookies.
+//
+// The tab's pages start without the startup terminal (the owner's page opens
+// one when none runs): most tests create their terminals themselves. The
+// first-visit tests use newFirstVisitPage.
 func (e *env) newPage(name string, opts ...chromedp.ContextOption) *page {
+	e.t.Helper()
+	p := e.newFirstVisitPage(name, opts...)
+	p.addInitScript(`try { if (localStorage.getItem('termhost.startupTerminal') === null) localStorage.setItem('termhost.startupTerminal', 'off') } catch {}`)
+	return p
+}
+
+// newFirstVisitPage is newPage with the app's defaults: a user's first visit.
+func (e *env) newFirstVisitPage(name string, opts ...chromedp.ContextOption) *page {
 	e.t.Helper()
 	ctx, cancel := chromedp.NewContext(e.browser, opts...)
 	e.t.Cleanup(cancel)

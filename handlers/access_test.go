@@ -304,3 +304,37 @@ func httpStatus(t *testing.T, url string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// The sign-in page answers a browser's navigation (a login or share link)
+// with 200, so that a first visit logs no console error, and anything else
+// (the page's access probe, curl) with 401.
+func TestSignInPageStatus(t *testing.T) {
+	ts := newServer(t)
+	tests := []struct {
+		name, fetchMode string
+		want            int
+	}{
+		{"browser navigation", "navigate", http.StatusOK},
+		{"script fetch (access probe)", "cors", http.StatusUnauthorized},
+		{"no fetch metadata (curl)", "", http.StatusUnauthorized},
+	}
+	for _, tc := range tests {
+		for _, path := range []string{"/", "/t/some-terminal"} {
+			t.Run(tc.name+" "+path, func(t *testing.T) {
+				req, _ := http.NewRequest("GET", ts.URL+path, nil)
+				if tc.fetchMode != "" {
+					req.Header.Set("Sec-Fetch-Mode", tc.fetchMode)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				body, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != tc.want || !strings.Contains(string(body), `id="login"`) || strings.Contains(string(body), `id="workbench"`) {
+					t.Errorf("GET %s with Sec-Fetch-Mode %q: %d, want %d with the sign-in page and no workbench", path, tc.fetchMode, resp.StatusCode, tc.want)
+				}
+			})
+		}
+	}
+}

@@ -35,7 +35,7 @@ func (s *Server) securityHeaders(next http.Handler) http.Handler {
 
 // mountPages serves the web app: the workbench, terminal deep links and the
 // bundles. Pages need a session; without one they show the login page,
-// which reveals nothing. Bundles are public (they are the open-source app),
+// which reveals nothing (200 to a browser's navigation, see signInStatus). Bundles are public (they are the open-source app),
 // their source maps only for the owner.
 func (s *Server) mountPages(r chi.Router) {
 	r.Handle("/static/*", http.StripPrefix("/static/", s.ownerOnlySourceMaps(s.testBundleOnlyForTests(static.Handler()))))
@@ -78,7 +78,7 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		render(w, r, http.StatusUnauthorized, web.Login(page))
+		render(w, r, signInStatus(r), web.Login(page))
 		return
 	}
 	if who.share != nil && id == "" {
@@ -95,6 +95,18 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	render(w, r, http.StatusOK, web.Workbench(page))
+}
+
+// signInStatus is the status of the sign-in page: 200 when a browser
+// navigates to it (a login or share link: it is the sign-in step, and a
+// browser logs every 4xx page as a console error), 401 to anything else:
+// the page's own access probe (connectionBanner.ts) and scripts learn that
+// the request had no valid credential.
+func signInStatus(r *http.Request) int {
+	if r.Header.Get("Sec-Fetch-Mode") == "navigate" {
+		return http.StatusOK
+	}
+	return http.StatusUnauthorized
 }
 
 // ownerOnlySourceMaps answers 404 for a source map to anyone but the owner.

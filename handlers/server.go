@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -47,6 +48,9 @@ type Config struct {
 	PingInterval time.Duration
 	// Retention is how long a disconnected client can reconnect (default 10 min).
 	Retention time.Duration
+	// Compression negotiates permessage-deflate with clients that offer it;
+	// the zero value, CompressionAuto, does for clients not on loopback.
+	Compression Compression
 
 	// OwnerToken is the secret that makes a client the owner (full access).
 	// NoAuth disables authentication (loopback listeners only; cmd checks):
@@ -57,6 +61,9 @@ type Config struct {
 	// StateDir, when set, is where owner sessions and share links are kept
 	// (hashed) so that they survive a restart; empty keeps them in memory.
 	StateDir string
+	// Clients are a predecessor's client records (a hand-over, see
+	// Server.Clients): their clients may reconnect.
+	Clients []ClientRecord
 	// BasePath serves everything under a prefix such as "/term".
 	BasePath string
 	// PublicURL is the URL browsers use (behind a proxy); login and share
@@ -117,6 +124,8 @@ type Server struct {
 	csrf    *http.CrossOriginProtection // sign-in and sign-out
 	metrics *metrics
 
+	restarting atomic.Bool // set by CloseForRestart: WebSockets close with 1012
+
 	mu      sync.Mutex
 	closed  bool                      // Close has begun: no new connections
 	clients map[string]*clientRecord  // by clientId, for reconnect
@@ -149,6 +158,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
 		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{},
 		auth: newAuth(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
+	s.restoreClients(cfg.Clients)
 	if cfg.StateDir != "" {
 		if err := s.auth.restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
 			return nil, fmt.Errorf("handlers: restore sign-ins: %w", err)
@@ -286,6 +296,14 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.cancel()
 	s.conns.Wait()
+}
+
+// CloseForRestart is Close for a hand-over to a new termhost process
+// (an upgrade): WebSockets close with 1012 "service restart", so clients
+// reconnect at once, to the successor.
+func (s *Server) CloseForRestart() {
+	s.restarting.Store(true)
+	s.Close()
 }
 
 // enter counts a connection handler in, unless Close has begun (a

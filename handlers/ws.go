@@ -87,7 +87,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	defer s.conns.Done()
 	// Accept hijacks the connection, which clears the http.Server's deadlines:
 	// ReadTimeout does not end a long-lived WebSocket (TestServeTimeouts).
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // origin checked above
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true, // origin checked above
+		CompressionMode: s.compressionMode(r)})
 	if err != nil {
 		s.log.Debug("websocket accept", "err", err)
 		return
@@ -321,7 +322,11 @@ func (c *conn) run() {
 		defer wg.Done()
 		select {
 		case <-c.s.ctx.Done():
-			c.closeWith(websocket.StatusGoingAway, "server shutting down")
+			if c.s.restarting.Load() {
+				c.closeWith(websocket.StatusServiceRestart, "service restart")
+			} else {
+				c.closeWith(websocket.StatusGoingAway, "server shutting down")
+			}
 		case <-c.ctx.Done():
 		}
 	}()

@@ -45,10 +45,13 @@ type Manager struct {
 	log     *slog.Logger
 	hub     *hub.Hub
 	scripts string // private directory for generated shell-integration scripts
+	// adoptedScripts is a predecessor's (a hand-over), removed at Close.
+	adoptedScripts []string
 
 	mu       sync.Mutex
 	terms    map[string]*terminal // reserved, live or being disposed
 	closed   bool
+	paused   bool           // a hand-over is under way: no Create
 	creating sync.WaitGroup // Creates between reserving a URI and publishing it
 
 	presence presence
@@ -97,6 +100,7 @@ func (m *Manager) Close() {
 	// spawned when it sees closed (see Create).
 	m.creating.Wait()
 	_ = os.RemoveAll(m.scripts)
+	m.removeAdoptedScripts()
 }
 
 // Create spawns a shell for a new terminal channel.
@@ -152,7 +156,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 			inj = shellint.Plain(m.cfg.Shell, m.cfg.ShellArgs, env)
 		}
 	}
-	t.integrated = inj.Nonce != ""
+	t.integrated, t.nonce = inj.Nonce != "", inj.Nonce
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock})
 	if err := t.start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Dir: dir, Cols: cols, Rows: rows}); err != nil {
 		m.unreserve(t)
@@ -186,6 +190,8 @@ func (m *Manager) reserve(t *terminal) error {
 	switch {
 	case m.closed:
 		return fmt.Errorf("%w: server is shutting down", ErrLimit)
+	case m.paused:
+		return fmt.Errorf("%w: server is restarting", ErrLimit)
 	case m.terms[t.uri] != nil:
 		return fmt.Errorf("%w: %s", ErrExists, t.uri)
 	case len(m.terms) >= m.cfg.MaxTerminals:

@@ -41,6 +41,11 @@ func (t *terminal) read() {
 		readBuffers.Put(r.buf)
 		r.buf = nil
 	}
+	if t.detaching.Load() { // handed over: the shell lives on elsewhere
+		r.flush()
+		t.detached = true
+		return
+	}
 	select {
 	case <-t.proc.Done():
 	case <-t.ctx.Done(): // disposed: the killer waits for the child itself
@@ -78,6 +83,9 @@ func (r *reader) loop() {
 		}
 		if timedOut {
 			r.flush()
+			if t.detaching.Load() {
+				return
+			}
 		}
 		stop := false
 		t.proc.SetReadDeadline(func(exited bool) (time.Time, bool) {
@@ -137,7 +145,11 @@ func (r *reader) idle() {
 func (r *reader) markReady() {
 	if !r.isReady {
 		r.isReady = true
-		close(r.t.ready)
+		select {
+		case <-r.t.ready: // an adopted or resumed shell was ready already
+		default:
+			close(r.t.ready)
+		}
 	}
 }
 

@@ -66,6 +66,10 @@ type terminal struct {
 	titlePinned atomic.Bool   // a client renamed the terminal: ignore the shell's titles
 
 	live bool // guarded by Manager.mu: created and not disposed
+
+	nonce     string      // shell integration's, for a hand-over
+	detaching atomic.Bool // a hand-over: the reader stops at its next deadline
+	detached  bool        // the reader stopped for a hand-over (read after wg.Wait)
 }
 
 // start spawns the shell and its goroutines.
@@ -75,9 +79,15 @@ func (t *terminal) start(spec pty.Spec) error {
 	if err != nil {
 		return err
 	}
-	t.proc = proc
 	t.started = make(chan struct{})
 	t.ready = make(chan struct{})
+	t.run(proc)
+	return nil
+}
+
+// run starts the writer and reader goroutines of the process.
+func (t *terminal) run(proc *pty.Process) {
+	t.proc = proc
 	// Slots for input chunks while the shell does not read (the byte bound is
 	// Config.InputQueue); each slot costs 24 bytes in every terminal.
 	t.input = make(chan []byte, inputSlots)
@@ -86,7 +96,6 @@ func (t *terminal) start(spec pty.Spec) error {
 	t.wg.Add(2)
 	go t.write()
 	go t.read()
-	return nil
 }
 
 // enqueueInput hands input to the writer without blocking; false when the

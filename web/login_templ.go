@@ -13,7 +13,7 @@ import templruntime "github.com/a-h/templ/runtime"
 // server: it only exchanges a token from the URL fragment (#token=… printed
 // by termhost serve, or #share=… from a share link) for a cookie, then
 // reloads the page without the token (assets/login.ts, static/dist/login.js).
-// The caller sets HTTP 401.
+// The caller answers 200 to a browser's navigation (the sign-in step), 401 otherwise.
 func Login(p Page) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

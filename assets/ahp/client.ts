@@ -97,6 +97,8 @@ export const CloseCodes = {
 export function closeAction(code: number): 'stop' | 'immediate' | 'backoff' {
   if (code === CloseCodes.revoked) return 'stop';
   if (code === CloseCodes.slowConsumer) return 'immediate';
+  // 1012 "service restart": termhost handed over to a new process (an upgrade), which is already listening.
+  if (code === 1012) return 'immediate';
   return 'backoff';
 }
 

@@ -5,9 +5,16 @@
 // e.g. a rename shows at once. `terminal/input` is a side-effect-only action:
 // it is queued (so its echo can be matched) but never predicted; pty output
 // only ever comes from the server.
+//
+// A terminal's content lives in a ContentStore bounded by the server's
+// scrollback budget: output is appended in place, so a frame costs
+// O(len(data)) however much content and how many commands are kept.
+// `confirmed` is still a new object per action, but its `content` array is
+// the store's own and changes in place (copy it to keep a picture of it).
 
+import { ContentStore, DEFAULT_CONTENT_BUDGET } from './content';
 import { reduceChannel } from './reducers';
-import type { ActionEnvelope, StateAction, WireAction } from './types';
+import { isTerminalAction, isTerminalChannel, type ActionEnvelope, type StateAction, type TerminalState, type WireAction } from './types';
 
 export interface PendingAction {
   clientSeq: number;
@@ -39,12 +46,24 @@ export class ChannelMirror<S = unknown> {
   seq: number;
   confirmed: S;
   pending: PendingAction[] = [];
+  /** Bytes of UTF-8 content a terminal mirror keeps at most (0 or less: all). */
+  readonly contentBudget: number;
   #view: S | undefined;
+  /** A terminal channel's content (undefined for other channels). */
+  #content: ContentStore | undefined;
+  readonly #terminal: boolean;
 
-  constructor(channel: string, snapshotState: S, fromSeq: number) {
+  constructor(channel: string, snapshotState: S, fromSeq: number, contentBudget = DEFAULT_CONTENT_BUDGET) {
     this.channel = channel;
-    this.confirmed = snapshotState;
+    this.contentBudget = contentBudget;
+    this.#terminal = isTerminalChannel(channel);
+    this.confirmed = this.#install(snapshotState);
     this.seq = fromSeq;
+  }
+
+  /** Bytes of UTF-8 content held (0 for channels without content). */
+  get contentSize(): number {
+    return this.#content?.size ?? 0;
   }
 
   /** Confirmed state with pending reconcilable actions applied on top. */
@@ -59,7 +78,7 @@ export class ChannelMirror<S = unknown> {
 
   /** Replace everything from a snapshot (subscribe, reconnect, re-initialize). */
   reset(state: S, fromSeq: number): void {
-    this.confirmed = state;
+    this.confirmed = this.#install(state);
     this.seq = fromSeq;
     this.pending = [];
     this.#view = undefined;
@@ -97,7 +116,7 @@ export class ChannelMirror<S = unknown> {
     }
     if (env.serverSeq <= this.seq) return { kind: 'stale' };
     this.seq = env.serverSeq;
-    this.confirmed = reduceChannel(this.channel, this.confirmed, env.action) as S;
+    this.confirmed = this.#reduce(env.action);
     if (own) {
       // Pop the echoed action; anything queued before it that never came back
       // was lost (e.g. across a reconnect) and is dropped too.
@@ -107,5 +126,39 @@ export class ChannelMirror<S = unknown> {
     }
     this.#view = undefined;
     return { kind: 'applied', own };
+  }
+
+  /** A snapshot's state, with a terminal's content moved into a new store (the snapshot is not modified). */
+  #install(state: S): S {
+    const content = (state as Partial<TerminalState> | undefined)?.content;
+    if (!this.#terminal || !Array.isArray(content)) {
+      this.#content = undefined;
+      return state;
+    }
+    this.#content = new ContentStore(content, this.contentBudget);
+    return { ...state, content: this.#content.parts };
+  }
+
+  /** The confirmed state after a server action: content actions go to the store, in place. */
+  #reduce(action: WireAction): S {
+    const store = this.#content;
+    if (!store || !isTerminalAction(action)) return reduceChannel(this.channel, this.confirmed, action) as S;
+    const st = this.confirmed as TerminalState;
+    switch (action.type) {
+      case 'terminal/data':
+        store.appendData(action.data);
+        return { ...st, content: store.parts } as S;
+      case 'terminal/commandExecuted':
+        store.commandExecuted(action);
+        return { ...st, content: store.parts, supportsCommandDetection: true } as S;
+      case 'terminal/commandFinished':
+        if (!store.commandFinished(action.commandId, action.exitCode, action.durationMs)) return this.confirmed;
+        return { ...st, content: store.parts } as S;
+      case 'terminal/cleared':
+        store.clear();
+        return { ...st, content: store.parts } as S;
+      default:
+        return reduceChannel(this.channel, this.confirmed, action) as S;
+    }
   }
 }

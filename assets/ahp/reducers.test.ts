@@ -7,6 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ChannelMirror } from './mirror';
 import { contentText, rootReducer, terminalReducer, type Shape } from './reducers';
 import type { RootState, StateAction, TerminalState, WireAction } from './types';
 
@@ -149,6 +150,20 @@ describe('official reducer fixtures, adapted to the 0.9.0+ shape', () => {
       const g = adapt(f);
       const got = run(g, 'current');
       assert.deepEqual(stripNulls(got), stripNulls(g.expected), `${f.reducer}Reducer(${name}) current`);
+    });
+  }
+});
+
+// The browser's mirror reduces a terminal's content in place in a bounded
+// store (mirror.ts, content.ts): it must still give the fixtures' states.
+describe('official terminal fixtures through ChannelMirror (0.9.0+ shape)', () => {
+  for (const { name, f } of fixtures.filter(({ f }) => f.reducer === 'terminal')) {
+    test(`${name}: ${f.description}`, () => {
+      const g = adapt(f);
+      const initial = deepFreeze(stripNulls(g.initial)) as TerminalState;
+      const m = new ChannelMirror<TerminalState>('ahp-terminal:/fixture', initial, 0);
+      g.actions.forEach((a, i) => m.receive({ channel: m.channel, action: stripNulls(a) as WireAction, serverSeq: i + 1 }, 'me'));
+      assert.deepEqual(stripNulls(structuredClone(m.confirmed)), stripNulls(g.expected), `mirror(${name})`);
     });
   }
 });

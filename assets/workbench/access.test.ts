@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessLost, accessProbeUrl, expiryLabel, parseRole, revokedMessage, serverRestarted, shareExpiries, shareRoleNote, wsUrl } from './access';
+import { accessLost, accessProbeUrl, expiryLabel, linksWorkForOthers, parseRole, revokedMessage, serverRestarted, shareExpiries, shareRoleNote, wsUrl } from './access';
 
 describe('wsUrl', () => {
   const http = { protocol: 'http:', host: '127.0.0.1:8080' };
@@ -115,4 +115,13 @@ describe('Share dialog role note', () => {
     assert.match(note, /cannot type/);
     assert.doesNotMatch(note, /shell/);
   });
+});
+
+test('Copy Link is offered only where the link works for its recipient', () => {
+  const cases: [string, boolean][] = [
+    ['owner', true],
+    ['driver', false], // their link's secret is in a cookie: a plain /t/<id> shows the recipient a sign-in page
+    ['viewer', false],
+  ];
+  for (const [role, want] of cases) assert.equal(linksWorkForOthers(role), want, role);
 });

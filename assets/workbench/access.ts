@@ -129,3 +129,14 @@ export function accessLost(role: Role, status: number): { title: string; detail:
   if (status === 404 && role !== 'owner') return { title: 'This terminal no longer exists', detail: 'It was closed by its owner.' };
   return undefined;
 }
+
+/**
+ * Whether a plain /t/<id> link copied on this page works for whoever it is
+ * passed to. The owner's does (the recipient signs in as usual, or it is the
+ * owner again). A share link's viewer or driver does not know the link's
+ * secret (the cookie holds it): the page would only show the sign-in screen
+ * to the recipient, so "Copy Link" is not offered to them.
+ */
+export function linksWorkForOthers(role: Role | string): boolean {
+  return role === 'owner';
+}

@@ -28,6 +28,8 @@ import { SidebarLayout } from './sidebarLayout';
 import { ConnectionBanner } from './connectionBanner';
 import { EditorLayoutStore } from './layoutStore';
 import * as clipboard from './clipboardActions';
+import { OVERLAY_CLOSED, keyboardIdle } from './dom';
+import { commandsToSkipShell, setSkipShellSetting, skipShellSetting, startupTerminal } from './settings';
 
 export interface AppConfig {
   basePath: string;
@@ -63,6 +65,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   #layout: EditorLayoutStore;
   #ops: TerminalOps;
   #wasOnline = false;
+  /** The first catalogue since the page loaded has been seen (the startup terminal is decided on it). */
+  #sawCatalogue = false;
   /** The server's sequence when the link last dropped (see serverRestarted). */
   #seqAtOffline = 0;
   #rejections = new RejectionNotice((text) => this.notify('error', text));
@@ -87,7 +91,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#editor = new EditorArea(byId('editor'), byId('editor-empty'), this);
     this.#views = new TerminalViews(
       this.#editor,
-      { client, role: this.role, clientId: this.clientId, notify: this.notify, viewsChanged: () => this.#layout.save(), viewClosed: () => this.sidebar.refreshSelection() },
+      { client, role: this.role, clientId: this.clientId, notify: this.notify, viewsChanged: () => this.#layout.save(), viewClosed: () => this.sidebar.refreshSelection(), knownTitle: (uri) => this.#knownTitle(uri) },
       this,
     );
     this.#layout = new EditorLayoutStore(this.#editor, {
@@ -108,6 +112,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.sidebarLayout = new SidebarLayout(workbenchEl, byId('sidebar'), byId('sidebar-sash'), () => this.#relayoutViews());
     this.activityBar = new ActivityBar(byId('activitybar'), this.sidebar, this.sidebarLayout, () => this.palette.showCommands('Preferences: '));
     registerWorkbenchActions(this.commands, this);
+    this.#applySkipShell();
     this.statusBar = new StatusBar(byId('statusbar'), this.#statusSource(), {
       showCommands: () => this.palette.showCommands(),
       retryNow: () => client.retryNow(),
@@ -117,7 +122,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     });
     buildWatermark(this.role, this.commands);
     this.#wireClient();
-    this.commands.listen(document, () => this.#quick.open || !!document.querySelector('.dialog-overlay'));
+    this.commands.listen(document, () => this.#overlayOpen());
+    document.addEventListener(OVERLAY_CLOSED, () => this.#focusActiveIfIdle());
     this.themes.onChange(() => this.statusBar.render());
     this.#layout.restore();
     this.statusBar.render();
@@ -174,6 +180,10 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   #onRoot(st: RootState, reinitialized = false): void {
     const list = st.terminals ?? [];
+    if (!this.#sawCatalogue) {
+      this.#sawCatalogue = true;
+      this.#openStartupTerminal(list);
+    }
     const before = new Set(this.#catalogue.map((t) => t.resource));
     this.#catalogue = list;
     this.sidebar.renderTerminals(list);
@@ -190,6 +200,16 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     }
     this.#editor.renderTabs();
     this.statusBar.render();
+  }
+
+  /**
+   * The owner's first visit (or any load with nothing running) opens a
+   * terminal, focused, as ttyd and VS Code do: typing can start at once.
+   * Not on a deep link, nor when tabs were restored.
+   */
+  #openStartupTerminal(list: TerminalInfo[]): void {
+    if (this.role !== 'owner' || list.length > 0 || this.config.terminalId || this.#views.all().next().value || !startupTerminal()) return;
+    void this.#views.create(false, true);
   }
 
   #onExited(channel: string, code: number | undefined): void {
@@ -233,6 +253,22 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   #closeView(v: TerminalView, unsubscribe = true): void {
     this.#views.close(v, unsubscribe);
+    this.#focusActiveIfIdle();
+  }
+
+  #overlayOpen(): boolean {
+    return this.#quick.open || !!document.querySelector('.dialog-overlay');
+  }
+
+  /**
+   * Give the keyboard back to the active terminal when nothing holds it: a
+   * picker or dialog closed (after its command ran, which may open another),
+   * or the focused tab went away (Kill).
+   */
+  #focusActiveIfIdle(): void {
+    requestAnimationFrame(() => {
+      if (keyboardIdle() && !this.#overlayOpen()) this.activeView?.focus();
+    });
   }
 
   focusNextTab(dir: 1 | -1): void {
@@ -275,10 +311,37 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   takeControl(view: TerminalView): void {
     this.#ops.takeControl(view.uri, view.isHolder);
+    // The claim bar's button disappears with the claim: keep typing here.
+    if (view === this.activeView && !this.#overlayOpen()) view.focus();
+  }
+
+  // ---- commands to skip shell ----
+
+  #applySkipShell(): void {
+    const ids = commandsToSkipShell(this.commands.defaultSkipShell(), skipShellSetting());
+    this.commands.skipShell = (a) => ids.has(a.id);
+  }
+
+  /** Edit the commands whose keys win over the shell, as "id, -id" (kept in this browser). */
+  async configureSkipShell(): Promise<void> {
+    const value = await this.#quick.input({
+      title: 'Keyboard Shortcuts That Win Over the Shell',
+      value: skipShellSetting().join(', '),
+      prompt: `Default: ${this.commands.defaultSkipShell().join(', ')}. Add a command id to take its key from the shell too, or -id to let the shell have it (e.g. -terminal.open, view.toggleSidebar).`,
+    });
+    if (value === undefined) return;
+    setSkipShellSetting(value.split(/[\s,]+/).filter(Boolean));
+    this.#applySkipShell();
+    this.notify('info', 'Keyboard shortcuts updated.');
   }
 
   share(uri: string): void {
     this.#ops.share(uri);
+  }
+
+  /** A terminal's name if it has one (its title, or the catalogue's). */
+  #knownTitle(uri: string): string | undefined {
+    return this.client.state<TerminalState>(uri)?.title || this.#catalogue.find((t) => t.resource === uri)?.title || undefined;
   }
 
   #titleOfUri(uri: string): string {

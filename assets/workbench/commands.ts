@@ -10,7 +10,11 @@ export interface Action {
   title: string;
   /** "Ctrl+Shift+P or F1": Ctrl means Cmd on macOS. */
   key?: string;
-  /** Also taken from a focused terminal (like VS Code's commandsToSkipShell). */
+  /**
+   * In the default set of commands whose keys are taken from a focused
+   * terminal (VS Code's commandsToSkipShell); the user's setting adds and
+   * removes commands (settings.ts, CommandRegistry.skipShell).
+   */
   inTerminal?: boolean;
   when?: () => boolean;
   /** Current state of a setting, shown next to it in the palette. */
@@ -54,6 +58,8 @@ const enabled = (a: Action) => !a.when || a.when();
 export class CommandRegistry {
   #actions: Action[] = [];
   #bindings: { action: Action; key: Keybinding }[] = [];
+  /** Which commands win over the shell (default: those marked inTerminal). */
+  skipShell: (a: Action) => boolean = (a) => !!a.inTerminal;
 
   register(a: Action): void {
     this.#actions.push(a);
@@ -68,6 +74,11 @@ export class CommandRegistry {
     return this.get(id)?.run();
   }
 
+  /** The ids of the commands marked inTerminal: the default commandsToSkipShell. */
+  defaultSkipShell(): string[] {
+    return this.#actions.filter((a) => a.inTerminal && a.key).map((a) => a.id);
+  }
+
   /** The actions that apply now, in registration order. */
   enabled(): Action[] {
     return this.#actions.filter(enabled);
@@ -75,7 +86,7 @@ export class CommandRegistry {
 
   /** Keys the workbench takes from a focused terminal (xterm must ignore them). */
   isWorkbenchKey(e: KeyboardEvent): boolean {
-    return this.#bindings.some((b) => (b.action.inTerminal || isMac()) && matches(e, b.key) && enabled(b.action));
+    return this.#bindings.some((b) => (this.skipShell(b.action) || isMac()) && matches(e, b.key) && enabled(b.action));
   }
 
   /** Run bound actions from keydown on the document; none while `paused` (a picker or dialog is open). */
@@ -90,7 +101,7 @@ export class CommandRegistry {
     const inInput = !inTerminal && /^(INPUT|TEXTAREA)$/.test(target?.tagName ?? '');
     for (const b of this.#bindings) {
       if (!matches(e, b.key)) continue;
-      if (inTerminal && !b.action.inTerminal && !isMac()) continue;
+      if (inTerminal && !this.skipShell(b.action) && !isMac()) continue;
       if (inInput && b.action.id !== 'workbench.palette' && b.action.id !== 'terminal.new') continue;
       if (!enabled(b.action)) continue;
       e.preventDefault();

@@ -59,3 +59,16 @@ export function keyLabel(k: string): string {
   if (!isMac()) return k;
   return k.replace(/Ctrl\+/g, '⌘').replace(/Shift\+/g, '⇧').replace(/Alt\+/g, '⌥');
 }
+
+/** Dispatched on the document when a picker or dialog closes (the workbench gives the keyboard back to the terminal). */
+export const OVERLAY_CLOSED = 'termhost:overlayclosed';
+
+export function overlayClosed(): void {
+  document.dispatchEvent(new Event(OVERLAY_CLOSED));
+}
+
+/** Nothing visible holds the keyboard: the body, or an element just removed or hidden. */
+export function keyboardIdle(): boolean {
+  const a = document.activeElement as HTMLElement | null;
+  return !a || a === document.body || !a.isConnected || a.getClientRects().length === 0;
+}

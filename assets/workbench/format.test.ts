@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimLabel, cwdLabel, formatDuration, newTerminalId, stripAnsi } from './format';
+import { claimLabel, cwdLabel, formatDuration, newTerminalId, sentence, stripAnsi } from './format';
 
 test('formatDuration', () => {
   const cases: [number, string][] = [
@@ -47,4 +47,14 @@ test('newTerminalId is URL-safe and random', () => {
   const a = newTerminalId();
   assert.match(a, /^[a-z2-9]{10}$/);
   assert.notEqual(a, newTerminalId());
+});
+
+test('sentence', () => {
+  const cases: [string, string][] = [
+    ['that link is not valid (wrong, expired or revoked)\n', 'That link is not valid (wrong, expired or revoked).'],
+    ['too many failed sign-ins from your address; wait a little', 'Too many failed sign-ins from your address; wait a little.'],
+    ['Already fine.', 'Already fine.'],
+    ['', ''],
+  ];
+  for (const [input, want] of cases) assert.equal(sentence(input), want, `sentence(${JSON.stringify(input)})`);
 });

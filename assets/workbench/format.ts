@@ -79,3 +79,11 @@ export function newTerminalId(random: () => number = Math.random): string {
   }
   return s;
 }
+
+/** A server's message as a sentence for people: capital first letter, final full stop. */
+export function sentence(s: string): string {
+  const t = s.trim();
+  if (!t) return t;
+  const capital = t[0]!.toUpperCase() + t.slice(1);
+  return /[.!?…]$/.test(capital) ? capital : capital + '.';
+}

@@ -4,7 +4,7 @@
 import type { AhpClient } from '../ahp/client';
 import { icons } from './icons';
 import { confirmDialog, type Notify } from './quickinput';
-import { clipboardWriteAllowed, setClipboardWriteAllowed } from './settings';
+import { clipboardWriteAllowed, setClipboardWriteAllowed, setStartupTerminal, startupTerminal } from './settings';
 import { roleLabels, type Role } from './access';
 import type { BackgroundNotifier } from './buildstatus';
 
@@ -25,6 +25,13 @@ export function toggleClipboardWrite(notify: Notify): void {
     'info',
     on ? 'Programs can now write the clipboard (OSC 52) while this tab has focus. They can never read it.' : 'Programs can no longer write the clipboard (OSC 52).',
   );
+}
+
+/** Open a terminal when the owner's page loads with none running. */
+export function toggleStartupTerminal(notify: Notify): void {
+  const on = !startupTerminal();
+  setStartupTerminal(on);
+  notify('info', on ? 'A terminal opens when you load the page and none is running.' : 'No terminal opens by itself when the page loads.');
 }
 
 /** Notifications when commands finish in a background tab (asks for permission). */

@@ -1,7 +1,7 @@
 // VS Code-style quick input: the command palette, quick pick lists and
 // input boxes share one widget at the top of the window.
 
-import { h, clear, svg, keyLabel } from './dom';
+import { h, clear, svg, keyLabel, overlayClosed } from './dom';
 
 export interface QuickPickItem {
   label: string;
@@ -150,6 +150,7 @@ export class QuickInput {
     const back = this.#restoreFocus;
     this.#restoreFocus = null;
     if (v === undefined && back && back.isConnected) back.focus();
+    overlayClosed();
   }
 
   cancel(): void {
@@ -259,6 +260,7 @@ export function confirmDialog(o: { message: string; detail?: string; preview?: s
       document.removeEventListener('keydown', onKey, true);
       restore?.focus();
       resolve(v);
+      overlayClosed();
     };
     const ok = h('button.button.primary', { type: 'button', onclick: () => done(true) }, o.primary);
     const cancel = h('button.button.secondary', { type: 'button', onclick: () => done(false) }, 'Cancel');

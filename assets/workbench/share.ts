@@ -5,7 +5,7 @@
 
 import type { AhpClient } from '../ahp/client';
 import { ROOT_CHANNEL } from '../ahp/types';
-import { h, clear, svg } from './dom';
+import { h, clear, svg, overlayClosed } from './dom';
 import { icons } from './icons';
 import { expiryLabel, roleLabels, shareExpiries, shareRoleNote, type ShareInfo } from './access';
 
@@ -39,6 +39,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
       clearInterval(tick);
       if (restore?.isConnected) restore.focus();
       resolve();
+      overlayClosed();
     };
 
     const roleSelect = h('select.select-box#share-role', { 'aria-label': 'Access' }) as HTMLSelectElement;

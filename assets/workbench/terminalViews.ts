@@ -18,6 +18,20 @@ export interface ViewsHost {
   viewsChanged(): void;
   /** A view was closed. */
   viewClosed(): void;
+  /** The name a terminal is shown by, if it has one yet. */
+  knownTitle(uri: string): string | undefined;
+}
+
+/** Resolves once the client is online (at once if it is). */
+function whenOnline(client: AhpClient): Promise<void> {
+  if (client.online) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = client.on('state', (s) => {
+      if (s !== 'online') return;
+      off();
+      resolve();
+    });
+  });
 }
 
 export class TerminalViews {
@@ -25,6 +39,8 @@ export class TerminalViews {
   #editor: EditorArea;
   #host: ViewsHost;
   #viewHost: ViewHost;
+  /** A New Terminal asked for before the link was up: one at a time. */
+  #queuedCreate: Promise<void> | undefined;
 
   constructor(editor: EditorArea, host: ViewsHost, viewHost: ViewHost) {
     this.#editor = editor;
@@ -76,14 +92,27 @@ export class TerminalViews {
     this.#editor.open(v, this.#editor.groupOf(v));
   }
 
-  /** Create a terminal sized to its new pane, claimed by us (owner only). */
-  async create(toSide = false): Promise<void> {
-    const { client, role, clientId, notify } = this.#host;
-    if (role !== 'owner') return;
-    if (!client.online) {
-      notify('warning', 'Cannot create a terminal while offline.');
-      return;
-    }
+  /**
+   * Create a terminal sized to its new pane, claimed by us (owner only), and
+   * focus it. Asked for while connecting (or reconnecting), it is created
+   * once the link is up: never lost silently (`quiet`: no notice, for the
+   * startup terminal, which the page asks for while it connects).
+   */
+  create(toSide = false, quiet = false): Promise<void> {
+    const { client, role, notify } = this.#host;
+    if (role !== 'owner') return Promise.resolve();
+    if (client.online) return this.#create(toSide);
+    if (this.#queuedCreate) return this.#queuedCreate;
+    if (!quiet) notify('info', 'Not connected yet: the new terminal opens once the connection is up.');
+    this.#queuedCreate = whenOnline(client).then(() => {
+      this.#queuedCreate = undefined;
+      return this.#create(toSide);
+    });
+    return this.#queuedCreate;
+  }
+
+  async #create(toSide: boolean): Promise<void> {
+    const { client, clientId, notify } = this.#host;
     const uri = terminalUri(newTerminalId());
     const group = toSide && this.#editor.views.length > 0 ? this.#editor.splitGroup() : undefined;
     const v = this.#viewFor(uri);
@@ -93,6 +122,9 @@ export class TerminalViews {
       await client.createTerminal({ channel: uri, claim: { kind: 'client', clientId }, cols: size.cols, rows: size.rows });
       this.#subscribe(v);
       this.#host.viewsChanged();
+      // The click or key that asked for it may have moved the keyboard
+      // meanwhile (a re-rendered side bar drops its button's focus).
+      if (this.#editor.activeView === v && !document.querySelector('.dialog-overlay, .quick-input-widget:not([hidden])')) v.focus();
     } catch (e) {
       notify('error', `Could not create a terminal: ${(e as Error).message}`);
       this.close(v, false);
@@ -109,7 +141,8 @@ export class TerminalViews {
         if (this.#views.get(v.uri) !== v) return;
         const notFound = e instanceof RpcError || String(e).includes('not found');
         if (notFound) {
-          this.#host.notify('error', `Terminal ${v.id} was not found on the server.`);
+          const name = this.#host.knownTitle(v.uri);
+          this.#host.notify('error', name ? `The terminal “${name}” was not found on the server.` : 'A terminal you opened was not found on the server.');
           this.close(v, false);
         }
       },

@@ -49,5 +49,6 @@ export function installTestHook(wb: Workbench): void {
     dropConnection: () => client.dropConnection(),
     theme: (t: ThemeSetting) => wb.themes.set(t),
     run: (id: string) => wb.runAction(id),
+    commandEnabled: (id: string) => wb.commands.enabled().some((a) => a.id === id),
   };
 }

@@ -13,10 +13,11 @@ import type { Sidebar } from './sidebar';
 import type { SidebarLayout } from './sidebarLayout';
 import type { StatusBar } from './statusBar';
 import type { TerminalView } from './terminal/terminalView';
-import { clipboardWriteAllowed } from './settings';
+import { clipboardWriteAllowed, startupTerminal } from './settings';
+import { linksWorkForOthers } from './access';
 import { copySelection, copyText, pasteClipboard } from './clipboardActions';
 import type { Notify } from './quickinput';
-import { showAbout, toggleClipboardWrite, toggleNotifications, toggleRenderer } from './preferences';
+import { showAbout, toggleClipboardWrite, toggleNotifications, toggleRenderer, toggleStartupTerminal } from './preferences';
 import { signOut } from './signOut';
 
 /** What the commands act on: the workbench and its parts. */
@@ -42,6 +43,7 @@ export interface ActionTarget {
   closeTab(view: TerminalView): void;
   takeControl(view: TerminalView): void;
   terminalLink(view: TerminalView): string;
+  configureSkipShell(): Promise<void>;
 }
 
 export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): void {
@@ -55,7 +57,7 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'workbench.palette', category: 'View', title: 'Show All Commands', key: 'Ctrl+Shift+P or F1', inTerminal: true, run: () => wb.palette.showCommands() });
   add({ id: 'terminal.new', category: 'Terminal', title: 'Create New Terminal', key: 'Ctrl+Shift+`', inTerminal: true, when: isOwner, run: () => wb.newTerminal() });
   add({ id: 'terminal.split', category: 'Terminal', title: 'Split Terminal (New Terminal to the Right)', key: 'Ctrl+Shift+5', inTerminal: true, when: isOwner, run: () => wb.newTerminal(true) });
-  add({ id: 'terminal.open', category: 'Terminal', title: 'Open Terminal…', key: 'Ctrl+P', run: () => wb.palette.showTerminals() });
+  add({ id: 'terminal.open', category: 'Terminal', title: 'Open Terminal…', key: 'Ctrl+P', inTerminal: true, run: () => wb.palette.showTerminals() });
   add({ id: 'terminal.moveRight', category: 'View', title: 'Move Terminal into Group to the Right', when: hasView, run: () => void wb.openTerminal(view().uri, true) });
   add({ id: 'terminal.nextTab', category: 'View', title: 'Open Next Terminal Tab', key: 'Alt+PageDown', inTerminal: true, when: hasView, run: () => wb.focusNextTab(1) });
   add({ id: 'terminal.prevTab', category: 'View', title: 'Open Previous Terminal Tab', key: 'Alt+PageUp', inTerminal: true, when: hasView, run: () => wb.focusNextTab(-1) });
@@ -64,7 +66,8 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'terminal.share', category: 'Terminal', title: 'Share Terminal…', when: () => hasView() && isOwner(), run: () => wb.share(view().uri) });
   add({ id: 'terminal.close', category: 'View', title: 'Close Terminal Tab (Keep Running)', when: hasView, run: () => wb.closeTab(view()) });
   add({ id: 'terminal.takeControl', category: 'Terminal', title: 'Take Control (Size the Terminal to This Window)', when: () => hasView() && canEdit() && !view().isHolder, run: () => wb.takeControl(view()) });
-  add({ id: 'terminal.copyLink', category: 'Terminal', title: 'Copy Link to Terminal', when: hasView, run: () => copyText(wb.terminalLink(view()), wb.notify) });
+  // Not for a share link's viewer or driver: the recipient could not open it (access.ts).
+  add({ id: 'terminal.copyLink', category: 'Terminal', title: 'Copy Link to Terminal', when: () => hasView() && linksWorkForOthers(wb.role), run: () => copyText(wb.terminalLink(view()), wb.notify) });
   add({ id: 'terminal.clear', category: 'Terminal', title: 'Clear', when: () => hasView() && canEdit(), run: () => void wb.client.dispatch(view().uri, { type: 'terminal/cleared' }) });
   add({ id: 'terminal.find', category: 'Terminal', title: 'Find', key: 'Ctrl+F', inTerminal: true, when: hasView, run: () => view().openFind() });
   add({ id: 'terminal.copySelection', category: 'Terminal', title: 'Copy Selection', key: 'Ctrl+Shift+C', inTerminal: true, when: hasView, run: () => copySelection(wb.activeView, wb.notify) });
@@ -83,6 +86,8 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'theme.hc', category: 'Preferences', title: 'Toggle High Contrast Theme', run: () => wb.themes.set(wb.themes.kind.startsWith('hc') ? 'auto' : wb.themes.kind === 'light' ? 'hc-light' : 'hc-dark') });
   add({ id: 'renderer.toggle', category: 'Preferences', title: 'Toggle GPU (WebGL) Terminal Rendering (Reload)', run: () => toggleRenderer(wb.notify) });
   add({ id: 'settings.osc52Write', category: 'Preferences', title: 'Allow Programs to Write the Clipboard (OSC 52)', state: () => (clipboardWriteAllowed() ? 'on' : 'off'), run: () => toggleClipboardWrite(wb.notify) });
+  add({ id: 'settings.skipShell', category: 'Preferences', title: 'Keyboard Shortcuts That Win Over the Shell (Commands to Skip Shell)…', run: () => wb.configureSkipShell() });
+  add({ id: 'settings.startupTerminal', category: 'Preferences', title: 'Open a Terminal When None Is Running', state: () => (startupTerminal() ? 'on' : 'off'), when: isOwner, run: () => toggleStartupTerminal(wb.notify) });
   add({ id: 'notifications.toggle', category: 'Notifications', title: 'Notify When Commands Finish in a Background Tab', run: () => toggleNotifications(wb.notifier, wb.notify).then(() => wb.statusBar.render()) });
   add({ id: 'connection.reconnect', category: 'Connection', title: 'Reconnect Now', run: () => (wb.client.online ? wb.client.dropConnection() : wb.client.retryNow()) });
   add({ id: 'account.signOut', category: 'Account', title: 'Sign Out', when: isOwner, run: () => signOut(wb.config.basePath, wb.client, (m) => wb.notify('error', m)) });

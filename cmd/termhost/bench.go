@@ -14,12 +14,16 @@ import (
 	"github.com/termhost/termhost/client"
 )
 
-const benchAbout = `termhost bench: measure throughput, echo latency, idle memory, fan-out, start-up
-and memory bounds of a termhost server against the raw pty, in one run.
+const benchAbout = `termhost bench: measure throughput, CPU per GiB, bytes on the wire (plain and
+with permessage-deflate), echo latency, idle memory, fan-out, start-up and
+memory bounds of a termhost server against the raw pty, in one run.
 
-Without --server it starts a server in this process on a loopback port. With
---server the server must run on this machine (its shells read the workload
-file; CPU and memory come from /proc/<pid>) and allow 200 terminals.`
+Without --server it starts "termhost serve" as a process of its own on a
+loopback port and reads its CPU and RSS from /proc/<pid>; --in-process runs
+the server in this process instead (for --cpuprofile and --memprofile; its
+figures then include the bench's clients). With --server the server must run
+on this machine (its shells read the workload file; CPU and memory come from
+/proc/<pid>) and allow 200 terminals.`
 
 // benchCommand is "termhost bench": it measures a server against the raw
 // pty (see package bench).
@@ -29,7 +33,7 @@ func benchCommand(args []string) int {
 		pid                        int
 		size                       = sizeFlag(64 << 20)
 		scrollback                 = sizeFlag(1 << 20)
-		jsonOnly, quick            bool
+		jsonOnly, quick, inProcess bool
 		cpuProfile, memProfile     string
 	)
 	fs := newFlagSet("bench", "TERMHOST_")
@@ -41,8 +45,9 @@ func benchCommand(args []string) int {
 	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound (a `size`)")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
+	fs.BoolVar(&inProcess, "in-process", false, "run the server in this process (implied by --cpuprofile and --memprofile)")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the in-process server) to `FILE`")
-	fs.StringVar(&memProfile, "memprofile", "", "write an allocation profile of this process to `FILE`")
+	fs.StringVar(&memProfile, "memprofile", "", "write an allocation profile of this process (the in-process server) to `FILE`")
 	if code, ok := parseServerFlags(fs, args, os.LookupEnv, os.Stdout, os.Stderr, benchAbout); !ok {
 		return code
 	}
@@ -52,6 +57,15 @@ func benchCommand(args []string) int {
 	}
 	if server != "" && token == "" {
 		token = localToken()
+	}
+	var serverCommand []string
+	if server == "" && !inProcess && cpuProfile == "" && memProfile == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "termhost bench: this executable, to start termhost serve: %v (or use --in-process)\n", err)
+			return exitFail
+		}
+		serverCommand = []string{exe, "serve"}
 	}
 	plan := bench.FullPlan(int64(size))
 	if quick {
@@ -83,7 +97,7 @@ func benchCommand(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ShellIntegration: integration == "on",
+	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ServerCommand: serverCommand, ShellIntegration: integration == "on",
 		Scrollback: int64(scrollback), Plan: plan, Progress: progress})
 	if err != nil && res == nil {
 		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)

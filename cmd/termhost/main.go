@@ -18,21 +18,28 @@ func runCLI(args []string) int {
 	switch {
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
 		name = "help" // the overview, which points to serve --help
+	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
+		name = "version"
 	case len(args) > 0 && !isFlag(args[0]):
 		name, args = args[0], args[1:]
 	}
 	a := newApp()
 	commands := map[string]func([]string) int{
-		"serve":  serveCommand,
-		"run":    a.runCommand,
-		"attach": a.attachCommand,
-		"ls":     a.lsCommand,
-		"share":  a.shareCommand,
-		"kill":   a.killCommand,
-		"bench":  benchCommand,
+		"serve":   serveCommand,
+		"run":     a.runCommand,
+		"attach":  a.attachCommand,
+		"ls":      a.lsCommand,
+		"share":   a.shareCommand,
+		"kill":    a.killCommand,
+		"bench":   benchCommand,
+		"upgrade": upgradeCommand,
 	}
-	if name == "help" {
+	switch name {
+	case "help":
 		usage(os.Stdout)
+		return exitOK
+	case "version":
+		printVersion(os.Stdout)
 		return exitOK
 	}
 	command, ok := commands[name]
@@ -59,7 +66,10 @@ Usage:
                              create a share link for a terminal
   termhost kill <id|url>     close a terminal
   termhost bench [--quick]   measure speed and memory against the raw pty
-  termhost help              this text
+  termhost upgrade           hand the running server's shells to the binary now
+                             installed, without ending them (same as SIGUSR2)
+  termhost version           the version, commit and Go version (also --version)
+  termhost help              this text (also --help)
 
 Run "termhost serve --help" for the server's flags and "termhost COMMAND --help"
 for a client command's. The client commands reach the server at --server

@@ -21,6 +21,7 @@ import (
 
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -48,6 +49,7 @@ type serveOptions struct {
 	readTimeout      time.Duration
 	idleTimeout      time.Duration
 	stateDir         string
+	compression      string
 }
 
 const serveAbout = "termhost serve: run the terminal server."
@@ -75,6 +77,7 @@ func (o *serveOptions) flags() *flagSet {
 	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "longest time to read one HTTP request with its body (WebSockets are exempt)")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive HTTP connection stays open")
 	fs.StringVar(&o.stateDir, "state-dir", "", "keep sign-ins (owner sessions and share links, hashed) in this `directory` so that they survive a restart (default $XDG_STATE_HOME/termhost, else ~/.local/state/termhost)")
+	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
 }
 
@@ -125,11 +128,12 @@ func newLogger(level, format string) (*slog.Logger, error) {
 // serveSetup is what validate derives from the options, before any side
 // effect.
 type serveSetup struct {
-	addr     *net.TCPAddr
-	tls      *tls.Config // nil: plain HTTP
-	token    string
-	proxies  []netip.Prefix
-	stateDir string
+	addr        *net.TCPAddr
+	tls         *tls.Config // nil: plain HTTP
+	token       string
+	proxies     []netip.Prefix
+	stateDir    string
+	compression handlers.Compression
 }
 
 func (s serveSetup) scheme() string {
@@ -139,13 +143,25 @@ func (s serveSetup) scheme() string {
 	return "http"
 }
 
-// listenAndServe runs the server until SIGINT or SIGTERM. The manager is
-// created first, as it checks the working directory against the roots;
-// whatever was created is released on every return.
+// listenAndServe runs the server until SIGINT or SIGTERM; on SIGUSR2 it
+// hands its listener and terminals to a new termhost process (upgrade.go)
+// and returns once that one serves, or serves on if the hand-over fails.
+// The manager is created first, as it checks the working directory against
+// the roots; whatever was created is released on every return.
 func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 	// Stopped last: a second Ctrl-C while the shells are closed is ignored.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	upgrades := make(chan os.Signal, 1)
+	signal.Notify(upgrades, syscall.SIGUSR2) // before anything slow: its default action kills
+	defer signal.Stop(upgrades)
+	// Read now: after an upgrade replaced the binary, /proc/self/exe names
+	// the deleted old file, while this path names the new one.
+	exe, exeErr := os.Executable()
+	conn, err := handover.Inherited() // before the manager reads the environment
+	if err != nil {
+		return err
+	}
 	m, err := terminals.NewManager(terminals.Config{
 		Shell: o.shell, Cwd: o.cwd, Roots: o.roots, Scrollback: int(o.scrollback),
 		MaxTerminals: o.maxTerminals, ShellIntegration: o.shellIntegration == "on", Logger: log,
@@ -154,49 +170,123 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		return err
 	}
 	defer m.Close() // after the server below: it SIGHUPs every shell and waits
-	ln, err := net.ListenTCP("tcp", setup.addr)
-	if err != nil {
+	var (
+		ln      *net.TCPListener
+		clients []handlers.ClientRecord
+		pred    *predecessor
+	)
+	if conn != nil {
+		pred = &predecessor{conn: conn}
+		if ln, clients, err = pred.takeOver(m, &setup); err != nil {
+			return fmt.Errorf("take over: %w", err)
+		}
+	} else if ln, err = net.ListenTCP("tcp", setup.addr); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	defer func() { _ = ln.Close() }() // already closed by Shutdown once serving
+	for first := true; ; first = false {
+		s, err := startServing(o, setup, m, ln, clients, log)
+		if err != nil {
+			_ = ln.Close()
+			if pred != nil { // the predecessor sees us exit and serves on: leave it the shells
+				m.Abandon()
+			}
+			return err
+		}
+		switch {
+		case pred != nil:
+			err, pred = pred.reportReady(), nil
+			if err != nil { // the predecessor serves on: this one must not
+				m.Abandon()
+				s.stop(true)
+				return fmt.Errorf("take over: the predecessor did not commit: %w", err)
+			}
+			log.Info("termhost took over", "url", setup.scheme()+"://"+s.addr.String()+o.basePath+"/", "terminals", len(m.Terminals()))
+		case first:
+			announce(o, setup, s.addr, m.Config().Shell, log)
+		}
+		notifySystemd(log)
+		removePid := writePidFile(setup.stateDir, log)
+		var r upgradeResult
+	wait:
+		for {
+			select {
+			case err = <-s.errc:
+				break wait
+			case <-ctx.Done():
+				log.Info("shutting down")
+				break wait
+			case <-upgrades:
+				if r = upgrade(exe, exeErr, s, m, setup, log); r.handedOver || r.err != nil || r.next != nil {
+					break wait
+				} // refused: serve on
+			}
+		}
+		switch {
+		case r.handedOver:
+			return nil // the successor owns the pid file, the listener and the shells
+		case r.next != nil:
+			ln, clients = r.next, r.clients
+			continue
+		case r.err != nil:
+			removePid()
+			return r.err
+		}
+		removePid()
+		s.stop(false)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		return err
+	}
+}
+
+// serving is one run of the HTTP server on the listener.
+type serving struct {
+	srv  *handlers.Server
+	hs   *http.Server
+	ln   *net.TCPListener
+	addr *net.TCPAddr
+	errc chan error
+}
+
+func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, ln *net.TCPListener,
+	clients []handlers.ClientRecord, log *slog.Logger) (*serving, error) {
 	addr := ln.Addr().(*net.TCPAddr)
 	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, Version: version,
 		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, setup.scheme()),
 		OwnerToken: setup.token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: setup.proxies,
-		StateDir: setup.stateDir})
+		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer srv.Close() // closes the WebSockets (1001)
 	// The timeouts end slow or idle connections; a WebSocket is exempt, as
 	// hijacking its connection clears the deadlines.
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: min(10*time.Second, o.readTimeout), ReadTimeout: o.readTimeout,
 		IdleTimeout: o.idleTimeout, TLSConfig: setup.tls, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-
-	errc := make(chan error, 1)
+	s := &serving{srv: srv, hs: hs, ln: ln, addr: addr, errc: make(chan error, 1)}
 	go func() {
 		if setup.tls != nil {
-			errc <- hs.ServeTLS(ln, "", "") // the certificate is in TLSConfig
+			s.errc <- hs.ServeTLS(ln, "", "") // the certificate is in TLSConfig
 			return
 		}
-		errc <- hs.Serve(ln)
+		s.errc <- hs.Serve(ln)
 	}()
-	announce(o, setup, addr, m.Config().Shell, log)
+	return s, nil
+}
 
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		log.Info("shutting down")
-	}
-	// Stop accepting; the deferred calls close the WebSockets, then SIGHUP
-	// every shell and wait.
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+// stop stops accepting (closing the listener), then closes the WebSockets:
+// with 1012 for a restart, so clients reconnect at once, else 1001.
+func (s *serving) stop(restart bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = hs.Shutdown(shutdownCtx)
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
+	if err := s.hs.Shutdown(ctx); err != nil {
+		_ = s.hs.Close()
 	}
-	return err
+	if restart {
+		s.srv.CloseForRestart()
+	} else {
+		s.srv.Close()
+	}
 }
 
 // announce logs where the server listens, prints the login link (the only
@@ -222,7 +312,7 @@ func announce(o serveOptions, setup serveSetup, addr *net.TCPAddr, shell string,
 	} else {
 		log.Debug("token saved for the CLI", "path", path)
 	}
-	fmt.Printf("termhost is running. Open this login link (it signs you in once):\n\n    %s/#token=%s\n\n", public, setup.token)
+	fmt.Printf("termhost is running. Open this login link to sign in as the owner (it works in any browser, as often as needed, until the token changes; keep it secret):\n\n    %s/#token=%s\n\n", public, setup.token)
 }
 
 // localOrigins are the origins a browser uses for a loopback or wildcard listener.
@@ -274,6 +364,9 @@ func (o *serveOptions) validate() (serveSetup, error) {
 	}
 	if setup.stateDir, err = o.resolveStateDir(); err != nil {
 		return serveSetup{}, err
+	}
+	if setup.compression, err = handlers.ParseCompression(o.compression); err != nil {
+		return serveSetup{}, fmt.Errorf("--compression: %w", err)
 	}
 	return setup, nil
 }

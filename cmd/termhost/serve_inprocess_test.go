@@ -391,7 +391,7 @@ func TestListenAndServeInProcess(t *testing.T) {
 			t.Fatal("serve did not stop on SIGTERM")
 		}
 	})
-	if !strings.Contains(got.stdout, "Open this login link (it signs you in once):") || !strings.Contains(got.stdout, "/term/#token=in-process-owner-token\n") {
+	if !strings.Contains(got.stdout, "Open this login link to sign in as the owner (it works in any browser, as often as needed, until the token changes; keep it secret):") || !strings.Contains(got.stdout, "/term/#token=in-process-owner-token\n") {
 		t.Errorf("serve printed %q, want the login link", got.stdout)
 	}
 	saved, err := os.ReadFile(filepath.Join(state, "termhost", "token"))

@@ -30,7 +30,8 @@ type Spec struct {
 
 // Process is a child on a pty. A waiter goroutine reaps it and closes Done.
 type Process struct {
-	cmd    *exec.Cmd
+	pid    int
+	reap   func() *int // waits for the exit and returns the exit code (nil: signal or unknown)
 	master *os.File
 	rc     syscall.RawConn
 	log    *slog.Logger
@@ -41,6 +42,7 @@ type Process struct {
 
 	deadlineMu sync.Mutex // orders the waiter's wake-up against the reader's deadlines
 	exited     bool
+	paused     bool // PauseReading: the read deadline stays in the past
 
 	closeOnce sync.Once
 	closeErr  error
@@ -92,14 +94,31 @@ func Start(spec Spec) (*Process, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("start %s: %w", spec.Argv[0], err)
 	}
-	p := &Process{cmd: cmd, master: f, rc: rc, log: log, done: make(chan struct{})}
-	p.waiter.Add(1)
-	go p.wait()
+	p := &Process{pid: cmd.Process.Pid, master: f, rc: rc, log: log}
+	p.reap = func() *int {
+		waitExit(p.pid)
+		err := cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Exited() {
+			code := ws.ExitStatus()
+			return &code
+		}
+		if err != nil {
+			p.log.Debug("wait", "err", err)
+		}
+		return nil
+	}
+	p.startWaiter()
 	return p, nil
 }
 
+func (p *Process) startWaiter() {
+	p.done = make(chan struct{})
+	p.waiter.Add(1)
+	go p.wait()
+}
+
 // Pid is the process id (and session id) of the child.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+func (p *Process) Pid() int { return p.pid }
 
 // Done is closed once the child has been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
@@ -111,16 +130,7 @@ func (p *Process) ExitCode() *int { return p.exitCode }
 // wait reaps the child and wakes a blocked reader so it can drain.
 func (p *Process) wait() {
 	defer p.waiter.Done()
-	waitExit(p.cmd.Process.Pid)
-	err := p.cmd.Wait()
-	if st := p.cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Exited() {
-			code := ws.ExitStatus()
-			p.exitCode = &code
-		}
-	} else if err != nil {
-		p.log.Debug("wait", "err", err)
-	}
+	p.exitCode = p.reap()
 	p.deadlineMu.Lock()
 	p.exited = true
 	close(p.done)
@@ -139,16 +149,7 @@ func waitExit(pid int) {
 	}
 	f := os.NewFile(uintptr(fd), "pidfd")
 	defer f.Close()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return
-	}
-	_ = rc.Read(func(fd uintptr) bool {
-		// A pidfd polls readable once its process has exited.
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, 0)
-		return err != nil || n > 0
-	})
+	pollExit(f)
 }
 
 // Read reads once into buf() as soon as the master is readable. buf is
@@ -194,11 +195,35 @@ func (p *Process) Read(buf func() []byte, idle func()) (int, error) {
 func (p *Process) SetReadDeadline(choose func(exited bool) (d time.Time, set bool)) bool {
 	p.deadlineMu.Lock()
 	defer p.deadlineMu.Unlock()
-	if d, set := choose(p.exited); set {
+	if d, set := choose(p.exited); set && !p.paused {
 		_ = p.master.SetReadDeadline(d)
 	}
 	return p.exited
 }
+
+// PauseReading makes the reader's next Read fail with
+// os.ErrDeadlineExceeded, and every one after it until ResumeReading,
+// leaving unread output in the pty (a hand-over: the next reader gets it).
+func (p *Process) PauseReading() {
+	p.deadlineMu.Lock()
+	defer p.deadlineMu.Unlock()
+	p.paused = true
+	_ = p.master.SetReadDeadline(time.Now())
+	_ = p.master.SetWriteDeadline(time.Now()) // a writer parked on a full pty
+}
+
+// ResumeReading undoes PauseReading (a hand-over that failed).
+func (p *Process) ResumeReading() {
+	p.deadlineMu.Lock()
+	defer p.deadlineMu.Unlock()
+	p.paused = false
+	_ = p.master.SetReadDeadline(time.Time{})
+	_ = p.master.SetWriteDeadline(time.Time{})
+}
+
+// Control runs fn with the pty master's descriptor (to pass it to another
+// process) without switching it to blocking mode as File.Fd would.
+func (p *Process) Control(fn func(fd uintptr)) error { return p.rc.Control(fn) }
 
 // Write writes input to the pty. It fails at once after Interrupt.
 func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }
@@ -220,8 +245,12 @@ func (p *Process) Resize(cols, rows int) error {
 	return nil
 }
 
-// Signal sends sig to the child's whole session.
-func (p *Process) Signal(sig syscall.Signal) { signalSession(p.Pid(), sig) }
+// Signal sends sig to the child's whole session (never to pid 0: our own group).
+func (p *Process) Signal(sig syscall.Signal) {
+	if p.pid > 0 {
+		signalSession(p.pid, sig)
+	}
+}
 
 // Kill ends the child: SIGHUP to its session, SIGKILL after grace, then
 // SIGKILL to any job it left in its session. It returns once the child is
@@ -258,6 +287,9 @@ func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.waiter.Wait()
 		p.closed.Store(true)
+		if p.master == nil { // Finished
+			return
+		}
 		if err := p.master.Close(); err != nil {
 			p.closeErr = fmt.Errorf("close pty: %w", err)
 		}

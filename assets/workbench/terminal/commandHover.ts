@@ -9,7 +9,8 @@ import { commandStatus, type CommandRecord } from './commandTracker';
 export interface CommandHoverActions {
   copyOutput(rec: CommandRecord): void;
   copyCommand(rec: CommandRecord): void;
-  copyLink(rec: CommandRecord): void;
+  /** Absent where a link would not work for whoever it is passed to (see linksWorkForOthers). */
+  copyLink?(rec: CommandRecord): void;
 }
 
 export class CommandHover {
@@ -68,7 +69,7 @@ export class CommandHover {
         null,
         link('Copy Output', () => this.#actions.copyOutput(rec)),
         link('Copy Command', () => this.#actions.copyCommand(rec)),
-        link('Copy Link', () => this.#actions.copyLink(rec)),
+        this.#actions.copyLink ? link('Copy Link', () => this.#actions.copyLink?.(rec)) : null,
       ),
     ];
   }

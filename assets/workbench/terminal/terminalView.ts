@@ -25,6 +25,7 @@ import { WebglRenderer } from './webglBudget';
 import { TerminalSizing } from './sizing';
 import { InputGate } from './inputGate';
 import { createXterm, minimumContrast, openXterm } from './xtermSetup';
+import { linksWorkForOthers } from '../access';
 
 export interface ViewHost {
   client: AhpClient;
@@ -84,7 +85,7 @@ export class TerminalView {
     const hover = new CommandHover({
       copyOutput: (rec) => void this.copyCommandOutput(rec.commandId),
       copyCommand: (rec) => void host.copyText(rec.commandLine),
-      copyLink: (rec) => void host.copyText(host.commandLink(this, rec.commandId)),
+      copyLink: linksWorkForOthers(host.role) ? (rec) => void host.copyText(host.commandLink(this, rec.commandId)) : undefined,
     });
     this.#decorations = new DecorationAddon(host.themes, hover);
     this.#navigation = new MarkNavigation(this.term);

@@ -1,0 +1,387 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/client"
+)
+
+// upgradeServer is a "termhost serve" run from its own copy of the binary
+// (so a test can replace or break it), logging to a file; the process
+// serving may change with each upgrade.
+type upgradeServer struct {
+	exe, stateDir, log string
+	first              *exec.Cmd
+	url                string
+}
+
+func startUpgradable(t *testing.T) *upgradeServer {
+	t.Helper()
+	dir := t.TempDir()
+	s := &upgradeServer{exe: filepath.Join(dir, "termhost"), stateDir: filepath.Join(dir, "state"), log: filepath.Join(dir, "log")}
+	copyFile(t, needBinary(t), s.exe, 0o755)
+	logFile, err := os.Create(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	s.first = exec.Command(s.exe, "serve", "--listen", "127.0.0.1:0", "--shell", "/bin/bash", "--shell-integration", "off",
+		"--token", testToken, "--state-dir", s.stateDir, "--log-level", "info")
+	s.first.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + filepath.Join(dir, "xdg")}
+	// Files, not pipes: the successor inherits them and outlives the first process.
+	s.first.Stdout, s.first.Stderr = logFile, logFile
+	if err := s.first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.stop(t) })
+	re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/#token=`)
+	waitFor(t, "the login URL", func() bool {
+		m := re.FindStringSubmatch(s.logText())
+		if m != nil {
+			s.url = m[1]
+		}
+		return m != nil
+	})
+	return s
+}
+
+func (s *upgradeServer) logText() string { b, _ := os.ReadFile(s.log); return string(b) }
+
+// pid is the process serving now, from its pid file.
+func (s *upgradeServer) pid() int {
+	pid, _ := readPid(filepath.Join(s.stateDir, pidFileName))
+	return pid
+}
+
+// stop ends whichever process serves (SIGTERM: it ends its shells) and
+// reaps the first one.
+func (s *upgradeServer) stop(t *testing.T) {
+	if pid := s.pid(); pid > 0 && pid != s.first.Process.Pid {
+		waitExited(t, pid, func(fd int) { _ = unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0) })
+	}
+	_ = s.first.Process.Signal(syscall.SIGTERM)
+	_ = s.first.Wait()
+	if t.Failed() {
+		t.Logf("server log:\n%s", s.logText())
+	}
+}
+
+// waitExited runs act on a pidfd of pid and waits up to 20 s for its exit.
+func waitExited(t *testing.T, pid int, act func(pidfd int)) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return true // gone already
+	}
+	defer unix.Close(fd)
+	act(fd)
+	n, _ := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 20000)
+	return n > 0
+}
+
+func copyFile(t *testing.T, from, to string, mode os.FileMode) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// watcher is a Go client subscribed to one terminal, recording every event.
+type watcher struct {
+	c    *client.Client
+	mu   sync.Mutex
+	evs  []client.Event
+	done chan struct{}
+}
+
+func watch(t *testing.T, url, clientID string, subs ...string) *watcher {
+	t.Helper()
+	c, err := client.Dial(t.Context(), url, client.Options{Token: testToken, ClientID: clientID, InitialSubscriptions: subs})
+	if err != nil {
+		t.Fatalf("dial %s: %v", clientID, err)
+	}
+	w := &watcher{c: c, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for {
+			ev, err := c.Next(context.Background())
+			if err != nil {
+				return
+			}
+			w.mu.Lock()
+			w.evs = append(w.evs, ev)
+			w.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { _ = c.Close(); <-w.done })
+	return w
+}
+
+func (w *watcher) events() []client.Event {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]client.Event(nil), w.evs...)
+}
+
+// stream is the terminal's output as the client received it, action by
+// action, and the serverSeqs of those actions.
+func (w *watcher) stream(channel string) (string, []int64) {
+	var b strings.Builder
+	var seqs []int64
+	for _, ev := range w.events() {
+		if ev.Kind == client.EventAction && ev.Channel == channel {
+			seqs = append(seqs, ev.Envelope.ServerSeq)
+			if ev.Envelope.Action.Type == ahp.TerminalData {
+				b.WriteString(ev.Envelope.Action.Data)
+			}
+		}
+	}
+	return b.String(), seqs
+}
+
+func (w *watcher) saw(kind client.EventKind) bool {
+	for _, ev := range w.events() {
+		if ev.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// processWith is the pid of the process whose command line contains marker.
+func processWith(marker string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), marker) && pid != os.Getpid() {
+			return pid
+		}
+	}
+	return 0
+}
+
+// loopTerminal creates a terminal whose bash waits for a line of input,
+// then prints line-1 … line-n, then waits for a line of input and exits 7;
+// w subscribes to it.
+func loopTerminal(t *testing.T, w *watcher, channel, marker string, n int) {
+	t.Helper()
+	c := w.c
+	script := fmt.Sprintf("read x; for i in $(seq 1 %d); do echo line-$i; sleep 0.01; done; echo loop-done; read x; exit 7 # %s", n, marker)
+	claim := ahp.ClientClaim(c.ClientID())
+	meta := fmt.Sprintf(`{"termhost/command": ["/bin/bash", "--norc", "-c", %q]}`, script)
+	if _, err := c.Call(t.Context(), ahp.MethodCreateTerminal, ahp.CreateTerminalParams{Channel: channel, Claim: &claim, Meta: []byte(meta)}); err != nil {
+		t.Fatalf("createTerminal: %v", err)
+	}
+	if snap, err := c.Subscribe(t.Context(), channel); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	} else if st, ok := snap.State.(ahp.TerminalState); !ok || content(st) != "" {
+		t.Fatalf("snapshot %+v, want an empty terminal", snap.State)
+	}
+}
+
+// start sends the line that starts the loop.
+func (w *watcher) start(t *testing.T, channel string) {
+	t.Helper()
+	if _, err := w.c.Dispatch(t.Context(), channel, ahp.Action{Type: ahp.TerminalInput, Data: "\r"}); err != nil {
+		t.Fatalf("input: %v", err)
+	}
+}
+
+var lineRE = regexp.MustCompile(`line-(\d+)\r?\n`)
+
+// checkLines fails unless out holds line-1 … line-n exactly once each, in order.
+func checkLines(t *testing.T, who, out string, n int) {
+	t.Helper()
+	got := lineRE.FindAllStringSubmatch(out, -1)
+	for i, m := range got {
+		if m[1] != strconv.Itoa(i+1) {
+			t.Fatalf("%s: line %d is line-%s, want line-%d (a byte lost or repeated)", who, i+1, m[1], i+1)
+		}
+	}
+	if len(got) != n {
+		t.Fatalf("%s: %d lines, want %d", who, len(got), n)
+	}
+}
+
+func increasing(seqs []int64) bool {
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] <= seqs[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+func content(st ahp.TerminalState) string {
+	var b strings.Builder
+	for _, p := range st.Content {
+		b.WriteString(p.Text())
+	}
+	return b.String()
+}
+
+// TestUpgradeKeepsShells: SIGUSR2 in the middle of a loop hands the
+// terminal to a new process: same shell pid, every line exactly once and in
+// order for both subscribers (replayed, not resynced), serverSeq goes on,
+// the old process exits 0, the new one serves, takes input and reports the
+// shell's exit code.
+func TestUpgradeKeepsShells(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		trigger func(t *testing.T, s *upgradeServer)
+	}{
+		{"SIGUSR2", func(t *testing.T, s *upgradeServer) {
+			if err := s.first.Process.Signal(syscall.SIGUSR2); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"termhost upgrade", func(t *testing.T, s *upgradeServer) {
+			out, err := exec.Command(s.exe, "upgrade", "--state-dir", s.stateDir).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "took over") {
+				t.Fatalf("termhost upgrade: %v, output %q, want \"… took over …\"", err, out)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { upgradeKeepsShells(t, tc.trigger) })
+	}
+}
+
+func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServer)) {
+	const n = 400
+	s := startUpgradable(t)
+	channel := ahp.TerminalURI("loop")
+	a := watch(t, s.url, "upgrade-a")
+	loopTerminal(t, a, channel, "upgrade-marker-1", n)
+	b := watch(t, s.url, "upgrade-b", channel)
+	a.start(t, channel)
+	waitFor(t, "line-50", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "line-50\r\n") })
+	shell := processWith("upgrade-marker-1")
+	if shell == 0 {
+		t.Fatal("no shell process found")
+	}
+	_, before := a.stream(channel)
+	oldPid := s.first.Process.Pid
+
+	trigger(t, s)
+	if err := s.first.Wait(); err != nil {
+		t.Fatalf("old process: %v, want exit 0", err)
+	}
+	if p := s.pid(); p == oldPid || p == 0 {
+		t.Fatalf("pid file names %d, want the successor (old %d)", p, oldPid)
+	}
+	if got := processWith("upgrade-marker-1"); got != shell {
+		t.Fatalf("shell pid after the upgrade = %d, want %d", got, shell)
+	}
+	for _, w := range []*watcher{a, b} {
+		waitFor(t, "loop-done on "+w.c.ClientID(), func() bool { out, _ := w.stream(channel); return strings.Contains(out, "loop-done") })
+	}
+	var sums [2][32]byte
+	for i, w := range []*watcher{a, b} {
+		out, seqs := w.stream(channel)
+		checkLines(t, w.c.ClientID(), out, n)
+		if !increasing(seqs) || seqs[len(seqs)-1] <= before[len(before)-1] {
+			t.Fatalf("%s: serverSeqs not increasing across the upgrade: %v", w.c.ClientID(), seqs)
+		}
+		if !w.saw(client.EventDisconnected) || !w.saw(client.EventReconnected) || w.saw(client.EventResync) {
+			t.Fatalf("%s: want a disconnect and a reconnect with replay (no resync)", w.c.ClientID())
+		}
+		st, _ := w.c.Terminal(channel)
+		if got := content(st); got != out {
+			t.Fatalf("%s: mirror content (%d bytes) differs from the stream (%d bytes)", w.c.ClientID(), len(got), len(out))
+		}
+		sums[i] = sha256.Sum256([]byte(out))
+	}
+	if sums[0] != sums[1] {
+		t.Fatal("the two subscribers' streams differ")
+	}
+	// The new process drives the shell and learns its exit code.
+	if _, err := a.c.Dispatch(t.Context(), channel, ahp.Action{Type: ahp.TerminalInput, Data: "\r"}); err != nil {
+		t.Fatalf("input after the upgrade: %v", err)
+	}
+	waitFor(t, "the exit", func() bool {
+		st, _ := a.c.Terminal(channel)
+		return st.Lifecycle.Exited()
+	})
+	st, _ := a.c.Terminal(channel)
+	if code := st.Lifecycle.ExitCode; code == nil || *code != 7 {
+		t.Fatalf("exit code after the upgrade = %v, want 7", code)
+	}
+}
+
+// TestUpgradeFailureKeepsServing: when the successor cannot start, or
+// starts and then fails after the terminals were paused, the old process
+// serves on with its shells, and the clients carry on.
+func TestUpgradeFailureKeepsServing(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		breakIt func(t *testing.T, exe string)
+		want    string // in the log
+	}{
+		{"binary not executable", func(t *testing.T, exe string) {
+			if err := os.Chmod(exe, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "upgrade refused"},
+		{"successor dies after hello", func(t *testing.T, exe string) {
+			// Says hello on fd 3 (an 8-byte length, then JSON), then exits.
+			script := "#!/bin/bash\nprintf '\\0\\0\\0\\0\\0\\0\\0\\x0f{\"hello\":\"bad\"}' >&3\nexit 1\n"
+			if err := os.Remove(exe); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "upgrade failed, serving on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startUpgradable(t)
+			channel := ahp.TerminalURI("loop")
+			a := watch(t, s.url, "fail-a")
+			marker := "fail-marker-" + strings.ReplaceAll(tc.name, " ", "-")
+			loopTerminal(t, a, channel, marker, 100)
+			a.start(t, channel)
+			waitFor(t, "line-20", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "line-20\r\n") })
+			shell := processWith(marker)
+			tc.breakIt(t, s.exe)
+
+			if err := s.first.Process.Signal(syscall.SIGUSR2); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, tc.want+" in the log", func() bool { return strings.Contains(s.logText(), tc.want) })
+			waitFor(t, "loop-done", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "loop-done") })
+			out, _ := a.stream(channel)
+			checkLines(t, "client", out, 100)
+			if got := processWith(marker); got != shell {
+				t.Fatalf("shell pid = %d, want %d", got, shell)
+			}
+			if p := s.pid(); p != s.first.Process.Pid {
+				t.Fatalf("pid file names %d, want the old process %d", p, s.first.Process.Pid)
+			}
+			if _, err := a.c.Dispatch(t.Context(), channel, ahp.Action{Type: ahp.TerminalInput, Data: "\r"}); err != nil {
+				t.Fatalf("input after the failed upgrade: %v", err)
+			}
+			waitFor(t, "the exit", func() bool { st, _ := a.c.Terminal(channel); return st.Lifecycle.Exited() })
+		})
+	}
+}

@@ -1,0 +1,243 @@
+package terminals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/termhost/termhost/terminals/hub"
+	"github.com/termhost/termhost/terminals/pty"
+	"github.com/termhost/termhost/terminals/shellint"
+	"golang.org/x/sys/unix"
+)
+
+// Handover is what a termhost hands to its successor besides descriptors:
+// the hub (serverSeq, states, contents, replay ring) and, per terminal, what
+// its reader and writer need to carry on.
+type Handover struct {
+	Hub       hub.State        `json:"hub"`
+	Terminals []HandedTerminal `json:"terminals"`
+	Scripts   []string         `json:"scripts"` // shell-integration script directories the shells still use
+}
+
+// HandedTerminal is one terminal of a Handover. A running one comes with
+// two descriptors, its pty master and a pidfd of its process.
+type HandedTerminal struct {
+	URI         string        `json:"uri"`
+	Running     bool          `json:"running"`
+	Pid         int           `json:"pid,omitempty"`
+	ExitCode    *int          `json:"exitCode,omitempty"`
+	Nonce       string        `json:"nonce,omitempty"`
+	Mode        shellint.Mode `json:"mode"`
+	Integrated  bool          `json:"integrated"`
+	TitlePinned bool          `json:"titlePinned"`
+	Input       [][]byte      `json:"input,omitempty"` // queued, not yet written to the pty
+}
+
+// Paused is a manager whose terminals are stopped for a hand-over: their
+// shells run on, their output waits in the ptys. Either Resume (the
+// hand-over failed) or Commit (the successor has them).
+type Paused struct {
+	m      *Manager
+	State  Handover
+	FDs    []int // per running terminal, in State order: pty master, pidfd
+	terms  []*terminal
+	pidfds []int
+}
+
+// Pause stops every terminal's reader and writer without ending its shell
+// and returns what a successor needs. Call it with no connection left (no
+// dispatch may arrive); Create is refused until Resume.
+func (m *Manager) Pause() (*Paused, error) {
+	m.mu.Lock()
+	if m.closed || m.paused {
+		m.mu.Unlock()
+		return nil, errors.New("terminals: closed or already paused")
+	}
+	m.paused = true
+	var terms []*terminal
+	for _, t := range m.terms {
+		if t.live {
+			terms = append(terms, t)
+		}
+	}
+	m.mu.Unlock()
+	m.creating.Wait()
+
+	p := &Paused{m: m, terms: terms, State: Handover{Scripts: append([]string{m.scripts}, m.adoptedScripts...)}}
+	for _, t := range terms {
+		t.pause()
+	}
+	for _, t := range terms {
+		h, err := p.hand(t)
+		if err != nil {
+			p.Resume()
+			return nil, err
+		}
+		p.State.Terminals = append(p.State.Terminals, h)
+	}
+	p.State.Hub = m.hub.Export() // after the readers' last flush
+	return p, nil
+}
+
+// pause stops the reader (at once, leaving unread output in the pty) and
+// the writer, and waits for both.
+func (t *terminal) pause() {
+	t.detaching.Store(true)
+	t.cancel()
+	t.proc.PauseReading()
+	t.wg.Wait()
+}
+
+// hand describes a paused terminal and collects its descriptors.
+func (p *Paused) hand(t *terminal) (HandedTerminal, error) {
+	h := HandedTerminal{URI: t.uri, Nonce: t.nonce, Mode: t.sh.Mode(), Integrated: t.integrated,
+		TitlePinned: t.titlePinned.Load(), Input: t.takeInput()}
+	if !t.detached { // its reader finished: exited, pty released
+		h.ExitCode = t.proc.ExitCode()
+		return h, nil
+	}
+	pidfd, err := unix.PidfdOpen(t.proc.Pid(), 0)
+	if err != nil {
+		return h, fmt.Errorf("pidfd of %s: %w", t.uri, err)
+	}
+	p.pidfds = append(p.pidfds, pidfd)
+	var master int
+	if err := t.proc.Control(func(fd uintptr) { master = int(fd) }); err != nil {
+		return h, fmt.Errorf("pty of %s: %w", t.uri, err)
+	}
+	h.Running, h.Pid = true, t.proc.Pid()
+	p.FDs = append(p.FDs, master, pidfd)
+	return h, nil
+}
+
+// takeInput empties the input queue of a stopped writer.
+func (t *terminal) takeInput() [][]byte {
+	var out [][]byte
+	for {
+		select {
+		case b := <-t.input:
+			t.queued.Add(-int64(len(b)))
+			out = append(out, b)
+		default:
+			return out
+		}
+	}
+}
+
+// Resume restarts the paused terminals: the hand-over failed, this
+// process keeps them.
+func (p *Paused) Resume() {
+	p.closePidfds()
+	handed := map[string][][]byte{}
+	for _, h := range p.State.Terminals {
+		handed[h.URI] = h.Input
+	}
+	for _, t := range p.terms {
+		if !t.detached {
+			continue // exited while pausing: released, state only
+		}
+		input := append(handed[t.uri], t.takeInput()...)
+		t.detaching.Store(false)
+		t.detached = false
+		t.proc.ResumeReading()
+		t.run(t.proc)
+		for _, b := range input {
+			t.input <- b // fits: it came from this channel
+			t.queued.Add(int64(len(b)))
+		}
+	}
+	p.m.mu.Lock()
+	p.m.paused = false
+	p.m.mu.Unlock()
+}
+
+// Commit forgets the terminals without ending their shells: the successor
+// has them. The manager is closed; Close only waits.
+func (p *Paused) Commit() {
+	p.closePidfds()
+	m := p.m
+	m.mu.Lock()
+	m.closed = true
+	clear(m.terms)
+	m.scripts, m.adoptedScripts = "", nil // the successor removes them
+	m.mu.Unlock()
+}
+
+// Abandon stops every terminal and forgets it without ending its shell:
+// a successor that could not take over leaves them to its predecessor.
+func (m *Manager) Abandon() {
+	if p, err := m.Pause(); err == nil {
+		p.Commit()
+	}
+}
+
+func (p *Paused) closePidfds() {
+	for _, fd := range p.pidfds {
+		_ = unix.Close(fd)
+	}
+	p.pidfds = nil
+}
+
+// Adopt takes over the terminals of a predecessor's Handover, with the
+// descriptors it passed (fds: per running terminal, pty master then pidfd).
+// Call it on a new manager, before serving. On error the caller closes
+// the descriptors not yet adopted, as told by the count returned.
+func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.terms) != 0 {
+		return 0, errors.New("terminals: adopt into a manager in use")
+	}
+	if err := m.hub.Restore(h.Hub, m.cfg.Scrollback); err != nil {
+		return 0, err
+	}
+	m.adoptedScripts = h.Scripts
+	for _, ht := range h.Terminals {
+		t := &terminal{m: m, uri: ht.URI, log: m.log.With("terminal", ht.URI), nonce: ht.Nonce, integrated: ht.Integrated,
+			live: true, started: make(chan struct{}), ready: make(chan struct{})}
+		t.sh = shellint.NewProcessor(shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock})
+		t.titlePinned.Store(ht.TitlePinned)
+		close(t.started)
+		close(t.ready) // the shell prompted long ago
+		if !ht.Running {
+			t.finished(ht.ExitCode)
+			m.terms[ht.URI] = t
+			continue
+		}
+		if len(fds) < adopted+2 {
+			return adopted, fmt.Errorf("terminals: adopt %s: descriptors missing", ht.URI)
+		}
+		proc, err := pty.Adopt(fds[adopted], fds[adopted+1], ht.Pid, t.log)
+		if err != nil {
+			return adopted, fmt.Errorf("terminals: adopt %s: %w", ht.URI, err)
+		}
+		adopted += 2
+		t.run(proc)
+		for _, b := range ht.Input {
+			t.enqueueInput(string(b), 1<<30)
+		}
+		m.terms[ht.URI] = t
+		m.log.Info("terminal adopted", "terminal", ht.URI, "pid", ht.Pid)
+	}
+	return adopted, nil
+}
+
+// finished makes t a terminal whose process exited before a hand-over:
+// state only, nothing runs.
+func (t *terminal) finished(code *int) {
+	t.proc = pty.Finished(code)
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	t.input = make(chan []byte)
+	t.writerDone = make(chan struct{})
+	close(t.writerDone)
+}
+
+// removeAdoptedScripts removes a predecessor's shell-integration scripts
+// once no shell of it is left (at Close).
+func (m *Manager) removeAdoptedScripts() {
+	for _, dir := range m.adoptedScripts {
+		_ = os.RemoveAll(dir)
+	}
+}

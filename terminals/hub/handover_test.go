@@ -1,0 +1,71 @@
+package hub
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// TestExportRestore (issue 13 point 3): a hub restored from another's
+// exported state, through JSON as a hand-over sends it, continues its
+// serverSeq, has the same snapshots and replays what a client missed
+// before the hand-over; the ring's evictions stay known (a snapshot, not a
+// replay with a hole).
+func TestExportRestore(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		replay   int
+		wantKind RecoveryKind
+	}{
+		{"ring holds the missed actions", 1 << 20, Replayed},
+		{"ring evicted some", 2048, Snapshots},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := newHub(t, tc.replay, term1, term2)
+			last := old.Seq()
+			for i := range 30 {
+				old.Publish(term1, data(strings.Repeat("x", 90)+string(rune('a'+i%26))))
+			}
+			old.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "two"})
+			b, err := json.Marshal(old.Export())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st State
+			if err := json.Unmarshal(b, &st); err != nil {
+				t.Fatal(err)
+			}
+			h := New(tc.replay)
+			if err := h.Restore(st, 1<<20); err != nil {
+				t.Fatalf("Restore: %v", err)
+			}
+			if got, want := h.Seq(), old.Seq(); got != want {
+				t.Fatalf("Seq = %d, want %d", got, want)
+			}
+			if got, want := h.Terminals(), old.Terminals(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("catalogue = %+v, want %+v", got, want)
+			}
+			for _, uri := range []string{term1, term2} {
+				got, _ := h.Subscribe(newSub("a"), uri)
+				want, _ := old.Subscribe(newSub("a"), uri)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s snapshot = %+v, want %+v", uri, got, want)
+				}
+			}
+			rec := h.Reconnect(newSub("me"), ahp.ReconnectParams{LastSeenServerSeq: &last, Subscriptions: []string{term1, term2}})
+			if rec.Kind != tc.wantKind {
+				t.Fatalf("Reconnect = %v, want %v", rec.Kind, tc.wantKind)
+			}
+			if rec.Kind == Replayed && len(rec.Replay.Actions) != 31 {
+				t.Fatalf("replayed %d actions, want 31", len(rec.Replay.Actions))
+			}
+			h.Publish(term1, data("next"))
+			if got := h.Seq(); got != old.Seq()+1 {
+				t.Fatalf("Seq after a publish = %d, want %d", got, old.Seq()+1)
+			}
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package pty
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Adopt takes over a process started by another termhost (a hand-over):
+// masterFD is its pty master, pidFD a pidfd of the process, opened by its
+// parent while the process was alive, so the pid cannot have been reused.
+//
+// This process is not the child's parent and cannot wait(2) for it: its
+// exit is seen by polling the pidfd, and its exit code is read from the
+// pidfd (PIDFD_INFO_EXIT, Linux 6.15 and later) or reported as unknown.
+// Whoever inherits the orphan (init, or systemd's service manager) reaps it.
+func Adopt(masterFD, pidFD, pid int, log *slog.Logger) (*Process, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	// Non-blocking before os.NewFile, so that both are in the runtime poller
+	// (reads honour deadlines; the exit is awaited without a thread).
+	for _, fd := range []int{masterFD, pidFD} {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			return nil, fmt.Errorf("adopt: non-blocking: %w", err)
+		}
+	}
+	master, pidfd := os.NewFile(uintptr(masterFD), "pty-master"), os.NewFile(uintptr(pidFD), "pidfd")
+	rc, err := master.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("adopt pty raw conn: %w", err)
+	}
+	p := &Process{pid: pid, master: master, rc: rc, log: log}
+	p.reap = func() *int {
+		defer pidfd.Close()
+		pollExit(pidfd)
+		return pidfdExitCode(pidfd)
+	}
+	p.startWaiter()
+	return p, nil
+}
+
+// Finished is a process that had already exited when it was handed over:
+// no pty, no pid, only its exit code.
+func Finished(code *int) *Process {
+	p := &Process{exitCode: code, done: make(chan struct{})}
+	p.exited = true
+	p.closed.Store(true)
+	close(p.done)
+	return p
+}
+
+// pollExit returns once the pidfd's process has exited, parked in the
+// runtime poller.
+func pollExit(pidfd *os.File) {
+	rc, err := pidfd.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Read(func(fd uintptr) bool {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		return err != nil || n > 0
+	})
+}
+
+// pidfdExitCode reads the exit code of an exited process through its pidfd,
+// nil when the kernel cannot tell (before 6.15) or it died of a signal. The
+// kernel records the code when the process is reaped, which its new parent
+// does after the exit: at once for systemd (a subreaper), within seconds
+// for some inits; the exit is reported once the code is known or after
+// reapWait.
+func pidfdExitCode(pidfd *os.File) *int {
+	rc, err := pidfd.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	deadline := time.Now().Add(reapWait)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
+		info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_EXIT}
+		var ioErr error
+		if err := rc.Control(func(fd uintptr) { ioErr = unix.IoctlPidfdInfo(int(fd), &info) }); err != nil || ioErr != nil {
+			return nil // no PIDFD_GET_INFO
+		}
+		if info.Mask&unix.PIDFD_INFO_EXIT != 0 {
+			ws := syscall.WaitStatus(info.Exit_code)
+			if !ws.Exited() {
+				return nil
+			}
+			code := ws.ExitStatus()
+			return &code
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(pause)
+	}
+}
+
+// reapWait is how long pidfdExitCode waits for the reaper.
+const reapWait = 10 * time.Second
