@@ -377,9 +377,17 @@ func runUpgrade(stateDir string, pid int, timeout time.Duration) error {
 	if n == 0 {
 		return fmt.Errorf("process %d still serves after %v: the hand-over failed or is slow, see its log", pid, timeout)
 	}
-	next, err := readPid(path)
-	if err != nil || next == pid {
-		return fmt.Errorf("process %d exited without a successor (see its log)", pid)
+	// The old process exits once the successor has committed; the successor
+	// writes its pid file just after, so give it a moment.
+	next, deadline := 0, time.Now().Add(5*time.Second)
+	for {
+		if next, err = readPid(path); err == nil && next != pid && syscall.Kill(next, 0) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d exited without a successor (see its log)", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	fmt.Printf("termhost upgraded: process %d took over from %d\n", next, pid)
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -282,20 +283,39 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	}
 	_, before := a.stream(channel)
 	oldPid := s.first.Process.Pid
+	// A viewer link made before the upgrade lives as long as its terminal.
+	res, err := a.c.Call(t.Context(), methodShareCreate, map[string]any{"channel": ahp.RootURI, "terminal": channel, "role": "viewer"})
+	if err != nil {
+		t.Fatalf("share: %v", err)
+	}
+	var link struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(res, &link); err != nil {
+		t.Fatal(err)
+	}
+	_, shareToken, _ := strings.Cut(link.URL, "#share=")
 
 	trigger(t, s)
 	if err := s.first.Wait(); err != nil {
 		t.Fatalf("old process: %v, want exit 0", err)
 	}
-	if p := s.pid(); p == oldPid || p == 0 {
-		t.Fatalf("pid file names %d, want the successor (old %d)", p, oldPid)
-	}
+	// The successor writes the pid file just after the old process exits.
+	waitFor(t, "the pid file to name the successor", func() bool { p := s.pid(); return p != oldPid && p != 0 })
 	if got := processWith("upgrade-marker-1"); got != shell {
 		t.Fatalf("shell pid after the upgrade = %d, want %d", got, shell)
 	}
 	for _, w := range []*watcher{a, b} {
 		waitFor(t, "loop-done on "+w.c.ClientID(), func() bool { out, _ := w.stream(channel); return strings.Contains(out, "loop-done") })
 	}
+	viewer, err := client.Dial(t.Context(), s.url, client.Options{Token: shareToken, ClientID: "upgrade-viewer", InitialSubscriptions: []string{channel}})
+	if err != nil {
+		t.Fatalf("the viewer link made before the upgrade no longer works: %v", err)
+	}
+	if _, ok := viewer.Terminal(channel); !ok {
+		t.Fatalf("the viewer link made before the upgrade does not show its terminal")
+	}
+	viewer.Close()
 	var sums [2][32]byte
 	for i, w := range []*watcher{a, b} {
 		out, seqs := w.stream(channel)
