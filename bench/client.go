@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/wirecount"
 )
 
 // client is a minimal AHP client for measuring: one goroutine uses it, frames
@@ -38,7 +38,7 @@ type client struct {
 // decides).
 func dial(ctx context.Context, endpoint, token, clientID string, compress bool) (*client, error) {
 	wire := new(atomic.Int64)
-	opts := &websocket.DialOptions{HTTPClient: countingClient(wire)}
+	opts := &websocket.DialOptions{HTTPClient: wirecount.Client(wire)}
 	if compress {
 		opts.CompressionMode = websocket.CompressionContextTakeover
 	}
@@ -61,30 +61,6 @@ func dial(ctx context.Context, endpoint, token, clientID string, compress bool) 
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	return c, nil
-}
-
-// countingClient is an HTTP client whose connections add the bytes they
-// read to n: what crossed the wire, compressed or not.
-func countingClient(n *atomic.Int64) *http.Client {
-	var d net.Dialer
-	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return &countingConn{Conn: c, n: n}, nil
-	}}}
-}
-
-type countingConn struct {
-	net.Conn
-	n *atomic.Int64
-}
-
-func (c *countingConn) Read(p []byte) (int, error) {
-	k, err := c.Conn.Read(p)
-	c.n.Add(int64(k))
-	return k, err
 }
 
 func (c *client) close() { _ = c.ws.Close(websocket.StatusNormalClosure, "") }

@@ -21,7 +21,7 @@ var browserMemoryMiB = flag.Int("browser-memory-mib", 64, "MiB of output TestBro
 // TestBrowserMemoryBounded: output through one terminal grows the page's JS
 // heap by far less than its volume. The mirror keeps at most the server's
 // default scrollback (1 MiB) of content; xterm.js keeps its own scrollback
-// (10 000 lines, some 30 MiB at this window's width), which a first 4 MiB
+// (10 000 lines, a few MiB at this window's width), which a first 4 MiB
 // fills before the heap is measured again. Before, the mirror kept every
 // byte (200 MB of output grew the heap by 222 MB).
 func TestBrowserMemoryBounded(t *testing.T) {

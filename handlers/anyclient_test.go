@@ -21,7 +21,7 @@ import (
 )
 
 // debugLogs sends every server log line, debug included, to buf.
-func debugLogs(buf *syncBuffer) serverOption {
+func debugLogs(buf *testserver.SyncBuffer) serverOption {
 	return func(tc *terminalsConfig, hc *handlersConfig) {
 		log := slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		tc.Logger, hc.Logger = log, log
@@ -50,7 +50,7 @@ func get(t *testing.T, url string, headers ...string) (int, string) {
 // Point 1: ?tkn= is a credential on the WebSocket upgrade only, never logged,
 // limited like any other.
 func TestQueryTokenOnUpgradeOnly(t *testing.T) {
-	var logs syncBuffer
+	var logs testserver.SyncBuffer
 	ts := newServer(t, trustLoopbackProxy, debugLogs(&logs))
 	owner := ts.dial(t)
 	owner.Initialize("1.0.0", "owner")

@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/internal/testserver"
+	"github.com/termhost/termhost/internal/wirecount"
 )
 
 // TestCompression: a client offering permessage-deflate as browsers do gets
@@ -55,7 +55,7 @@ func TestCompression(t *testing.T) {
 			}
 			var wire atomic.Int64
 			ws, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(s.URL, "http")+"/ws", &websocket.DialOptions{
-				HTTPHeader: h, HTTPClient: countingClient(&wire),
+				HTTPHeader: h, HTTPClient: wirecount.Client(&wire),
 				// What browsers offer: permessage-deflate, context takeover allowed.
 				CompressionMode: websocket.CompressionContextTakeover,
 			})
@@ -79,29 +79,6 @@ func TestCompression(t *testing.T) {
 			}
 		})
 	}
-}
-
-// countingClient dials connections that add the bytes they read to n.
-func countingClient(n *atomic.Int64) *http.Client {
-	var d net.Dialer
-	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return &countingConn{Conn: c, n: n}, nil
-	}}}
-}
-
-type countingConn struct {
-	net.Conn
-	n *atomic.Int64
-}
-
-func (c *countingConn) Read(p []byte) (int, error) {
-	k, err := c.Conn.Read(p)
-	c.n.Add(int64(k))
-	return k, err
 }
 
 // printZeros has a new terminal's shell print n zeros, decoding every frame

@@ -10,34 +10,8 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/proctest"
 )
-
-// children lists the live (non-zombie) processes whose parent is this process.
-func children(t *testing.T) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	self := strconv.Itoa(os.Getpid())
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == self {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
 
 func openFDs(t *testing.T) int {
 	entries, err := os.ReadDir("/proc/self/fd")
@@ -56,7 +30,7 @@ func TestCreateDispose100(t *testing.T) {
 	c.Initialize("1.0.0", "churn")
 	c.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 	baseFDs := openFDs(t)
-	if kids := children(t); len(kids) != 0 {
+	if kids := proctest.Children(t); len(kids) != 0 {
 		t.Fatalf("children before: %v", kids)
 	}
 	const n = 100
@@ -90,7 +64,7 @@ func TestCreateDispose100(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if kids := children(t); len(kids) != 0 {
+	if kids := proctest.Children(t); len(kids) != 0 {
 		t.Errorf("children left after dispose: %v", kids)
 	}
 	// Dispose has sent SIGKILL to every process of each session; a loaded

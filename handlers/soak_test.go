@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/proctest"
 )
 
 var soakFor = flag.Duration("soak", 0, "run TestSoak this long with 50 connections churning 200 terminals (default: a short run)")
@@ -321,7 +322,7 @@ func TestSoak(t *testing.T) {
 			t.Errorf("dispose: %v", err)
 		}
 	}
-	if kids := children(t); len(kids) != 0 {
+	if kids := proctest.Children(t); len(kids) != 0 {
 		t.Errorf("children left: %v", kids)
 	}
 	waitUntil(t, 10*time.Second, "fds back to baseline", func() bool { return openFDs(t) <= baseFDs })

@@ -1,19 +1,18 @@
 package handlers_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -405,28 +404,10 @@ func TestBinaryFrameRefused(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink shared by the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestLogsClipClientStrings (issue 10 point 22): a 100 KB clientId, method,
 // action type or channel never reaches the log whole.
 func TestLogsClipClientStrings(t *testing.T) {
-	var logs syncBuffer
+	var logs testserver.SyncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ts := newServer(t, func(tc *terminals.Config, hc *handlersConfig) { tc.Logger, hc.Logger = log, log })
 	huge := strings.Repeat("Z", 100<<10)

@@ -96,14 +96,7 @@ func TestRenamePinsTitle(t *testing.T) {
 	m := testManager(t, Config{})
 	defer m.Close()
 	uri := "ahp-terminal:/pin"
-	claim := ahp.ClientClaim("me")
-	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
-		t.Fatal(err)
-	}
-	rec := newRecorder("me")
-	if _, err := m.Subscribe(rec, uri); err != nil {
-		t.Fatal(err)
-	}
+	rec := claimedTerminal(t, m, uri)
 	m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "pinned"}, Policy{})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()

@@ -65,13 +65,7 @@ func TestExitReleasesPty(t *testing.T) {
 			goroutinesBefore := goleak.IgnoreCurrent()
 
 			uri := "ahp-terminal:/exits"
-			if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
-				t.Fatal(err)
-			}
-			rec := newRecorder("me")
-			if _, err := m.Subscribe(rec, uri); err != nil {
-				t.Fatal(err)
-			}
+			rec := claimedTerminal(t, m, uri)
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			if err := rec.waitFor(ctx, "$ "); err != nil {

@@ -16,14 +16,7 @@ import (
 // subscribed to it that has seen its first prompt.
 func promptTerminal(ctx context.Context, t *testing.T, m *Manager, uri string) *recorder {
 	t.Helper()
-	claim := ahp.ClientClaim("me")
-	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
-		t.Fatal(err)
-	}
-	rec := newRecorder("me")
-	if _, err := m.Subscribe(rec, uri); err != nil {
-		t.Fatal(err)
-	}
+	rec := claimedTerminal(t, m, uri)
 	if err := rec.waitFor(ctx, "$ "); err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/proctest"
 	"github.com/termhost/termhost/terminals/hub"
 )
 
@@ -25,6 +25,21 @@ type recorder struct {
 
 func newRecorder(clientID string) *recorder {
 	return &recorder{clientID: clientID, changed: make(chan struct{}, 1)}
+}
+
+// claimedTerminal creates a terminal claimed by client "me" and returns a
+// recorder for "me" subscribed to it.
+func claimedTerminal(t *testing.T, m *Manager, uri string) *recorder {
+	t.Helper()
+	claim := ahp.ClientClaim("me")
+	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder("me")
+	if _, err := m.Subscribe(rec, uri); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
 
 func (r *recorder) Shape() ahp.Shape { return ahp.Current }
@@ -89,14 +104,7 @@ func input(_ *testing.T, data string) ahp.Action {
 func stuckTerminal(t *testing.T, m *Manager) string {
 	t.Helper()
 	uri := "ahp-terminal:/stuck"
-	claim := ahp.ClientClaim("me")
-	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
-		t.Fatal(err)
-	}
-	rec := newRecorder("me")
-	if _, err := m.Subscribe(rec, uri); err != nil {
-		t.Fatal(err)
-	}
+	rec := claimedTerminal(t, m, uri)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, input(t, "stty -icanon -echo; echo NOT''READING; sleep 600\r"), Policy{})
@@ -158,7 +166,7 @@ func TestCloseRacingCreate(t *testing.T) {
 		}
 		m.Close()
 		err := <-created
-		if kids := liveChildren(t); len(kids) > 0 {
+		if kids := proctest.LiveChildren(t); len(kids) > 0 {
 			for _, pid := range kids {
 				if p, ferr := os.FindProcess(pid); ferr == nil {
 					_ = p.Kill()
@@ -177,33 +185,6 @@ func (m *Manager) reserved(uri string) bool {
 	return m.terms[uri] != nil
 }
 
-// liveChildren lists this process's children that have not exited.
-func liveChildren(t *testing.T) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	self := os.Getpid()
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(self) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // TestProgramTitleBounded (issue 10 point 18): a title a program sets with an
 // OSC sequence stays within ahp.MaxTitle like a client's rename (the
 // shell-integration processor keeps at most 256 characters).
@@ -211,14 +192,7 @@ func TestProgramTitleBounded(t *testing.T) {
 	m := testManager(t, Config{})
 	defer m.Close()
 	uri := "ahp-terminal:/title"
-	claim := ahp.ClientClaim("me")
-	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
-		t.Fatal(err)
-	}
-	rec := newRecorder("me")
-	if _, err := m.Subscribe(rec, uri); err != nil {
-		t.Fatal(err)
-	}
+	rec := claimedTerminal(t, m, uri)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	// 2000 "é" (4000 bytes, under the scanner's 4096-byte title cap) in an

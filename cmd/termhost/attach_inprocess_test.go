@@ -13,13 +13,14 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // attachRun is "termhost attach" running in this process with stdin from a
 // pipe the test types into.
 type attachRun struct {
 	keys           *os.File
-	stdout, stderr *syncBuffer
+	stdout, stderr *testserver.SyncBuffer
 	code           chan int
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // ptyRun is the termhost binary running with a pty as its controlling
@@ -25,7 +26,7 @@ type ptyRun struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	pty  *os.File
-	out  syncBuffer
+	out  testserver.SyncBuffer
 	done chan struct{} // the output reader has finished
 	code int
 	wait sync.Once

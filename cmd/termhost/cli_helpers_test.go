@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -116,34 +114,16 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testApp runs subcommands in process with the given environment, stdin
 // from /dev/null, and captured stdout and stderr.
-func testApp(t *testing.T, env map[string]string) (*app, *syncBuffer, *syncBuffer) {
+func testApp(t *testing.T, env map[string]string) (*app, *testserver.SyncBuffer, *testserver.SyncBuffer) {
 	t.Helper()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = null.Close() })
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &testserver.SyncBuffer{}, &testserver.SyncBuffer{}
 	if env == nil {
 		env = map[string]string{}
 	}

@@ -87,7 +87,7 @@ func TestRunStreamsOutputAndExitCode(t *testing.T) {
 
 func TestRunRequest(t *testing.T) {
 	dir := t.TempDir()
-	p, err := createParams("ahp-terminal:/x", "me", "build", dir, []string{"sh", "-c", "echo 'a b' \"$HOME\""}, &syncBuffer{})
+	p, err := createParams("ahp-terminal:/x", "me", "build", dir, []string{"sh", "-c", "echo 'a b' \"$HOME\""}, &testserver.SyncBuffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +141,11 @@ func newGate(t *testing.T) (file, script string, open func()) {
 
 // runBinary starts the built termhost with stdin from /dev/null and stdout
 // in a buffer the test can watch.
-func runBinary(t *testing.T, ts *testServer, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+func runBinary(t *testing.T, ts *testServer, args ...string) (*exec.Cmd, *testserver.SyncBuffer, *testserver.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(needBinary(t), args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERMHOST_SERVER=" + ts.URL, "TERMHOST_TOKEN=" + testToken}
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &testserver.SyncBuffer{}, &testserver.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,20 @@ describe('CommandTracker', () => {
     assert.equal(t.finished({ type: 'terminal/commandFinished', commandId: 'nope' }), undefined, 'finished(unknown id)');
   });
 
+  test('remembers at most its limit, dropping the oldest with their decorations', () => {
+    const t = new CommandTracker(10);
+    const disposed: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const rec = t.executed({ type: 'terminal/commandExecuted', commandId: `c${i}`, commandLine: `echo ${i}`, timestamp: i });
+      rec.decoration = { dispose: () => disposed.push(rec.commandId) } as unknown as NonNullable<typeof rec.decoration>;
+      assert.ok(t.records.length <= 10, `${t.records.length} records after ${i + 1} commands`);
+    }
+    assert.equal(t.last?.commandId, 'c24');
+    assert.ok(t.find('c24') && !t.find('c0'), 'newest kept, oldest dropped');
+    assert.deepEqual(disposed, Array.from({ length: 25 - t.records.length }, (_, i) => `c${i}`), 'dropped records disposed, oldest first');
+    assert.equal(t.finished({ type: 'terminal/commandFinished', commandId: 'c24', exitCode: 0 })?.isComplete, true);
+  });
+
   test('lastWithOutput prefers the last finished command', () => {
     const t = new CommandTracker();
     t.executed({ type: 'terminal/commandExecuted', commandId: 'a', commandLine: 'ls', timestamp: 1 });

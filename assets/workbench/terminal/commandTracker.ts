@@ -51,9 +51,32 @@ export function describeCommand(c: CommandRecord): string {
   return `${c.commandLine} — ${what}${c.durationMs !== undefined ? `, ${formatDuration(c.durationMs)}` : ''}`;
 }
 
+/**
+ * How many commands a terminal remembers. The mirror keeps a bounded
+ * scrollback (assets/ahp/content.ts); a shell looping over quick commands
+ * for hours must not grow this list without end either. The oldest records
+ * go first, with their gutter decorations.
+ */
+export const maxCommandRecords = 5000;
+
 export class CommandTracker {
   /** In order of execution. */
   records: CommandRecord[] = [];
+
+  constructor(readonly limit = maxCommandRecords) {}
+
+  #add(rec: CommandRecord): CommandRecord {
+    this.records.push(rec);
+    if (this.records.length > this.limit) {
+      // Drop a slice at once so the splice is paid rarely, not per command.
+      const drop = this.records.splice(0, this.records.length - Math.floor(this.limit * 0.9));
+      for (const old of drop) {
+        old.decoration?.dispose();
+        old.marker?.dispose();
+      }
+    }
+    return rec;
+  }
 
   /** Starts over from a snapshot's command part (call in content order). */
   fromPart(p: TerminalCommandPart): CommandRecord {
@@ -65,14 +88,12 @@ export class CommandTracker {
       exitCode: p.exitCode,
       durationMs: p.durationMs,
     };
-    this.records.push(rec);
-    return rec;
+    return this.#add(rec);
   }
 
   executed(a: TerminalCommandExecuted): CommandRecord {
     const rec: CommandRecord = { commandId: a.commandId, commandLine: a.commandLine, timestamp: a.timestamp, isComplete: false };
-    this.records.push(rec);
-    return rec;
+    return this.#add(rec);
   }
 
   /** The finished command's record, or undefined if it is not known here. */
@@ -89,8 +110,10 @@ export class CommandTracker {
     this.records = [];
   }
 
+  /** Newest first: a finishing command is almost always the last one. */
   find(commandId: string): CommandRecord | undefined {
-    return this.records.find((c) => c.commandId === commandId);
+    for (let i = this.records.length - 1; i >= 0; i--) if (this.records[i]!.commandId === commandId) return this.records[i];
+    return undefined;
   }
 
   get last(): CommandRecord | undefined {
