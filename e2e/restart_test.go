@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -87,4 +89,66 @@ func TestRestartKeepsTabSignedIn(t *testing.T) {
 	id2 := p.newTerminal()
 	p.typeKeys(id2, "echo after-restart"+kb.Enter)
 	p.waitLine(id2, "after-restart", 10*time.Second)
+}
+
+// restartKeepingTerminals restarts the HTTP side only, as an upgrade does
+// (the shells and their state survive, the WebSockets close), with the same
+// state directory behind the same proxy address.
+func (e *env) restartKeepingTerminals(configure func(*handlers.Config)) {
+	e.t.Helper()
+	e.proxy.Refuse()
+	e.srv.Close()
+	e.backend.CloseClientConnections()
+	e.backend.Close()
+	cfg := handlers.Config{Manager: e.m, Logger: testserver.Logger(e.t), Version: "e2e", TestHooks: true, NoAuth: true}
+	configure(&cfg)
+	srv, err := handlers.New(cfg)
+	if err != nil {
+		e.t.Fatalf("restart: %v", err)
+	}
+	backend := httptest.NewServer(srv)
+	e.t.Cleanup(func() { srv.Close(); backend.Close() })
+	e.srv, e.backend = srv, backend
+	e.proxy.Retarget(backend.Listener.Addr().String())
+	e.proxy.Accept()
+}
+
+// Issue 13 point 2: share links live as long as their terminal. A viewer link
+// made before a restart that kept its terminal (an upgrade) opens the same
+// terminal afterwards, in a browser that never used it before, and an open
+// owner tab stays signed in.
+func TestShareLinkSurvivesRestartWithItsTerminal(t *testing.T) {
+	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	stateDir := filepath.Join(t.TempDir(), "state")
+	configure := func(c *handlers.Config) {
+		c.NoAuth, c.OwnerToken, c.StateDir = false, token, stateDir
+	}
+	e := newEnvWith(t, configure)
+	e.token = token
+	owner := e.newPage("owner")
+	owner.login()
+	id := owner.newTerminal()
+	owner.typeKeys(id, "echo kept-$((20+22))"+kb.Enter)
+	owner.waitLine(id, "kept-42", 10*time.Second)
+
+	cli := e.cliClient("e2e-cli-share")
+	var sh struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(cli.MustCall("x-share/create", map[string]any{"channel": "ahp-root://", "terminal": "ahp-terminal:/" + id, "role": "viewer", "ttlSeconds": 3600}), &sh); err != nil {
+		t.Fatal(err)
+	}
+	viewerURL := strings.Replace(sh.URL, e.backend.URL, e.URL, 1)
+
+	e.restartKeepingTerminals(configure)
+
+	viewer := e.openShare("viewer", viewerURL, "viewer", id, "dark")
+	viewer.waitLoaded(id)
+	viewer.waitLine(id, "kept-42", 10*time.Second)
+	owner.waitOnline()
+	if owner.evalString(`document.getElementById('workbench') ? 'workbench' : 'login'`) != "workbench" {
+		t.Errorf("the owner tab is signed out after a restart that kept its terminals")
+	}
+	owner.typeKeys(id, "echo after-$((40+2))"+kb.Enter)
+	viewer.waitLine(id, "after-42", 10*time.Second)
 }
