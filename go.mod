@@ -21,6 +21,8 @@ require (
 	golang.org/x/time v0.16.0
 )
 
+require github.com/coreos/go-systemd/v22 v22.7.0
+
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/a-h/parse v0.0.42 // indirect

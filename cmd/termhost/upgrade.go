@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreos/go-systemd/v22/daemon"
 	"golang.org/x/sys/unix"
 
 	"github.com/termhost/termhost/handlers"
@@ -266,20 +267,8 @@ func (p *predecessor) reportReady() error {
 // the service's main process (after a hand-over it is a new one). Without
 // $NOTIFY_SOCKET it does nothing.
 func notifySystemd(log *slog.Logger) {
-	addr := os.Getenv("NOTIFY_SOCKET")
-	if addr == "" {
-		return
-	}
-	if strings.HasPrefix(addr, "@") {
-		addr = "\x00" + addr[1:] // abstract namespace
-	}
-	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: addr, Net: "unixgram"})
-	if err != nil {
-		log.Warn("systemd notify", "err", err)
-		return
-	}
-	defer c.Close()
-	if _, err := fmt.Fprintf(c, "READY=1\nMAINPID=%d\n", os.Getpid()); err != nil {
+	// MAINPID tells systemd which process it now supervises after a hand-over.
+	if _, err := daemon.SdNotify(false, fmt.Sprintf("%s\nMAINPID=%d", daemon.SdNotifyReady, os.Getpid())); err != nil {
 		log.Warn("systemd notify", "err", err)
 	}
 }
