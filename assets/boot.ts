@@ -21,6 +21,7 @@ function readConfig(): AppConfig {
     role: parseRole(raw.role),
     serverUser: raw.serverUser ?? '',
     serverHost: raw.serverHost ?? '',
+    scrollback: raw.scrollback ?? 0,
   };
 }
 
@@ -57,6 +58,7 @@ export function boot(started?: (wb: Workbench) => void, timings?: ClientTimings)
       clientId: tabClientId(config),
       freshClientId: () => tabClientId(config, true),
       clientInfo: { name: 'termhost-web', version: config.version || undefined },
+      ...(config.scrollback > 0 ? { contentBudget: config.scrollback } : {}),
       ...timings,
     });
     // The browser knows first when the network goes: check the link now

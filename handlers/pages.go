@@ -87,6 +87,7 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.Role = who.role
+	page.Scrollback = s.m.Config().Scrollback
 	if who.role == RoleOwner { // for the Share dialog's warning about driver links
 		page.ServerUser, page.ServerHost = shellAccount()
 	}

@@ -22,6 +22,9 @@ type Page struct {
 	// owner pages only ("" shows "the server's user").
 	ServerUser string
 	ServerHost string
+	// Scrollback is the server's content budget per terminal in bytes; the
+	// browser keeps no more than that in its mirror (0: its default).
+	Scrollback int
 	// TestHooks loads the test build of the app (app-test.js, which has the
 	// window.__termhost hook) instead of app.js. Only the e2e tests set it.
 	TestHooks bool
@@ -36,11 +39,12 @@ type Config struct {
 	Role       string `json:"role"`
 	ServerUser string `json:"serverUser,omitempty"`
 	ServerHost string `json:"serverHost,omitempty"`
+	Scrollback int    `json:"scrollback,omitempty"`
 }
 
 func (p Page) config() Config {
 	return Config{BasePath: p.base(), TerminalID: p.TerminalID, Version: p.Version, Role: p.Role,
-		ServerUser: p.ServerUser, ServerHost: p.ServerHost}
+		ServerUser: p.ServerUser, ServerHost: p.ServerHost, Scrollback: p.Scrollback}
 }
 
 // appBundle is the app's script: the test build only with TestHooks.

@@ -387,6 +387,37 @@ describe('AhpClient', () => {
     assert.equal(fresh, 1, 'asked for exactly one fresh id');
   });
 
+  test('contentBudget bounds what a terminal mirror keeps', async () => {
+    const timers = new FakeTimers();
+    const sockets: FakeSocket[] = [];
+    const c = new AhpClient({
+      url: 'ws://x/ws',
+      clientId: 'me',
+      contentBudget: 4096,
+      timers,
+      random: () => 0.5,
+      createSocket: (u) => {
+        const s = new FakeSocket(u);
+        sockets.push(s);
+        return s;
+      },
+    });
+    c.connect();
+    const sock = sockets[0]!;
+    sock.open();
+    await flush();
+    sock.reply(sock.requests('initialize')[0]!.id!, { protocolVersion: '1.0.0', serverSeq: 0, snapshots: [{ resource: 'ahp-root://', state: { agents: [] }, fromSeq: 0 }] });
+    await flush();
+    const sub = c.subscribe(T);
+    await flush();
+    sock.reply(sock.requests('subscribe')[0]!.id!, { snapshot: { resource: T, state: termState('$ '), fromSeq: 0 } });
+    await sub;
+    for (let i = 1; i <= 200; i++) sock.action({ channel: T, action: { type: 'terminal/data', data: `line ${i} ${'x'.repeat(40)}\r\n` }, serverSeq: i });
+    const kept = contentText(c.confirmed<TerminalState>(T)!.content);
+    assert.ok(kept.length <= 4096, `kept ${kept.length} bytes, want ≤ 4096`);
+    assert.ok(kept.endsWith(`line 200 ${'x'.repeat(40)}\r\n`), 'the newest output is kept');
+  });
+
   test('resubscribe failure drops the channel', async () => {
     const x = await online();
     const gone: string[] = [];

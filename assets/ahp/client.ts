@@ -14,6 +14,7 @@
 
 import { backoffDelay, defaultBackoff, type BackoffOptions } from './backoff';
 import { ChannelMirror, type PendingAction } from './mirror';
+import { DEFAULT_CONTENT_BUDGET } from './content';
 import {
   PROTOCOL_VERSIONS,
   ROOT_CHANNEL,
@@ -76,6 +77,8 @@ export interface ClientOptions {
   /** A socket not online (opened and handshaken) within this is dropped and retried. */
   openTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Bytes of content each terminal mirror keeps (the server's --scrollback); default 1 MiB. */
+  contentBudget?: number;
 }
 
 /** The timings a page (or a test) may tune. */
@@ -206,6 +209,7 @@ export class AhpClient {
       pingTimeoutMs: 5_000,
       openTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
+      contentBudget: DEFAULT_CONTENT_BUDGET,
       ...o,
     };
     this.#wanted.add(ROOT_CHANNEL);
@@ -688,7 +692,7 @@ export class AhpClient {
     let m = this.#mirrors.get(s.resource);
     if (m) m.reset(s.state, s.fromSeq);
     else {
-      m = new ChannelMirror(s.resource, s.state, s.fromSeq);
+      m = new ChannelMirror(s.resource, s.state, s.fromSeq, this.#o.contentBudget);
       this.#mirrors.set(s.resource, m);
     }
     this.#wanted.add(s.resource);

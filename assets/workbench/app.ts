@@ -39,6 +39,8 @@ export interface AppConfig {
   /** The Unix account and host the shells run as (owner pages only; "" if unknown). */
   serverUser: string;
   serverHost: string;
+  /** The server's content budget per terminal, in bytes (0: the client default). */
+  scrollback: number;
 }
 
 export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarget {
