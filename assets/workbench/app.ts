@@ -2,9 +2,13 @@
 // bar, activity bar, status bar, banners, commands and palette), wires the
 // AHP client's events to them and to the terminal views, and answers the
 // views', editor's and side bar's questions. The parts do the work.
+//
+// (Over 400 lines on purpose: it is the one place where the ~25 parts meet —
+// each wiring is a few lines, and spreading them over files would hide who
+// talks to whom.)
 
 import type { AhpClient, ConnectionState, StateDetail } from '../ahp/client';
-import { ROOT_CHANNEL, isTerminalAction, terminalUri, type RootState, type TerminalInfo, type TerminalState } from '../ahp/types';
+import { ROOT_CHANNEL, hasExited, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { Themes } from './theme';
 import type { TerminalView, ViewHost } from './terminal/terminalView';
@@ -15,6 +19,7 @@ import { Sidebar, type SidebarHost } from './sidebar';
 import { QuickInput, Notifications, type Notify } from './quickinput';
 import { BuildIndicator, BackgroundNotifier } from './buildstatus';
 import { formatDuration } from './format';
+import { numberDuplicates, terminalName, type NameFacts } from './terminalNames';
 import { serverRestarted, type Role } from './access';
 import { TerminalOps, catalogueTitle } from './terminalOps';
 import { RejectionNotice } from './rejectionNotice';
@@ -54,6 +59,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   #views: TerminalViews;
   #catalogue: TerminalInfo[] = [];
+  /** The names the sidebar shows, to re-render it only when one changes. */
+  #shownNames = '';
   #editor: EditorArea;
   readonly sidebar: Sidebar;
   readonly sidebarLayout: SidebarLayout;
@@ -347,8 +354,37 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   #titleOfUri(uri: string): string {
+    return this.nameOf(uri);
+  }
+
+  /** A terminal's name in the sidebar, tabs and messages (terminalNames.ts). */
+  nameOf(uri: string): string {
+    return this.#names().get(uri) ?? catalogueTitle(this.#catalogue, uri);
+  }
+
+  /** Every terminal's name, in catalogue order so "bash (2)" stays the same terminal. */
+  #names(): Map<string, string> {
+    const uris = this.#catalogue.map((t) => t.resource);
+    for (const v of this.#views.all()) if (!uris.includes(v.uri)) uris.push(v.uri);
+    const names = numberDuplicates(uris.map((uri) => terminalName(this.#nameFacts(uri))));
+    return new Map(uris.map((uri, i) => [uri, names[i]!]));
+  }
+
+  #nameFacts(uri: string): NameFacts {
+    const title = this.#knownTitle(uri) ?? '';
     const v = this.#views.get(uri);
-    return v ? this.titleOf(v) : catalogueTitle(this.#catalogue, uri);
+    const st = this.client.state<TerminalState>(uri);
+    // Terminals without an open view: only the catalogue's title is known.
+    if (!v || !st) return { title, id: terminalIdOf(uri) };
+    return { title, pinned: v.titlePinned, runningCommand: hasExited(st) ? undefined : v.runningCommand, cwd: st.cwd, id: v.id };
+  }
+
+  /** Re-render the sidebar's rows when a view's state changed a name. */
+  #refreshNames(): void {
+    const now = [...this.#names().values()].join('\n');
+    if (now === this.#shownNames) return;
+    this.#shownNames = now;
+    this.sidebar.refreshSelection();
   }
 
   terminalLink(view: TerminalView): string {
@@ -390,7 +426,10 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   changed(view: TerminalView, what: 'state' | 'commands' | 'size' | 'status'): void {
     const active = view === this.activeView;
     if (what === 'commands' && active) this.sidebar.renderCommands(view);
-    if (what === 'state' || what === 'status') this.#editor.renderTabs();
+    if (what === 'state' || what === 'status') {
+      this.#editor.renderTabs();
+      this.#refreshNames();
+    }
     if (active) {
       this.statusBar.render();
       this.#updateBuild();
@@ -439,7 +478,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   titleOf(view: TerminalView): string {
-    return this.client.state<TerminalState>(view.uri)?.title || this.#catalogue.find((t) => t.resource === view.uri)?.title || view.id;
+    return this.nameOf(view.uri);
   }
 
   layoutChanged(): void {

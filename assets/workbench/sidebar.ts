@@ -20,6 +20,8 @@ export interface SidebarHost {
   copyCommandOutput(view: TerminalView, commandId: string): void;
   isOpen(uri: string): boolean;
   activeUri(): string | undefined;
+  /** The terminal's name (terminalNames.ts): automatic or renamed, duplicates numbered. */
+  nameOf(uri: string): string;
 }
 
 class Pane {
@@ -117,6 +119,7 @@ export class Sidebar {
     }
     const active = this.#host.activeUri();
     for (const t of list) {
+      const name = this.#host.nameOf(t.resource);
       const exited = hasExited(t);
       const code = exitCodeOf(t);
       const failed = exited && code !== undefined && code !== 0;
@@ -130,10 +133,10 @@ export class Sidebar {
           tabindex: 0,
           'data-terminal': terminalIdOf(t.resource),
           'aria-selected': String(t.resource === active),
-          title: `${t.title} — ${state} — controlled by ${holder}\n${t.resource}`,
+          title: `${name} — ${state} — controlled by ${holder}\n${t.resource}`,
         },
         svg(icon, `codicon row-icon ${exited ? (failed ? 'status-failure' : 'status-exited') : ''}`),
-        h('span.row-label', null, t.title || terminalIdOf(t.resource)),
+        h('span.row-label', null, name),
         h('span.row-description', null, h('span.terminal-state', { class: failed ? 'failed' : exited ? 'exited' : 'running' }, state), h('span.terminal-holder', null, ` · ${holder}`)),
         h('div.row-actions', null,
           this.#host.role === 'owner' ? action(icons.share, 'Share Terminal…', () => this.#host.share(t.resource), 'share-action') : null,
@@ -181,7 +184,7 @@ export class Sidebar {
     const shown = this.failedOnly ? all.filter((c) => commandStatus(c) === 'failure') : all;
     const failedCount = all.filter((c) => commandStatus(c) === 'failure').length;
     body.append(
-      h('div.commands-summary', null, `${view.state?.title ?? view.id} · ${all.length} command${all.length === 1 ? '' : 's'}${failedCount ? `, ${failedCount} failed` : ''}`),
+      h('div.commands-summary', null, `${this.#host.nameOf(view.uri)} · ${all.length} command${all.length === 1 ? '' : 's'}${failedCount ? `, ${failedCount} failed` : ''}`),
     );
     if (shown.length === 0) {
       body.append(h('div.welcome-view', null, h('p', null, 'No failed commands.')));

@@ -26,6 +26,7 @@ import { TerminalSizing } from './sizing';
 import { InputGate } from './inputGate';
 import { createXterm, minimumContrast, openXterm } from './xtermSetup';
 import { linksWorkForOthers } from '../access';
+import { confirmHyperlink, showFilePath } from '../linkDialog';
 
 export interface ViewHost {
   client: AhpClient;
@@ -57,6 +58,12 @@ export class TerminalView {
   renderer: 'webgl' | 'dom' = 'dom';
   /** Set once the first snapshot is on screen. */
   loaded = false;
+  /**
+   * A client renamed the terminal (a titleChanged with an origin; the server's
+   * program titles have none), so its title beats the automatic name. Not
+   * known from a snapshot: the state does not say whether its title is pinned.
+   */
+  titlePinned = false;
 
   #host: ViewHost;
   #fit = new FitAddon();
@@ -111,6 +118,12 @@ export class TerminalView {
   }
 
   /** The commands shell integration reported, in order. */
+  /** The command line of the command running now (for the terminal's name). */
+  get runningCommand(): string | undefined {
+    const last = this.tracker.last;
+    return last && !last.isComplete ? last.commandLine : undefined;
+  }
+
   get commands(): readonly CommandRecord[] {
     return this.tracker.records;
   }
@@ -134,6 +147,8 @@ export class TerminalView {
         pasteMultiline: (text) => void this.paste(text),
         isWorkbenchKey: (e) => host.isWorkbenchKey(e),
         linkClickedPlain: () => showLinkHint(host),
+        hyperlinkClicked: (target) => confirmHyperlink(target, (text) => void host.copyText(text)),
+        fileLinkClicked: (path) => showFilePath(path, (text) => void host.copyText(text)),
       }),
     );
     this.#loadWebgl();
@@ -296,6 +311,10 @@ export class TerminalView {
         this.#sizing.forgetSentSize();
         this.scheduleLayout();
         this.#renderClaimBar();
+        this.#host.changed(this, 'state');
+        return;
+      case 'terminal/titleChanged':
+        this.titlePinned = env.origin !== undefined && a.title !== '';
         this.#host.changed(this, 'state');
         return;
       case 'terminal/exited':

@@ -2,13 +2,14 @@
 // view loads, the guards on what it may answer or copy, links, the keys the
 // workbench keeps, and the multi-line paste confirmation.
 
-import { Terminal, type IDisposable, type ITerminalAddon } from '@xterm/xterm';
+import { Terminal, type IDisposable, type ILink, type ITerminalAddon } from '@xterm/xterm';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import type { Themes } from '../theme';
 import { primary } from '../dom';
 import { guardReplies } from '../replies';
 import { handleOsc52 } from '../clipboard';
+import { findFileLinks } from './fileLinks';
 
 export function createXterm(themes: Themes): Terminal {
   return new Terminal({
@@ -49,6 +50,10 @@ export interface XtermWiring {
   isWorkbenchKey(e: KeyboardEvent): boolean;
   /** A link was clicked without Ctrl/Cmd. */
   linkClickedPlain(): void;
+  /** An OSC 8 hyperlink was Ctrl/Cmd-clicked: confirm in the app before opening. */
+  hyperlinkClicked(target: string): void;
+  /** A file path (`main.go:3`) was Ctrl/Cmd-clicked. */
+  fileLinkClicked(path: string): void;
 }
 
 /** Open `t` in `box` with `addons` and the wiring; returns what to dispose with the view. */
@@ -67,6 +72,13 @@ export function openXterm(t: Terminal, box: HTMLElement, addons: ITerminalAddon[
       else w.linkClickedPlain();
     }),
   );
+  // OSC 8 hyperlinks: xterm's default handler uses window.confirm; non-http
+  // targets are let through so they can be shown and copied, never opened.
+  t.options.linkHandler = {
+    allowNonHttpProtocols: true,
+    activate: (e, target) => (primary(e) ? w.hyperlinkClicked(target) : w.linkClickedPlain()),
+  };
+  disposables.push(registerFileLinks(t, w));
   t.attachCustomKeyEventHandler((e) => !(e.type === 'keydown' && w.isWorkbenchKey(e)));
   disposables.push(t.onData(w.input), t.onBinary(w.input));
   t.textarea?.addEventListener('focus', () => w.focused());
@@ -83,4 +95,21 @@ export function openXterm(t: Terminal, box: HTMLElement, addons: ITerminalAddon[
     true,
   );
   return disposables;
+}
+
+/** Links for `path:line[:col]` in the output (fileLinks.ts). */
+function registerFileLinks(t: Terminal, w: XtermWiring): IDisposable {
+  return t.registerLinkProvider({
+    provideLinks(y, callback) {
+      // Offsets are string indexes: right for the ASCII paths compilers print,
+      // off by a cell after a wide character earlier on the line.
+      const text = t.buffer.active.getLine(y - 1)?.translateToString(true) ?? '';
+      const links: ILink[] = findFileLinks(text).map((l) => ({
+        range: { start: { x: l.start + 1, y }, end: { x: l.end, y } },
+        text: text.slice(l.start, l.end),
+        activate: (e) => (primary(e) ? w.fileLinkClicked(l.path) : w.linkClickedPlain()),
+      }));
+      callback(links.length ? links : undefined);
+    },
+  });
 }
