@@ -40,19 +40,28 @@ func (e *env) restartServer(configure func(*handlers.Config)) {
 // directory, an open tab reconnects without the sign-in page, says that
 // termhost restarted and drops the terminals of before; it is not signed
 // out, and it can open a new terminal at once.
-func TestRestartKeepsTabSignedIn(t *testing.T) {
+// restartableOwner is a server with a state directory and a signed-in owner
+// page that has printed "<marker>-42" in a new terminal; configure gives a
+// restart the same token and state directory.
+func restartableOwner(t *testing.T, marker string) (e *env, p *page, id string, configure func(*handlers.Config)) {
+	t.Helper()
 	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	stateDir := filepath.Join(t.TempDir(), "state")
-	configure := func(c *handlers.Config) {
+	configure = func(c *handlers.Config) {
 		c.NoAuth, c.OwnerToken, c.StateDir = false, token, stateDir
 	}
-	e := newEnvWith(t, configure)
+	e = newEnvWith(t, configure)
 	e.token = token
-	p := e.newPage("owner")
+	p = e.newPage("owner")
 	p.login()
-	id := p.newTerminal()
-	p.typeKeys(id, "echo before-restart"+kb.Enter)
-	p.waitLine(id, "before-restart", 10*time.Second)
+	id = p.newTerminal()
+	p.typeKeys(id, "echo "+marker+"-$((40+2))"+kb.Enter) // the output differs from the typed line
+	p.waitLine(id, marker+"-42", 10*time.Second)
+	return e, p, id, configure
+}
+
+func TestRestartKeepsTabSignedIn(t *testing.T) {
+	e, p, id, configure := restartableOwner(t, "before-restart")
 
 	e.restartServer(configure)
 	p.waitJS("the restart notice", `(document.getElementById('restart-banner')?.textContent ?? '').includes('termhost restarted — terminals from before the restart are gone')`, 30*time.Second)
@@ -118,18 +127,7 @@ func (e *env) restartKeepingTerminals(configure func(*handlers.Config)) {
 // terminal afterwards, in a browser that never used it before, and an open
 // owner tab stays signed in.
 func TestShareLinkSurvivesRestartWithItsTerminal(t *testing.T) {
-	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	stateDir := filepath.Join(t.TempDir(), "state")
-	configure := func(c *handlers.Config) {
-		c.NoAuth, c.OwnerToken, c.StateDir = false, token, stateDir
-	}
-	e := newEnvWith(t, configure)
-	e.token = token
-	owner := e.newPage("owner")
-	owner.login()
-	id := owner.newTerminal()
-	owner.typeKeys(id, "echo kept-$((20+22))"+kb.Enter)
-	owner.waitLine(id, "kept-42", 10*time.Second)
+	e, owner, id, configure := restartableOwner(t, "kept")
 
 	cli := e.cliClient("e2e-cli-share")
 	var sh struct {

@@ -4,7 +4,7 @@
 // (Over 400 lines: one scripted fake server and clock shared by every case.)
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, CloseCodes, closeAction, type ConnectionState, type SocketLike, type Timers } from './client';
+import { AhpClient, CloseCodes, closeAction, type ClientOptions, type ConnectionState, type SocketLike, type Timers } from './client';
 import { backoffDelay } from './backoff';
 import { contentText } from './reducers';
 import type { ActionEnvelope, TerminalState } from './types';
@@ -108,12 +108,13 @@ const termState = (content = ''): TerminalState => ({
   rows: 24,
 });
 
-function setup() {
+function setup(options: Partial<ClientOptions> = {}) {
   const timers = new FakeTimers();
   const sockets: FakeSocket[] = [];
   const c = new AhpClient({
     url: 'ws://x/ws',
     clientId: 'me',
+    ...options,
     timers,
     random: () => 0.5,
     createSocket: (u) => {
@@ -356,21 +357,8 @@ describe('AhpClient', () => {
   });
 
   test('a clientId the server binds to another credential is replaced once by a fresh one', async () => {
-    const timers = new FakeTimers();
-    const sockets: FakeSocket[] = [];
     let fresh = 0;
-    const c = new AhpClient({
-      url: 'ws://x/ws',
-      clientId: 'taken',
-      freshClientId: () => `fresh-${++fresh}`,
-      timers,
-      random: () => 0.5,
-      createSocket: (u) => {
-        const s = new FakeSocket(u);
-        sockets.push(s);
-        return s;
-      },
-    });
+    const { c, sockets } = setup({ clientId: 'taken', freshClientId: () => `fresh-${++fresh}` });
     c.connect();
     const sock = sockets[0]!;
     sock.open();
@@ -388,20 +376,7 @@ describe('AhpClient', () => {
   });
 
   test('contentBudget bounds what a terminal mirror keeps', async () => {
-    const timers = new FakeTimers();
-    const sockets: FakeSocket[] = [];
-    const c = new AhpClient({
-      url: 'ws://x/ws',
-      clientId: 'me',
-      contentBudget: 4096,
-      timers,
-      random: () => 0.5,
-      createSocket: (u) => {
-        const s = new FakeSocket(u);
-        sockets.push(s);
-        return s;
-      },
-    });
+    const { c, sockets } = setup({ contentBudget: 4096 });
     c.connect();
     const sock = sockets[0]!;
     sock.open();
