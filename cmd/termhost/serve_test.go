@@ -143,9 +143,9 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not exit after SIGTERM")
 	}
-	if left := append(sleepers(a), sleepers(b)...); len(left) > 0 {
-		t.Errorf("processes left after shutdown: %v", left)
-	}
+	// The shells' sessions got SIGKILL before serve exited; a loaded machine
+	// may take a moment to schedule those deaths.
+	waitFor(t, "no process left after shutdown", func() bool { return len(sleepers(a))+len(sleepers(b)) == 0 })
 }
 
 func TestServeRefusesNoAuthOffLoopback(t *testing.T) {
