@@ -28,9 +28,11 @@ check-generated: assets generate
 	  git status --short -- static/dist web; \
 	  echo "generated files are stale: run 'npm ci && npm run build && go generate ./...' and commit" >&2; exit 1; fi
 
-# Let the tools hold the line: vet, staticcheck (a pinned go tool) and a
-# tidy go.mod.
+# Let the tools hold the line: gofmt, vet, staticcheck (a pinned go tool)
+# and a tidy go.mod.
 lint:
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
+	  echo "not gofmt-ed (run gofmt -w): $$unformatted" >&2; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	$(GO) mod tidy -diff
