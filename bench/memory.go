@@ -128,8 +128,9 @@ func (rn *runner) bounded(ctx context.Context, res *Result) error {
 	}
 	b := &Bounded{Bytes: payload, StartRSS: start, Limit: start + 2*rn.o.Scrollback + TargetBoundExtraB}
 	var mu sync.Mutex
-	done := make(chan struct{})
+	done, sampled := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(sampled)
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -155,6 +156,7 @@ func (rn *runner) bounded(ctx context.Context, res *Result) error {
 	}
 	el := time.Since(t0)
 	close(done)
+	<-sampled // the sampler writes b.MaxRSS: it must be gone before b is read
 	if err != nil {
 		return err
 	}
