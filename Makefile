@@ -67,12 +67,12 @@ clean:
 	rm -f termhost
 
 # Refresh the pinned upstream AHP schemas and fixtures (internal/ahpupstream)
-# from a checkout of the data beside the repository; commit the result.
-UPSTREAM_AHP ?= ../shared/ahp
+# from a checkout of that data, named explicitly; commit the result:
+#   make refresh-upstream UPSTREAM_AHP=/path/to/ahp
 PINNED_AHP   := internal/ahpupstream
 .PHONY: refresh-upstream
 refresh-upstream:
-	@test -d $(UPSTREAM_AHP) || { echo "refresh-upstream: $(UPSTREAM_AHP) not found; nothing to refresh from" >&2; exit 1; }
+	@test -n "$(UPSTREAM_AHP)" && test -d "$(UPSTREAM_AHP)" || { echo "refresh-upstream: name the upstream data: make refresh-upstream UPSTREAM_AHP=/path/to/ahp" >&2; exit 1; }
 	rm -rf $(PINNED_AHP)/schema $(PINNED_AHP)/schema-1.x $(PINNED_AHP)/fixtures
 	mkdir -p $(PINNED_AHP)/schema $(PINNED_AHP)/schema-1.x $(PINNED_AHP)/fixtures/reducers $(PINNED_AHP)/fixtures/round-trips
 	install -m 0644 $(UPSTREAM_AHP)/schema/*.json $(PINNED_AHP)/schema/

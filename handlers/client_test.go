@@ -81,3 +81,20 @@ func decodeEnvelope(t *testing.T, params []byte) ahp.Envelope {
 	}
 	return e
 }
+
+// dialStatus tries a WebSocket upgrade with headers and says how it went:
+// "ok", "401", "429", or the error.
+func (ts *testServer) dialStatus(t *testing.T, headers ...string) string {
+	t.Helper()
+	c, err := ts.tryDial(t, headers...)
+	if err != nil {
+		for _, code := range []string{"401", "429"} {
+			if strings.Contains(err.Error(), code) {
+				return code
+			}
+		}
+		return err.Error()
+	}
+	c.Conn().CloseNow()
+	return "ok"
+}

@@ -2,7 +2,9 @@
 // it decodes pty output as UTF-8, strips the shell-integration escape
 // sequences (OSC 633, 133, 7 and 1337;CurrentDir), turns them into command,
 // cwd and title events, and injects integration scripts into bash, zsh and
-// fish. The design is ../shared/spec/shell-integration.md, sections 2–8.
+// fish. It follows the shell-integration design note (stripping, the
+// trust levels and the nonce, command detection, injection); its
+// conformance cases are replayed by this package's tests.
 package shellint
 
 import (
