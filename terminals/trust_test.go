@@ -2,6 +2,7 @@ package terminals
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -36,9 +37,19 @@ func claimedTerminal(t *testing.T, m *Manager, uri string) *recorder {
 		t.Fatal(err)
 	}
 	rec := newRecorder("me")
-	if _, err := m.Subscribe(rec, uri); err != nil {
+	snap, err := m.Subscribe(rec, uri)
+	if err != nil {
 		t.Fatal(err)
 	}
+	// What the shell printed before the subscribe (its first prompt, on a
+	// fast machine) is in the snapshot, not in a frame: record it too.
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	rec.frames = append(rec.frames, string(b))
+	rec.mu.Unlock()
 	return rec
 }
 
