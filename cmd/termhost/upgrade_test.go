@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -273,11 +274,13 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	s := startUpgradable(t)
 	channel := ahp.TerminalURI("loop")
 	a := watch(t, s.url, "upgrade-a")
-	loopTerminal(t, a, channel, "upgrade-marker-1", n)
+	// Unique per run: a shell of an earlier subtest may not be reaped yet.
+	marker := fmt.Sprintf("upgrade-marker-%d", time.Now().UnixNano())
+	loopTerminal(t, a, channel, marker, n)
 	b := watch(t, s.url, "upgrade-b", channel)
 	a.start(t, channel)
 	waitFor(t, "line-50", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "line-50\r\n") })
-	shell := processWith("upgrade-marker-1")
+	shell := processWith(marker)
 	if shell == 0 {
 		t.Fatal("no shell process found")
 	}
@@ -302,7 +305,7 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	}
 	// The successor writes the pid file just after the old process exits.
 	waitFor(t, "the pid file to name the successor", func() bool { p := s.pid(); return p != oldPid && p != 0 })
-	if got := processWith("upgrade-marker-1"); got != shell {
+	if got := processWith(marker); got != shell {
 		t.Fatalf("shell pid after the upgrade = %d, want %d", got, shell)
 	}
 	for _, w := range []*watcher{a, b} {
