@@ -13,7 +13,7 @@ import { icons } from './icons';
 import { Themes } from './theme';
 import type { TerminalView, ViewHost } from './terminal/terminalView';
 import { TerminalViews } from './terminalViews';
-import { commandStatus, type CommandRecord } from './terminal/commandTracker';
+import { commandLabel, commandStatus, type CommandRecord } from './terminal/commandTracker';
 import { EditorArea, type EditorGroup, type EditorHost } from './editor';
 import { Sidebar, type SidebarHost } from './sidebar';
 import { QuickInput, Notifications, type Notify } from './quickinput';
@@ -30,11 +30,13 @@ import { Palette } from './palette';
 import { StatusBar, type StatusSource } from './statusBar';
 import { ActivityBar } from './activityBar';
 import { SidebarLayout } from './sidebarLayout';
+import { KeyRow } from './keyRow';
 import { ConnectionBanner } from './connectionBanner';
 import { EditorLayoutStore } from './layoutStore';
 import * as clipboard from './clipboardActions';
 import { OVERLAY_CLOSED, keyboardIdle } from './dom';
 import { commandsToSkipShell, setSkipShellSetting, skipShellSetting, startupTerminal } from './settings';
+import { openSettingsEditor, type SettingId } from './settingsEditor';
 
 export interface AppConfig {
   basePath: string;
@@ -66,6 +68,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   readonly sidebarLayout: SidebarLayout;
   readonly activityBar: ActivityBar;
   readonly statusBar: StatusBar;
+  readonly keyRow: KeyRow;
   readonly notifier = new BackgroundNotifier();
   #quick = new QuickInput();
   #toasts = new Notifications();
@@ -119,7 +122,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       this.#quick,
     );
     this.sidebarLayout = new SidebarLayout(workbenchEl, byId('sidebar'), byId('sidebar-sash'), () => this.#relayoutViews());
-    this.activityBar = new ActivityBar(byId('activitybar'), this.sidebar, this.sidebarLayout, () => this.palette.showCommands('Preferences: '));
+    this.activityBar = new ActivityBar(byId('activitybar'), this.sidebar, this.sidebarLayout, () => void this.openSettings());
     registerWorkbenchActions(this.commands, this);
     this.#applySkipShell();
     this.statusBar = new StatusBar(byId('statusbar'), this.#statusSource(), {
@@ -129,6 +132,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       goToCommand: () => this.activeView && this.palette.showCommandsOf(this.activeView),
       toggleNotifications: () => void this.commands.run('notifications.toggle'),
     });
+    this.keyRow = new KeyRow(byId('statusbar'), () => this.activeView, this.role === 'viewer');
     buildWatermark(this.role, this.commands);
     this.#wireClient();
     this.commands.listen(document, () => this.#overlayOpen());
@@ -348,6 +352,10 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#ops.share(uri);
   }
 
+  openSettings(focus?: SettingId): Promise<void> {
+    return openSettingsEditor({ activeRenderer: () => this.activeView?.rendererLabel, isOwner: this.role === 'owner' }, focus);
+  }
+
   /** A terminal's name if it has one (its title, or the catalogue's). */
   #knownTitle(uri: string): string | undefined {
     return this.client.state<TerminalState>(uri)?.title || this.#catalogue.find((t) => t.resource === uri)?.title || undefined;
@@ -413,6 +421,10 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     return this.commands.isWorkbenchKey(e);
   }
 
+  typedInput(data: string): string {
+    return this.keyRow.typed(data);
+  }
+
   // ---- ViewHost ----
 
   focused(view: TerminalView): void {
@@ -440,7 +452,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   commandFinished(view: TerminalView, c: CommandRecord): void {
     const s = commandStatus(c);
     this.notifier.notify(
-      s === 'failure' ? `✗ ${c.commandLine} (exit ${c.exitCode})` : `✓ ${c.commandLine}`,
+      s === 'failure' ? `✗ ${commandLabel(c.commandLine, 80)} (exit ${c.exitCode})` : `✓ ${commandLabel(c.commandLine, 80)}`,
       `${this.titleOf(view)}${c.durationMs !== undefined ? ` · ${formatDuration(c.durationMs)}` : ''}`,
       `termhost-${view.id}`,
       () => {

@@ -32,7 +32,7 @@ interface Keybinding {
 export function parseKey(k: string): Keybinding {
   const parts = k.split('+');
   const code = parts.pop()!;
-  const map: Record<string, string> = { '`': 'Backquote', Up: 'ArrowUp', Down: 'ArrowDown', '\\': 'Backslash', F1: 'F1', PageUp: 'PageUp', PageDown: 'PageDown' };
+  const map: Record<string, string> = { '`': 'Backquote', ',': 'Comma', Up: 'ArrowUp', Down: 'ArrowDown', '\\': 'Backslash', F1: 'F1', PageUp: 'PageUp', PageDown: 'PageDown' };
   return {
     primary: parts.includes('Ctrl'),
     shift: parts.includes('Shift'),

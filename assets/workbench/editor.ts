@@ -105,6 +105,7 @@ export class EditorGroup {
         'div.tab',
         {
           role: 'tab',
+          tabindex: 0, // keyboard: Tab reaches every tab, Enter or Space shows it
           draggable: 'true',
           'aria-selected': String(v === this.active),
           title: `${title}${st.tooltip ? ' — ' + st.tooltip : ''}`,
@@ -118,6 +119,11 @@ export class EditorGroup {
       tab.addEventListener('click', () => {
         this.#area.setActiveGroup(this);
         this.activate(v);
+      });
+      tab.addEventListener('keydown', (e) => {
+        if (e.target !== tab || (e.key !== 'Enter' && e.key !== ' ')) return;
+        e.preventDefault();
+        tab.click();
       });
       tab.addEventListener('auxclick', (e) => {
         if (e.button === 1) host.closeTab(v);

@@ -7,7 +7,7 @@ import { formatDuration } from './format';
 import { themeLabels, type Themes, type ThemeSetting } from './theme';
 import type { QuickInput } from './quickinput';
 import { primaryKey, type CommandRegistry } from './commands';
-import { commandStatus } from './terminal/commandTracker';
+import { commandLabel, commandStatus } from './terminal/commandTracker';
 import type { TerminalView } from './terminal/terminalView';
 
 export interface PaletteHost {
@@ -72,7 +72,7 @@ export class Palette {
     const items = [...v.commands].reverse().map((c) => {
       const s = commandStatus(c);
       return {
-        label: c.commandLine || '(empty)',
+        label: commandLabel(c.commandLine) || '(empty)',
         description: s === 'running' ? 'running' : `${c.exitCode !== undefined && c.exitCode !== 0 ? `exit ${c.exitCode} · ` : ''}${c.durationMs !== undefined ? formatDuration(c.durationMs) : ''}`,
         icon: s === 'running' ? icons.loading : s === 'failure' ? icons.error : icons.pass,
         id: c.commandId,

@@ -1,20 +1,44 @@
-// Preference and help actions: renderer, OSC 52 clipboard writes,
-// background notifications, About.
+// Preference and help actions: screen reader mode, OSC 52 clipboard writes,
+// background notifications, About. (The terminal settings have their editor,
+// settingsEditor.ts.)
 
 import type { AhpClient } from '../ahp/client';
 import { icons } from './icons';
 import { confirmDialog, type Notify } from './quickinput';
-import { clipboardWriteAllowed, setClipboardWriteAllowed, setStartupTerminal, startupTerminal } from './settings';
+import { h } from './dom';
+import { clipboardWriteAllowed, setClipboardWriteAllowed, setStartupTerminal, setTabFocusMode, startupTerminal, tabMovesFocus, terminalSettings, updateTerminalSettings } from './settings';
 import { roleLabels, type Role } from './access';
 import type { BackgroundNotifier } from './buildstatus';
 
+let liveRegion: HTMLElement | undefined;
 
-/** The renderer of new terminals: WebGL (default) or DOM, after a reload. */
-export function toggleRenderer(notify: Notify): void {
-  const dom = localStorage.getItem('termhost.renderer') === 'dom';
-  if (dom) localStorage.removeItem('termhost.renderer');
-  else localStorage.setItem('termhost.renderer', 'dom');
-  notify('info', `Terminals will use the ${dom ? 'WebGL' : 'DOM'} renderer after a reload.`, [{ label: 'Reload Now', run: () => location.reload() }]);
+/** Say `text` to a screen reader (a polite live region, visually hidden). */
+export function announce(text: string): void {
+  if (!liveRegion?.isConnected) {
+    liveRegion = h('div.visually-hidden#a11y-announcer', { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
+    document.body.append(liveRegion);
+  }
+  // A changed text is what a live region reads: clear first so the same message is said again.
+  liveRegion.textContent = '';
+  const region = liveRegion;
+  requestAnimationFrame(() => (region.textContent = text));
+}
+
+/** xterm's screen reader mode (an accessible buffer of the rows) in every terminal, announced. */
+export function setScreenReaderMode(on: boolean): void {
+  updateTerminalSettings({ screenReaderMode: on });
+  announce(on ? 'Screen reader optimized mode enabled.' : 'Screen reader optimized mode disabled.');
+}
+
+export function toggleScreenReaderMode(): void {
+  setScreenReaderMode(!terminalSettings().screenReaderMode);
+}
+
+/** Tab moves the focus (leaves a terminal) or reaches the shell; announced. */
+export function toggleTabFocusMode(): void {
+  const on = !tabMovesFocus();
+  setTabFocusMode(on);
+  announce(on ? 'Pressing Tab will now move focus to the next focusable element.' : 'Pressing Tab will now insert the tab character.');
 }
 
 /** Allow programs to write the clipboard (OSC 52); off by default, kept in this browser. */

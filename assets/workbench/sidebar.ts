@@ -5,7 +5,7 @@ import { exitCodeOf, hasExited, terminalIdOf, type TerminalInfo } from '../ahp/t
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
 import { claimLabel, formatDuration } from './format';
-import { commandStatus, type CommandRecord } from './terminal/commandTracker';
+import { commandLabel, commandStatus, type CommandRecord } from './terminal/commandTracker';
 import type { TerminalView } from './terminal/terminalView';
 
 export interface SidebarHost {
@@ -209,7 +209,7 @@ export class Sidebar {
         title: `${c.commandLine}\n${s === 'running' ? 'Running' : c.exitCode === undefined ? 'Finished' : `Exit code ${c.exitCode}`}${c.durationMs !== undefined ? ` · ${formatDuration(c.durationMs)}` : ''} · ${new Date(c.timestamp).toLocaleString()}`,
       },
       svg(icon, `codicon row-icon status-${s}`),
-      h('span.row-label.mono', null, c.commandLine || '(empty)'),
+      h('span.row-label.mono', null, commandLabel(c.commandLine) || '(empty)'),
       h('span.row-description', null, desc),
       h('div.row-actions', null, action(icons.copy, 'Copy Output', () => this.#host.copyCommandOutput(view, c.commandId))),
     );

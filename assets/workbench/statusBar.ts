@@ -1,6 +1,7 @@
 // The status bar: host, connection and latency, protocol, role on the left;
 // the active terminal's claim, directory, size and last command, and the
-// notifications bell on the right.
+// notifications bell on the right. Each item has a priority: when the bar is
+// too narrow for all (a phone), the lowest go first, so none overlap.
 
 import type { AhpClient } from '../ahp/client';
 import { h, clear, svg } from './dom';
@@ -30,12 +31,21 @@ export interface StatusActions {
   toggleNotifications(): void;
 }
 
+/**
+ * Higher stays longer. The host item opens the command palette, the only way
+ * to every command without a keyboard; a shared role (viewer, driver) must
+ * stay in sight, the owner's says little; the protocol version matters least.
+ */
+const priorities: Record<string, number> = { host: 100, connection: 90, sharedRole: 80, claim: 70, build: 60, notifications: 50, cwd: 40, size: 30, ownerRole: 25, protocol: 20 };
+
 export class StatusBar {
   #src: StatusSource;
+  #bar: HTMLElement;
   #items: Record<string, HTMLElement> = {};
 
   constructor(bar: HTMLElement, src: StatusSource, act: StatusActions) {
     this.#src = src;
+    this.#bar = bar;
     const left = h('div.statusbar-left#statusbar-left');
     const right = h('div.statusbar-right#statusbar-right');
     bar.append(left, right);
@@ -54,6 +64,7 @@ export class StatusBar {
     item('size', right);
     item('build', right, () => act.goToCommand());
     item('notifications', right, () => act.toggleNotifications());
+    new ResizeObserver(() => this.#fit()).observe(bar);
   }
 
   #set(id: string, icon: string | undefined, text: string, title: string, cls = ''): void {
@@ -78,6 +89,22 @@ export class StatusBar {
     this.#renderTerminal(this.#src.activeView());
     const on = this.#src.notificationsOn();
     this.#set('notifications', icons.bell, '', on ? 'Notifications on when commands finish in the background (click to turn off)' : 'Turn on notifications when commands finish in the background', on ? 'bell-on' : '');
+    this.#fit();
+  }
+
+  /** Drop the lowest-priority items until the rest fit in the bar. */
+  #fit(): void {
+    const items = Object.entries(this.#items);
+    for (const [, el] of items) el.classList.remove('dropped');
+    const width = this.#bar.clientWidth;
+    if (width === 0) return;
+    const [left, right] = [this.#bar.children[0] as HTMLElement, this.#bar.children[1] as HTMLElement];
+    const priority = (id: string) => priorities[id === 'role' ? (this.#src.role === 'owner' ? 'ownerRole' : 'sharedRole') : id] ?? 0;
+    const byPriority = items.sort(([a], [b]) => priority(a) - priority(b));
+    for (const [, el] of byPriority) {
+      if (left.scrollWidth + right.scrollWidth <= width) return;
+      if (!el.hidden) el.classList.add('dropped');
+    }
   }
 
   #renderConnection(): void {
@@ -110,7 +137,7 @@ export class StatusBar {
     const holder = claimLabel(st.claim, this.#src.clientId);
     this.#set('claim', v.isHolder ? icons.key : icons.eye, v.isHolder ? 'Controlled by you' : `Controlled by ${holder}`, v.isHolder ? 'You size this terminal' : this.#src.role === 'viewer' ? `The terminal is sized by ${holder}` : `The terminal is sized by ${holder}. Click to take control.`);
     this.#set('cwd', undefined, cwdLabel(st.cwd), st.cwd ? `Current directory: ${cwdLabel(st.cwd)}` : '');
-    this.#set('size', undefined, st.cols && st.rows ? `${st.cols}×${st.rows}` : '', `Terminal size (columns × rows)${v.isHolder ? '' : ' set by the claim holder'}\nRenderer: ${v.renderer}`);
+    this.#set('size', undefined, st.cols && st.rows ? `${st.cols}×${st.rows}` : '', `Terminal size (columns × rows)${v.isHolder ? '' : ' set by the claim holder'}\nRenderer: ${v.rendererLabel}`);
     const s = v.status;
     const icon = s.kind === 'running' ? icons.loading : s.kind === 'failure' ? icons.error : s.kind === 'success' || s.kind === 'exited' ? icons.pass : undefined;
     const text = s.kind === 'running' ? 'Running' : s.kind === 'failure' ? `Exit ${s.code ?? ''}`.trim() : s.kind === 'success' ? 'Succeeded' : s.kind === 'exited' ? 'Exited' : '';

@@ -6,6 +6,7 @@ import { terminalUri } from '../ahp/types';
 import type { ThemeSetting } from './theme';
 import type { Terminal } from '@xterm/xterm';
 import type { Workbench } from './app';
+import { terminalSettings, updateTerminalSettings, type TerminalSettings } from './settings';
 
 /** Visible text of the whole buffer, trailing blanks trimmed. */
 function bufferText(term: Terminal | undefined): string | undefined {
@@ -30,7 +31,7 @@ export function installTestHook(wb: Workbench): void {
     client,
     role: wb.role,
     share: (id?: string) => wb.share(id ? terminalUri(id) : wb.activeView!.uri),
-    views: () => wb.views.map((v) => ({ uri: v.uri, id: v.id, loaded: v.loaded, renderer: v.renderer })),
+    views: () => wb.views.map((v) => ({ uri: v.uri, id: v.id, loaded: v.loaded, renderer: v.renderer, rendererLabel: v.rendererLabel })),
     active: () => wb.activeView?.id,
     buffer: (id?: string) => bufferText(wb.viewOf(id)?.term),
     view: (id?: string) => wb.viewOf(id),
@@ -50,5 +51,7 @@ export function installTestHook(wb: Workbench): void {
     theme: (t: ThemeSetting) => wb.themes.set(t),
     run: (id: string) => wb.runAction(id),
     commandEnabled: (id: string) => wb.commands.enabled().some((a) => a.id === id),
+    settings: () => terminalSettings(),
+    updateSettings: (patch: Partial<TerminalSettings>) => updateTerminalSettings(patch),
   };
 }

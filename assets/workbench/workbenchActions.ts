@@ -13,11 +13,12 @@ import type { Sidebar } from './sidebar';
 import type { SidebarLayout } from './sidebarLayout';
 import type { StatusBar } from './statusBar';
 import type { TerminalView } from './terminal/terminalView';
-import { clipboardWriteAllowed, startupTerminal } from './settings';
+import { clipboardWriteAllowed, startupTerminal, tabMovesFocus, terminalSettings } from './settings';
 import { linksWorkForOthers } from './access';
 import { copySelection, copyText, pasteClipboard } from './clipboardActions';
 import type { Notify } from './quickinput';
-import { showAbout, toggleClipboardWrite, toggleNotifications, toggleRenderer, toggleStartupTerminal } from './preferences';
+import { showAbout, toggleClipboardWrite, toggleNotifications, toggleScreenReaderMode, toggleStartupTerminal, toggleTabFocusMode } from './preferences';
+import type { SettingId } from './settingsEditor';
 import { signOut } from './signOut';
 
 /** What the commands act on: the workbench and its parts. */
@@ -44,6 +45,7 @@ export interface ActionTarget {
   takeControl(view: TerminalView): void;
   terminalLink(view: TerminalView): string;
   configureSkipShell(): Promise<void>;
+  openSettings(focus?: SettingId): Promise<void>;
 }
 
 export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): void {
@@ -84,7 +86,10 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'view.failedOnly', category: 'Commands', title: 'Toggle Failed Commands Only', run: () => (wb.sidebar.toggleFailedOnly(), wb.activityBar.showPane('commands')) });
   add({ id: 'theme.pick', category: 'Preferences', title: 'Color Theme', run: () => wb.palette.showThemes(wb.themes) });
   add({ id: 'theme.hc', category: 'Preferences', title: 'Toggle High Contrast Theme', run: () => wb.themes.set(wb.themes.kind.startsWith('hc') ? 'auto' : wb.themes.kind === 'light' ? 'hc-light' : 'hc-dark') });
-  add({ id: 'renderer.toggle', category: 'Preferences', title: 'Toggle GPU (WebGL) Terminal Rendering (Reload)', run: () => toggleRenderer(wb.notify) });
+  add({ id: 'settings.open', category: 'Preferences', title: 'Open Settings', key: 'Ctrl+,', inTerminal: true, run: () => wb.openSettings() });
+  add({ id: 'renderer.pick', category: 'Preferences', title: 'Terminal Renderer (GPU Acceleration)…', state: () => terminalSettings().renderer, run: () => wb.openSettings('renderer') });
+  add({ id: 'view.tabFocusMode', category: 'View', title: 'Toggle Tab Key Moves Focus', key: 'Ctrl+M', inTerminal: true, state: () => (tabMovesFocus() ? 'on' : 'off'), run: toggleTabFocusMode });
+  add({ id: 'settings.screenReader', category: 'Preferences', title: 'Toggle Screen Reader Accessibility Mode', key: 'Shift+Alt+F1', inTerminal: true, state: () => (terminalSettings().screenReaderMode ? 'on' : 'off'), run: toggleScreenReaderMode });
   add({ id: 'settings.osc52Write', category: 'Preferences', title: 'Allow Programs to Write the Clipboard (OSC 52)', state: () => (clipboardWriteAllowed() ? 'on' : 'off'), run: () => toggleClipboardWrite(wb.notify) });
   add({ id: 'settings.skipShell', category: 'Preferences', title: 'Keyboard Shortcuts That Win Over the Shell (Commands to Skip Shell)…', run: () => wb.configureSkipShell() });
   add({ id: 'settings.startupTerminal', category: 'Preferences', title: 'Open a Terminal When None Is Running', state: () => (startupTerminal() ? 'on' : 'off'), when: isOwner, run: () => toggleStartupTerminal(wb.notify) });

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandTracker, terminalStatus } from './commandTracker';
+import { CommandTracker, commandLabel, describeCommand, terminalStatus } from './commandTracker';
 import type { TerminalState } from '../../ahp/types';
 
 describe('CommandTracker', () => {
@@ -44,8 +44,26 @@ describe('terminalStatus', () => {
     { name: 'idle', state: base, want: { kind: 'idle', label: '' } },
     { name: 'running', state: base, last: { ...cmd, isComplete: false }, want: { kind: 'running', label: 'make' } },
     { name: 'failed', state: base, last: { ...cmd, isComplete: true, exitCode: 2 }, want: { kind: 'failure', code: 2, label: 'make' } },
+    { name: 'multi-line command on one row', state: base, last: { ...cmd, commandLine: 'echo one\necho two', isComplete: true, exitCode: 0 }, want: { kind: 'success', code: 0, label: 'echo one ⏎ echo two' } },
     { name: 'exited 0 wins over the last command', state: { ...base, lifecycle: { status: 'exited', exitCode: 0 } }, last: { ...cmd, isComplete: false }, want: { kind: 'exited', code: 0, label: 'exited (0)' } },
     { name: 'exited 1', state: { ...base, lifecycle: { status: 'exited', exitCode: 1 } }, want: { kind: 'failure', code: 1, label: 'exited (1)' } },
   ];
   for (const c of cases) test(c.name, () => assert.deepEqual(terminalStatus(c.state, c.last), c.want));
+});
+
+describe('commandLabel', () => {
+  const cases: { name: string; line: string; max?: number; want: string }[] = [
+    { name: 'one line is kept', line: 'make -j4', want: 'make -j4' },
+    { name: 'lines joined with ⏎', line: 'echo one\necho two', want: 'echo one ⏎ echo two' },
+    { name: 'CRLF, indentation and blank lines', line: 'for i in 1 2\r\n  do echo $i\n\ndone\n', want: 'for i in 1 2 ⏎ do echo $i ⏎ done' },
+    { name: 'cut to max with an ellipsis', line: 'echo one\necho two', max: 10, want: 'echo one…' },
+    { name: 'short enough for max', line: 'ls', max: 10, want: 'ls' },
+    { name: 'empty', line: '', want: '' },
+  ];
+  for (const c of cases) test(c.name, () => assert.equal(commandLabel(c.line, c.max), c.want, `commandLabel(${JSON.stringify(c.line)}, ${c.max})`));
+
+  test('describeCommand shows every line', () => {
+    const rec = { commandId: 'a', commandLine: 'echo one\necho two', timestamp: 1, isComplete: true, exitCode: 1 };
+    assert.equal(describeCommand(rec), 'echo one ⏎ echo two — exit code 1');
+  });
 });

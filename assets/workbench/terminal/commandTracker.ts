@@ -40,15 +40,29 @@ export function terminalStatus(st: TerminalState | undefined, last: CommandRecor
   }
   if (!last) return { kind: 'idle', label: '' };
   const s = commandStatus(last);
-  if (s === 'running') return { kind: 'running', label: last.commandLine };
-  return { kind: s, code: last.exitCode, label: last.commandLine };
+  if (s === 'running') return { kind: 'running', label: commandLabel(last.commandLine) };
+  return { kind: s, code: last.exitCode, label: commandLabel(last.commandLine) };
+}
+
+/**
+ * A command line on one row (lists, toasts, notices): the lines of a
+ * multi-line command joined with " ⏎ ", blank lines dropped; longer than
+ * `max` characters it ends in "…". Hovers and tooltips show the full text.
+ */
+export function commandLabel(commandLine: string, max = Infinity): string {
+  const oneRow = commandLine
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ⏎ ');
+  return oneRow.length > max ? `${oneRow.slice(0, Math.max(0, max - 1)).trimEnd()}…` : oneRow;
 }
 
 /** One line for screen readers and tooltips: "make — exit code 2, 1.2 s". */
 export function describeCommand(c: CommandRecord): string {
   const s = commandStatus(c);
   const what = s === 'running' ? 'running' : c.exitCode === undefined ? 'finished' : `exit code ${c.exitCode}`;
-  return `${c.commandLine} — ${what}${c.durationMs !== undefined ? `, ${formatDuration(c.durationMs)}` : ''}`;
+  return `${commandLabel(c.commandLine)} — ${what}${c.durationMs !== undefined ? `, ${formatDuration(c.durationMs)}` : ''}`;
 }
 
 /**

@@ -1,6 +1,8 @@
 // Command marks in the gutter and overview ruler (like VS Code's
 // DecorationAddon): a marker where each command starts, a decoration coloured
-// by its status, and the hover on it.
+// by its status, and the hover on it. xterm disposes a marker whose line is
+// erased (`clear`) or trimmed from the scrollback: the command keeps its
+// record, and revealing it says its output was cleared (terminalView.ts).
 
 import type { ITerminalAddon, Terminal } from '@xterm/xterm';
 import type { Themes } from '../theme';
@@ -11,6 +13,8 @@ export class DecorationAddon implements ITerminalAddon {
   #term: Terminal | undefined;
   #themes: Themes;
   #hover: CommandHover;
+  /** Where the cursor was when the last command finished (absolute line, column). */
+  #finishedAt: { line: number; x: number } | undefined;
 
   constructor(themes: Themes, hover: CommandHover) {
     this.#themes = themes;
@@ -31,9 +35,22 @@ export class DecorationAddon implements ITerminalAddon {
     if (!t) return;
     const b = t.buffer.active;
     // At commandExecuted the cursor sits at the start of the output line;
-    // the command line itself is the line above.
-    const offset = b.cursorX === 0 && b.baseY + b.cursorY > 0 ? -1 : 0;
+    // the command line itself is the line above (lines above, for a
+    // multi-line one). Not so for a command that follows the last one with
+    // no prompt in between (the next line of a pasted block): it starts
+    // where that one's output ended.
+    const at = { line: b.baseY + b.cursorY, x: b.cursorX };
+    const continues = this.#finishedAt?.line === at.line && this.#finishedAt.x === at.x;
+    const above = continues || b.cursorX !== 0 ? 0 : Math.min(at.line, rec.commandLine.split('\n').length);
+    const offset = -above;
     rec.marker = t.registerMarker(offset);
+    this.decorate(rec);
+  }
+
+  /** A command finished: remember where, then redraw its mark. */
+  finished(rec: CommandRecord): void {
+    const b = this.#term?.buffer.active;
+    if (b) this.#finishedAt = { line: b.baseY + b.cursorY, x: b.cursorX };
     this.decorate(rec);
   }
 
@@ -85,6 +102,7 @@ export class DecorationAddon implements ITerminalAddon {
       c.decoration = undefined;
       c.marker = undefined;
     }
+    this.#finishedAt = undefined;
     this.#hover.hide();
   }
 }

@@ -1,11 +1,27 @@
 // Who sizes a terminal decides how it is laid out: the claim holder fits the
 // terminal to its pane and sends the size (terminal/resized, debounced);
-// every other tab mirrors the pty's size and scales it down to fit.
+// every other tab mirrors the pty's size and scales it down to fit, but not
+// below a legible font size: past that (a phone showing a 130×49 terminal)
+// the text keeps that size and the pane pans (scrolls both ways).
 
 import type { Terminal } from '@xterm/xterm';
 import type { FitAddon } from '@xterm/addon-fit';
 import type { TerminalState } from '../../ahp/types';
 import { h } from '../dom';
+
+/** The smallest font a mirrored terminal is scaled down to, in CSS pixels. */
+export const LEGIBLE_FONT_PX = 10;
+
+/**
+ * The scale that fits `content` (w×h) in `pane`, but no smaller than keeps
+ * `fontSize` at LEGIBLE_FONT_PX, and never enlarged; `pan` if it still
+ * does not fit.
+ */
+export function mirrorScale(pane: { w: number; h: number }, content: { w: number; h: number }, fontSize: number): { scale: number; pan: boolean } {
+  const fit = Math.min(1, pane.w / content.w, pane.h / content.h);
+  const scale = Math.max(fit, Math.min(1, LEGIBLE_FONT_PX / fontSize));
+  return { scale, pan: scale > fit };
+}
 
 export interface SizingHost {
   state(): TerminalState | undefined;
@@ -18,10 +34,13 @@ export interface SizingHost {
 }
 
 export class TerminalSizing {
-  /** xterm opens in here; its size is set while mirroring. */
+  /** xterm opens in here; its size is set, and it is scaled down (CSS transform), while mirroring. */
   readonly xtermBox = h('div.terminal-xterm');
-  /** Scaled down (CSS transform) while mirroring a larger pty. */
-  readonly scaleBox = h('div.terminal-scale', null, this.xtermBox);
+  /** The scaled size while mirroring: what the pane scrolls over (a transform does not change the layout size). */
+  readonly frame = h('div.terminal-frame', null, this.xtermBox);
+  /** The pane: scrolls (pans) when the scaled terminal still does not fit. */
+  readonly scaleBox = h('div.terminal-scale', null, this.frame);
+  #scaled = false;
   #term: Terminal;
   #fit: FitAddon;
   #host: SizingHost;
@@ -34,6 +53,41 @@ export class TerminalSizing {
     this.#term = term;
     this.#fit = fit;
     this.#host = host;
+    this.#wireTouchPan();
+  }
+
+  /**
+   * A finger drag pans the pane. xterm takes touches over the terminal for
+   * its scrollback and cancels the browser's scrolling, so the pane follows
+   * the finger's pointer events itself, and keeps the touch moves from
+   * xterm while it moves: at its edge a drag scrolls the scrollback as before.
+   */
+  #wireTouchPan(): void {
+    const pane = this.scaleBox;
+    let last: { x: number; y: number; id: number } | undefined;
+    let moved = false;
+    pane.addEventListener('pointerdown', (e) => {
+      last = e.pointerType === 'touch' && e.isPrimary && pane.classList.contains('panning') ? { x: e.clientX, y: e.clientY, id: e.pointerId } : undefined;
+    });
+    pane.addEventListener('pointermove', (e) => {
+      if (!last || e.pointerId !== last.id) return;
+      const [left, top] = [pane.scrollLeft, pane.scrollTop];
+      pane.scrollLeft += last.x - e.clientX;
+      pane.scrollTop += last.y - e.clientY;
+      last = { x: e.clientX, y: e.clientY, id: e.pointerId };
+      moved = pane.scrollLeft !== left || pane.scrollTop !== top;
+    });
+    for (const end of ['pointerup', 'pointercancel']) pane.addEventListener(end, () => (last = undefined));
+    pane.addEventListener(
+      'touchmove',
+      (e) => {
+        if (!moved) return;
+        moved = false;
+        e.stopPropagation();
+        if (e.cancelable) e.preventDefault();
+      },
+      { capture: true, passive: false },
+    );
   }
 
   /** Run `onResize` whenever `el` changes size. */
@@ -52,7 +106,7 @@ export class TerminalSizing {
   }
 
   get scaled(): boolean {
-    return this.scaleBox.classList.contains('scaled');
+    return this.#scaled;
   }
 
   /** Lay out in `body`; false if it has no size (hidden). */
@@ -66,10 +120,11 @@ export class TerminalSizing {
 
   /** We size the pty: fit to the pane. */
   #fitToPane(st: TerminalState | undefined): void {
-    this.scaleBox.style.transform = '';
-    this.scaleBox.classList.remove('scaled');
-    this.xtermBox.style.width = '';
-    this.xtermBox.style.height = '';
+    this.#setScale(1, false);
+    for (const el of [this.xtermBox, this.frame]) {
+      el.style.width = '';
+      el.style.height = '';
+    }
     const dims = this.#fit.proposeDimensions();
     if (dims && dims.cols > 1 && dims.rows > 1 && Number.isFinite(dims.cols)) {
       if (dims.cols !== this.#term.cols || dims.rows !== this.#term.rows) this.#term.resize(dims.cols, dims.rows);
@@ -88,9 +143,16 @@ export class TerminalSizing {
     const hh = screen.offsetHeight + parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom);
     this.xtermBox.style.width = `${w}px`;
     this.xtermBox.style.height = `${hh}px`;
-    const s = Math.min(1, body.clientWidth / w, body.clientHeight / hh);
-    this.scaleBox.style.transform = s < 1 ? `scale(${s})` : '';
-    this.scaleBox.classList.toggle('scaled', s < 1);
+    const { scale, pan } = mirrorScale({ w: body.clientWidth, h: body.clientHeight }, { w, h: hh }, this.#term.options.fontSize ?? 14);
+    this.#setScale(scale, pan);
+    this.frame.style.width = `${w * scale}px`;
+    this.frame.style.height = `${hh * scale}px`;
+  }
+
+  #setScale(scale: number, pan: boolean): void {
+    this.#scaled = scale < 1;
+    this.xtermBox.style.transform = scale < 1 ? `scale(${scale})` : '';
+    this.scaleBox.classList.toggle('panning', pan);
   }
 
   /** Proposed size for the pane (for createTerminal). */

@@ -15,16 +15,18 @@ import { h } from '../dom';
 import type { Themes } from '../theme';
 import { WriteQueue } from '../writequeue';
 import { stripAnsi } from '../format';
-import { CommandTracker, terminalStatus, type CommandRecord, type TerminalStatus } from './commandTracker';
+import { CommandTracker, commandLabel, terminalStatus, type CommandRecord, type TerminalStatus } from './commandTracker';
 import { CommandHover } from './commandHover';
 import { DecorationAddon } from './decorationAddon';
 import { MarkNavigation } from './markNavigation';
 import { FindWidget } from './findWidget';
 import { ClaimBar } from './claimBar';
-import { WebglRenderer } from './webglBudget';
+import { WebglRenderer, rendererLabel } from './webglBudget';
 import { TerminalSizing } from './sizing';
 import { InputGate } from './inputGate';
-import { createXterm, minimumContrast, openXterm } from './xtermSetup';
+import { applyXtermSettings, createXterm, minimumContrast, openXterm } from './xtermSetup';
+import { onTerminalSettingsChange, terminalSettings, type TerminalSettings } from '../settings';
+import { pasteClipboard } from '../clipboardActions';
 import { linksWorkForOthers } from '../access';
 import { confirmHyperlink, showFilePath } from '../linkDialog';
 
@@ -46,6 +48,8 @@ export interface ViewHost {
   commandLink(view: TerminalView, commandId: string): string;
   /** Keys the workbench handles itself (xterm must ignore them). */
   isWorkbenchKey(e: KeyboardEvent): boolean;
+  /** Typed input with the on-screen key row's sticky Ctrl/Alt applied (keyRow.ts). */
+  typedInput(data: string): string;
 }
 
 export class TerminalView {
@@ -56,6 +60,8 @@ export class TerminalView {
   state: TerminalState | undefined;
   readonly tracker = new CommandTracker();
   renderer: 'webgl' | 'dom' = 'dom';
+  /** The renderer and why, for the status bar: "DOM — software GPU detected". */
+  rendererLabel = 'DOM — not shown yet';
   /** Set once the first snapshot is on screen. */
   loaded = false;
   /**
@@ -69,6 +75,8 @@ export class TerminalView {
   #fit = new FitAddon();
   #search = new SearchAddon({ highlightLimit: 2000 });
   #webgl: WebglRenderer | undefined;
+  /** The renderer setting the renderer was chosen with. */
+  #rendererSetting: TerminalSettings['renderer'] | undefined;
   #queue: WriteQueue;
   #decorations: DecorationAddon;
   #navigation: MarkNavigation;
@@ -86,7 +94,7 @@ export class TerminalView {
     this.uri = uri;
     this.id = terminalIdOf(uri);
     this.#host = host;
-    this.term = createXterm(host.themes);
+    this.term = createXterm(host.themes, terminalSettings());
     this.#queue = new WriteQueue({ write: (d, cb) => this.term.write(d, cb) });
     this.#gate = new InputGate(this.term, this.#queue, () => this.canType, (data) => host.client.dispatch(this.uri, { type: 'terminal/input', data }));
     const hover = new CommandHover({
@@ -114,7 +122,19 @@ export class TerminalView {
       h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element, this.#claimBar.claimbar),
     );
     this.#sizing.observe(this.element, () => this.scheduleLayout());
-    this.#unsubscribe.push(host.themes.onChange(() => this.#applyTheme()));
+    this.#focusOnTap();
+    this.#unsubscribe.push(
+      host.themes.onChange(() => this.#applyTheme()),
+      onTerminalSettingsChange((s) => this.#applySettings(s)),
+    );
+  }
+
+  /** A tap anywhere in the terminal's area (also below its rows) gives it the keyboard. */
+  #focusOnTap(): void {
+    this.element.querySelector('.terminal-body')!.addEventListener('click', (e) => {
+      if ((e.target as Element).closest('button, input, textarea, a, .find-widget, .terminal-claimbar')) return;
+      if (!this.term.hasSelection()) this.term.focus();
+    });
   }
 
   /** The commands shell integration reported, in order. */
@@ -142,9 +162,10 @@ export class TerminalView {
         focusReportSuppressed: () => gate.focusReportSuppressed(),
         mayWriteClipboard: () => gate.mayWriteClipboard(),
         programCopy: (text) => host.programCopy(text),
-        input: (data) => gate.input(data),
+        input: (data) => gate.input(host.typedInput(data)),
         focused: () => host.focused(this),
         pasteMultiline: (text) => void this.paste(text),
+        pasteClipboard: () => void pasteClipboard(this, host.notify),
         isWorkbenchKey: (e) => host.isWorkbenchKey(e),
         linkClickedPlain: () => showLinkHint(host),
         hyperlinkClicked: (target) => confirmHyperlink(target, (text) => void host.copyText(text)),
@@ -155,13 +176,29 @@ export class TerminalView {
   }
 
   #loadWebgl(): void {
-    this.#webgl = WebglRenderer.attach(this.term, () => {
+    this.#rendererSetting = terminalSettings().renderer;
+    const { webgl, choice } = WebglRenderer.attach(this.term, this.#rendererSetting, () => {
       // xterm has fallen back to the DOM renderer and redraws by itself.
       this.#webgl = undefined;
       this.renderer = 'dom';
+      this.rendererLabel = rendererLabel({ renderer: 'dom', why: 'the WebGL context was lost' });
       this.#host.changed(this, 'status');
     });
-    this.renderer = this.#webgl ? 'webgl' : 'dom';
+    this.#webgl = webgl;
+    this.renderer = choice.renderer;
+    this.rendererLabel = rendererLabel(choice);
+  }
+
+  /** Settings changed (here or in another tab): apply them live and refit, the cell size may differ. */
+  #applySettings(s: TerminalSettings): void {
+    applyXtermSettings(this.term, s);
+    if (this.#opened && s.renderer !== this.#rendererSetting) {
+      this.#webgl?.dispose();
+      this.#webgl = undefined;
+      this.#loadWebgl();
+    }
+    this.scheduleLayout();
+    this.#host.changed(this, 'status');
   }
 
   show(): void {
@@ -250,7 +287,7 @@ export class TerminalView {
         const rec = this.tracker.fromPart(p);
         this.#queue.then(() => this.#placeMarker(rec));
         this.#queue.write(p.output, true);
-        if (p.isComplete) this.#queue.then(() => this.#decorations.decorate(rec));
+        if (p.isComplete) this.#queue.then(() => this.#decorations.finished(rec));
       }
     }
     this.#queue.then(() => {
@@ -288,7 +325,7 @@ export class TerminalView {
       case 'terminal/commandFinished': {
         const rec = this.tracker.finished(a);
         if (!rec) return;
-        this.#queue.then(() => this.#decorations.decorate(rec));
+        this.#queue.then(() => this.#decorations.finished(rec));
         this.#changed('commands', 'status');
         this.#host.commandFinished(this, rec);
         return;
@@ -361,7 +398,7 @@ export class TerminalView {
     await this.#host.copyText(out);
   }
 
-  /** Scroll to a command and highlight it; false if unknown. */
+  /** Scroll to a command and highlight it; false if unknown or its output was cleared (a notice says so). */
   revealCommand(commandId: string): boolean {
     if (!this.loaded) {
       this.#pendingDeepLink = commandId;
@@ -380,7 +417,11 @@ export class TerminalView {
       });
       return true;
     }
-    return this.#navigation.reveal(rec.marker);
+    if (this.#navigation.reveal(rec.marker)) return true;
+    // Its mark went with the output: `clear`, or trimmed from the scrollback.
+    const what = commandLabel(rec.commandLine, 60);
+    this.#host.notify('info', what ? `The output of \`${what}\` was cleared.` : 'The output of that command was cleared.');
+    return false;
   }
 
   /** Ctrl/Cmd+Up/Down: previous / next command relative to the viewport. */

@@ -1,6 +1,7 @@
-// Creating and opening one xterm.js terminal: its options, the addons every
-// view loads, the guards on what it may answer or copy, links, the keys the
-// workbench keeps, and the multi-line paste confirmation.
+// Creating and opening one xterm.js terminal: its options (from the user's
+// settings, applied live), the addons every view loads, the guards on what it
+// may answer or copy, links, the keys the workbench keeps, right click, copy
+// on selection and the multi-line paste confirmation.
 
 import { Terminal, type IDisposable, type ILink, type ITerminalAddon } from '@xterm/xterm';
 import { WebLinksAddon } from '@xterm/addon-web-links';
@@ -10,23 +11,40 @@ import { primary } from '../dom';
 import { guardReplies } from '../replies';
 import { handleOsc52 } from '../clipboard';
 import { findFileLinks } from './fileLinks';
+import { tabMovesFocus, terminalSettings, type TerminalSettings } from '../settings';
 
-export function createXterm(themes: Themes): Terminal {
+export function createXterm(themes: Themes, s: TerminalSettings): Terminal {
   return new Terminal({
     allowProposedApi: true,
-    fontFamily: "'Droid Sans Mono', 'DejaVu Sans Mono', Menlo, Monaco, Consolas, 'Liberation Mono', 'Courier New', monospace",
-    fontSize: 14,
     lineHeight: 1.1,
-    cursorBlink: true,
-    cursorStyle: 'block',
     cursorInactiveStyle: 'outline',
-    scrollback: 10000,
     theme: themes.xterm,
     overviewRuler: { width: 10 },
     minimumContrastRatio: minimumContrast(themes),
     macOptionIsMeta: false,
-    rightClickSelectsWord: true,
+    ...xtermOptions(s),
   });
+}
+
+/** The xterm options the settings control; all of them may change on an open terminal. */
+export function xtermOptions(s: TerminalSettings) {
+  return {
+    fontSize: s.fontSize,
+    fontFamily: s.fontFamily,
+    cursorStyle: s.cursorStyle,
+    cursorBlink: s.cursorBlink,
+    scrollback: s.scrollback,
+    screenReaderMode: s.screenReaderMode,
+    rightClickSelectsWord: s.rightClickBehavior === 'selectWord',
+  };
+}
+
+/** Apply changed settings to an open terminal (the caller refits: the cell size may change). */
+export function applyXtermSettings(t: Terminal, s: TerminalSettings): void {
+  for (const [k, v] of Object.entries(xtermOptions(s))) {
+    // Setting an unchanged option can still make xterm redraw or re-measure.
+    if (t.options[k as keyof typeof t.options] !== v) (t.options as Record<string, unknown>)[k] = v;
+  }
 }
 
 /** Higher contrast for the high-contrast themes. */
@@ -50,6 +68,8 @@ export interface XtermWiring {
   isWorkbenchKey(e: KeyboardEvent): boolean;
   /** A link was clicked without Ctrl/Cmd. */
   linkClickedPlain(): void;
+  /** Right click asked to paste (rightClickBehavior "paste" or "copyPaste"): read the clipboard. */
+  pasteClipboard(): void;
   /** An OSC 8 hyperlink was Ctrl/Cmd-clicked: confirm in the app before opening. */
   hyperlinkClicked(target: string): void;
   /** A file path (`main.go:3`) was Ctrl/Cmd-clicked. */
@@ -79,8 +99,11 @@ export function openXterm(t: Terminal, box: HTMLElement, addons: ITerminalAddon[
     activate: (e, target) => (primary(e) ? w.hyperlinkClicked(target) : w.linkClickedPlain()),
   };
   disposables.push(registerFileLinks(t, w));
-  t.attachCustomKeyEventHandler((e) => !(e.type === 'keydown' && w.isWorkbenchKey(e)));
-  disposables.push(t.onData(w.input), t.onBinary(w.input));
+  // false: xterm leaves the key to the workbench, or (Tab in Tab-moves-focus mode) to the browser.
+  t.attachCustomKeyEventHandler((e) => !(e.type === 'keydown' && (w.isWorkbenchKey(e) || (e.key === 'Tab' && !e.ctrlKey && !e.altKey && !e.metaKey && tabMovesFocus()))));
+  disposables.push(t.onData(w.input), t.onBinary(w.input), copyOnSelection(t));
+  // Capture: before xterm's own handler, which moves its textarea under the pointer for the browser's menu.
+  t.element?.addEventListener('contextmenu', (e) => rightClick(t, e, w), true);
   t.textarea?.addEventListener('focus', () => w.focused());
   // Confirm before pasting several lines (capture: before xterm's handler).
   t.textarea?.addEventListener(
@@ -95,6 +118,29 @@ export function openXterm(t: Terminal, box: HTMLElement, addons: ITerminalAddon[
     true,
   );
   return disposables;
+}
+
+/** Copy on selection (VS Code's terminal.integrated.copyOnSelection), silently as VS Code does. */
+function copyOnSelection(t: Terminal): IDisposable {
+  return t.onSelectionChange(() => {
+    if (!terminalSettings().copyOnSelection || !t.hasSelection()) return;
+    navigator.clipboard.writeText(t.getSelection()).catch((e) => console.info('termhost: copy on selection refused by the browser', e));
+  });
+}
+
+/** rightClickBehavior: "default" and "selectWord" keep the browser's menu (xterm selects the word). */
+function rightClick(t: Terminal, e: MouseEvent, w: XtermWiring): void {
+  const how = terminalSettings().rightClickBehavior;
+  if (how === 'default' || how === 'selectWord') return;
+  e.preventDefault();
+  e.stopPropagation();
+  if (how === 'nothing') return;
+  if (how === 'copyPaste' && t.hasSelection()) {
+    navigator.clipboard.writeText(t.getSelection()).catch((err) => console.info('termhost: copy refused by the browser', err));
+    t.clearSelection();
+    return;
+  }
+  w.pasteClipboard();
 }
 
 /** Links for `path:line[:col]` in the output (fileLinks.ts). */

@@ -89,6 +89,42 @@ __ahpsh_running=
 __ahpsh_armed=
 __ahpsh_histcmd=
 
+# Bash's command number (the prompt's \#), counted by bash for every command
+# it reads and runs, not for empty lines or comments: it tells the hooks that
+# a command ran that the DEBUG trap never saw (a subshell such as `(exit 3)`)
+# or that bash read the next line of a multi-line paste without a prompt.
+# ${var@P} needs bash 4.4; older bash keeps it empty and tracks neither.
+__ahpsh_no=
+__ahpsh_now=
+__ahpsh_exec_hist=
+if ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
+	__ahpsh_no_fmt='\#'
+	__ahpsh_cmdno() { __ahpsh_now=${__ahpsh_no_fmt@P}; }
+else
+	__ahpsh_cmdno() { __ahpsh_now=; }
+fi
+
+# Whether bash counted a command since __ahpsh_no was taken.
+__ahpsh_new_command() {
+	__ahpsh_cmdno
+	[[ -n $__ahpsh_no && $__ahpsh_now != "$__ahpsh_no" ]]
+}
+
+# A history entry ($1: -0 the newest, -1 the one before) into __ahpsh_out.
+__ahpsh_fc() {
+	__ahpsh_out=$(builtin fc -ln "$1" "$1" 2>/dev/null)
+	__ahpsh_out=${__ahpsh_out#$'\t'}
+	__ahpsh_out=${__ahpsh_out# }
+}
+
+# The line that last entered history, if one did since the last prompt.
+__ahpsh_history_line() {
+	__ahpsh_out=
+	if [[ ${HISTCMD-0} -gt 0 && -n $__ahpsh_histcmd && ${HISTCMD-0} -gt $__ahpsh_histcmd ]]; then
+		__ahpsh_fc -0
+	fi
+}
+
 # Pre-exec: the first DEBUG trap after a prompt.
 __ahpsh_preexec() {
 	__ahpsh_armed=
@@ -109,6 +145,39 @@ __ahpsh_preexec() {
 	__ahpsh_escape "$cmd"
 	builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a' "$__ahpsh_out" "$__ahpsh_nonce" "$__ahpsh_nonce"
 	__ahpsh_running=1
+	__ahpsh_exec_hist=${HISTCMD-}
+	__ahpsh_cmdno
+	__ahpsh_no=$__ahpsh_now
+}
+
+# The DEBUG trap while a command runs: bash went on to the next command of a
+# multi-line paste (no prompt in between). Finish the last one with its status
+# and start the next, named by its history line when it entered history. A
+# subshell in between ran without the trap: it is reported with the status,
+# and the command before it with none (its status is gone).
+__ahpsh_next_line() {
+	local st=$1 grew=0 skipped=0
+	if [[ ${HISTCMD-0} -gt 0 && -n $__ahpsh_exec_hist ]]; then
+		grew=$((HISTCMD - __ahpsh_exec_hist))
+	fi
+	if ((__ahpsh_now - __ahpsh_no > 1)); then
+		skipped=1
+		builtin printf '\e]633;D;;%s\a' "$__ahpsh_nonce"
+		__ahpsh_out=
+		if ((grew > 1)); then
+			__ahpsh_fc -1
+		fi
+		__ahpsh_escape "$__ahpsh_out"
+		builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a' "$__ahpsh_out" "$__ahpsh_nonce" "$__ahpsh_nonce"
+	fi
+	builtin printf '\e]633;D;%s;%s\a' "$st" "$__ahpsh_nonce"
+	__ahpsh_running=
+	local cmd=$BASH_COMMAND
+	if ((grew > skipped)); then
+		__ahpsh_fc -0
+		cmd=$__ahpsh_out
+	fi
+	__ahpsh_preexec "$cmd"
 }
 
 # First prompt hook: report the finished command and the cwd before any
@@ -119,6 +188,11 @@ __ahpsh_precmd() {
 	if [[ -n $__ahpsh_running ]]; then
 		builtin printf '\e]633;D;%s;%s\a' "$st" "$__ahpsh_nonce"
 		__ahpsh_running=
+	elif __ahpsh_new_command; then
+		# A command ran without the DEBUG trap (a subshell): report it now.
+		__ahpsh_history_line
+		__ahpsh_escape "$__ahpsh_out"
+		builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a\e]633;D;%s;%s\a' "$__ahpsh_out" "$__ahpsh_nonce" "$__ahpsh_nonce" "$st" "$__ahpsh_nonce"
 	fi
 	__ahpsh_escape "$PWD"
 	builtin printf '\e]633;P;Cwd=%s;%s\a' "$__ahpsh_out" "$__ahpsh_nonce"
@@ -156,6 +230,8 @@ __ahpsh_postcmd() {
 		__ahpsh_fix_prompt_command
 	fi
 	__ahpsh_histcmd=${HISTCMD-}
+	__ahpsh_cmdno
+	__ahpsh_no=$__ahpsh_now
 	__ahpsh_armed=1
 	return "$st"
 }
@@ -178,6 +254,8 @@ else
 		local st=$?
 		if [[ -n $__ahpsh_armed ]]; then
 			__ahpsh_preexec
+		elif [[ -n $__ahpsh_running ]] && __ahpsh_new_command; then
+			__ahpsh_next_line "$st"
 		elif [[ ${PROMPT_COMMAND[0]} != __ahpsh_precmd* ]]; then
 			# PROMPT_COMMAND was replaced: put our hooks back for the
 			# next prompt.
