@@ -314,22 +314,21 @@ func (c *conn) closeLocked(code websocket.StatusCode, reason string, drop bool) 
 }
 
 func (c *conn) run() {
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() { defer wg.Done(); c.writeLoop() }()
-	go func() { defer wg.Done(); c.pingLoop() }()
-	go func() {
-		defer wg.Done()
-		select {
-		case <-c.s.ctx.Done():
-			if c.s.restarting.Load() {
-				c.closeWith(websocket.StatusServiceRestart, "service restart")
-			} else {
-				c.closeWith(websocket.StatusGoingAway, "server shutting down")
-			}
-		case <-c.ctx.Done():
+	// Two goroutines per connection (this reader and the writer); the server's
+	// shutdown and the pings run as callbacks, so an idle tab costs little.
+	shutdownDone := make(chan struct{})
+	stopShutdown := context.AfterFunc(c.s.ctx, func() {
+		defer close(shutdownDone)
+		if c.s.restarting.Load() {
+			c.closeWith(websocket.StatusServiceRestart, "service restart")
+		} else {
+			c.closeWith(websocket.StatusGoingAway, "server shutting down")
 		}
-	}()
+	})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); c.writeLoop() }()
+	stopPings := c.startPings()
 	err := c.readLoop()
 	switch {
 	case errors.Is(err, errUnsupportedVersion):
@@ -343,7 +342,11 @@ func (c *conn) run() {
 		c.log.Debug("connection closed", "client", ahp.Clip(c.clientID), "err", err)
 	}
 	c.closeWith(websocket.StatusNormalClosure, "")
-	<-c.ctx.Done() // the writer has closed the socket
+	<-c.ctx.Done()       // the writer has closed the socket
+	if !stopShutdown() { // the server is shutting down: wait for the callback
+		<-shutdownDone
+	}
+	stopPings()
 	wg.Wait()
 	c.s.m.Leave(c)
 	if c.initialized {
@@ -430,22 +433,43 @@ func (c *conn) writeLoop() {
 // long is gone.
 const writeTimeout = time.Minute
 
-func (c *conn) pingLoop() {
-	t := time.NewTicker(c.s.cfg.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(c.ctx, c.s.cfg.PingInterval)
-			err := c.ws.Ping(ctx)
-			cancel()
-			if err != nil && c.ctx.Err() == nil {
+// startPings pings the peer every PingInterval from a timer callback (a
+// goroutine only while a ping waits for its pong); a ping unanswered within
+// the interval closes the socket. The returned stop, called once after c.ctx
+// has ended, waits for a ping in flight.
+func (c *conn) startPings() (stop func()) {
+	interval := c.s.cfg.PingInterval
+	var (
+		mu       sync.Mutex // orders re-arming against stop
+		inFlight sync.WaitGroup
+		timer    *time.Timer
+	)
+	inFlight.Add(1)
+	timer = time.AfterFunc(interval, func() {
+		defer inFlight.Done()
+		ctx, cancel := context.WithTimeout(c.ctx, interval)
+		err := c.ws.Ping(ctx)
+		cancel()
+		if err != nil {
+			if c.ctx.Err() == nil {
 				c.log.Info("websocket ping failed", "client", ahp.Clip(c.clientID), "err", err)
 				_ = c.ws.CloseNow()
-				return
 			}
+			return
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		if c.ctx.Err() == nil {
+			inFlight.Add(1)
+			timer.Reset(interval)
+		}
+	})
+	return func() {
+		mu.Lock()
+		if timer.Stop() { // armed, not fired: its Done is ours to call
+			inFlight.Done()
+		}
+		mu.Unlock()
+		inFlight.Wait()
 	}
 }

@@ -36,9 +36,7 @@ func (h *Hub) Export() State {
 		ts.Content = ch.content.Snapshot()
 		st.Terminals = append(st.Terminals, TerminalState{URI: uri, State: ts})
 	}
-	for _, it := range h.ring.items[h.ring.head:] {
-		st.Ring = append(st.Ring, it.env)
-	}
+	st.Ring = h.ring.held()
 	for ch, seq := range h.ring.evicted {
 		st.Evicted[ch] = seq
 	}

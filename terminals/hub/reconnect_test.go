@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +121,42 @@ func TestRingBudget(t *testing.T) {
 	r.forget(term1)
 	if !r.complete(term1, 0) {
 		t.Errorf("complete after forget = false, want true")
+	}
+}
+
+// TestRingKeepsNewestCatalogue: a root/terminalsChanged replaces the whole
+// catalogue, so the ring keeps only the newest one (200 creations must not
+// fill it with 200 catalogues); replay still gives the same state and the
+// root's history counts as complete.
+func TestRingKeepsNewestCatalogue(t *testing.T) {
+	r := newRing(1 << 20)
+	seq := int64(0)
+	add := func(ch string, a ahp.Action) {
+		seq++
+		r.add(ahp.Envelope{Channel: ch, ServerSeq: seq, Action: a}, 100)
+	}
+	for i := range 5 {
+		add(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: make([]ahp.TerminalInfo, i+1)})
+		add(term1, ahp.Action{Type: ahp.TerminalData, Data: "x"})
+	}
+	got := r.since(0, map[string]bool{ahp.RootURI: true, term1: true})
+	var seqs []int64
+	for _, e := range got {
+		seqs = append(seqs, e.ServerSeq)
+	}
+	if want := []int64{2, 4, 6, 8, 9, 10}; !slices.Equal(seqs, want) {
+		t.Errorf("replay from 0 has seqs %v, want %v (only the newest catalogue, seq 9)", seqs, want)
+	}
+	if n := len(got[4].Action.Terminals); n != 5 {
+		t.Errorf("the catalogue kept lists %d terminals, want 5 (the newest)", n)
+	}
+	if want := 6 * (envelopeOverhead + 100); r.size != want {
+		t.Errorf("ring size %d, want %d (superseded catalogues no longer counted)", r.size, want)
+	}
+	if !r.complete(ahp.RootURI, 0) {
+		t.Error("root history after 0 counted incomplete, want complete")
+	}
+	if held := r.held(); len(held) != 6 {
+		t.Errorf("held() has %d envelopes, want 6", len(held))
 	}
 }

@@ -16,6 +16,11 @@ type ring struct {
 	items   []held // oldest first; head index avoids copying on evict
 	head    int
 	evicted map[string]int64
+	// catalogue is the index in items of the newest root/terminalsChanged,
+	// -1 if none is held. A newer one supersedes it: the action replaces the
+	// whole catalogue, so replaying only the newest gives the same state,
+	// and the ring does not fill with a full catalogue per terminal created.
+	catalogue int
 }
 
 // held is an envelope in the ring and the bytes it counts for.
@@ -24,7 +29,7 @@ type held struct {
 	size int
 }
 
-func newRing(limit int) *ring { return &ring{limit: limit, evicted: map[string]int64{}} }
+func newRing(limit int) *ring { return &ring{limit: limit, evicted: map[string]int64{}, catalogue: -1} }
 
 // envelopeOverhead is what a held envelope costs beyond its strings' bytes:
 // the structs themselves (an Action has many fields) and the origin.
@@ -34,6 +39,13 @@ const envelopeOverhead = int(unsafe.Sizeof(held{}) + unsafe.Sizeof(ahp.Origin{})
 // is in the frame), and evicts the oldest envelopes past the budget.
 func (r *ring) add(e ahp.Envelope, frameLen int) {
 	h := held{env: e, size: envelopeOverhead + frameLen}
+	if e.Channel == ahp.RootURI && e.Action.Type == ahp.RootTerminalsChanged {
+		if r.catalogue >= r.head {
+			r.size -= r.items[r.catalogue].size
+			r.items[r.catalogue] = held{} // superseded: skipped by since and eviction
+		}
+		r.catalogue = len(r.items)
+	}
 	r.items = append(r.items, h)
 	r.size += h.size
 	for r.size > r.limit && r.head < len(r.items) {
@@ -41,12 +53,26 @@ func (r *ring) add(e ahp.Envelope, frameLen int) {
 		r.items[r.head] = held{}
 		r.head++
 		r.size -= old.size
-		r.evicted[old.env.Channel] = old.env.ServerSeq
+		if old.env.Channel != "" {
+			r.evicted[old.env.Channel] = old.env.ServerSeq
+		}
 	}
 	if r.head > 1024 && r.head*2 > len(r.items) { // compact
 		r.items = append([]held(nil), r.items[r.head:]...)
+		r.catalogue -= r.head
 		r.head = 0
 	}
+}
+
+// held returns the envelopes held, oldest first.
+func (r *ring) held() []ahp.Envelope {
+	var out []ahp.Envelope
+	for _, h := range r.items[r.head:] {
+		if h.env.Channel != "" {
+			out = append(out, h.env)
+		}
+	}
+	return out
 }
 
 // complete reports whether every envelope of channel after seq is still held.

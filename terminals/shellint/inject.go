@@ -8,11 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 //go:embed scripts/bash.sh scripts/fish.fish scripts/zsh
@@ -203,19 +205,30 @@ func setEnv(env []string, key, value string) []string {
 	return append(env, key+"="+value)
 }
 
-// scriptsHash is the content hash naming the script directory.
-func scriptsHash() string {
-	h := sha256.New()
-	for _, f := range files {
+// embedded holds each script of files, read from the embedded FS once:
+// embed.FS.ReadFile copies, and every terminal's start needs them.
+var embedded = sync.OnceValue(func() [][]byte {
+	out := make([][]byte, len(files))
+	for i, f := range files {
 		b, err := scripts.ReadFile(f.src)
 		if err != nil {
 			panic("shellint: embedded script missing: " + f.src) // programmer error
 		}
+		out[i] = b
+	}
+	return out
+})
+
+// scriptsHash is the content hash naming the script directory.
+var scriptsHash = sync.OnceValue(func() string {
+	h := sha256.New()
+	for i, f := range files {
+		b := embedded()[i]
 		fmt.Fprintf(h, "%s\x00%d\x00", f.dst, len(b))
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}
+})
 
 // WriteScripts writes the integration scripts under dir/<content hash>/ and
 // returns that directory. dir must be a directory owned by us, not a
@@ -227,9 +240,8 @@ func WriteScripts(dir string) (string, error) {
 		return "", err
 	}
 	root := filepath.Join(dir, "shellint-"+scriptsHash())
-	for _, f := range files {
-		b, _ := scripts.ReadFile(f.src)
-		if err := writePrivate(root, f.dst, b); err != nil {
+	for i, f := range files {
+		if err := writePrivate(root, f.dst, embedded()[i]); err != nil {
 			return "", err
 		}
 	}
@@ -251,7 +263,7 @@ func writePrivate(root, rel string, content []byte) error {
 			}
 		}
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
+	if sameContent(path, content) {
 		return nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
@@ -275,6 +287,37 @@ func writePrivate(root, rel string, content []byte) error {
 	}
 	return nil
 }
+
+// sameContent reports whether the file at path holds exactly content,
+// reading it in small pieces (this runs at every terminal's start; a whole
+// copy of every script each time was most of a start's garbage).
+func sameContent(path string, content []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != int64(len(content)) {
+		return false
+	}
+	buf := compareBuffers.Get().(*[4096]byte)
+	defer compareBuffers.Put(buf)
+	for rest := content; ; {
+		n, err := f.Read(buf[:])
+		if n > len(rest) || !bytes.Equal(buf[:n], rest[:n]) {
+			return false
+		}
+		rest = rest[n:]
+		if err == io.EOF {
+			return len(rest) == 0
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+var compareBuffers = sync.Pool{New: func() any { return new([4096]byte) }}
 
 func mkPrivateDir(d string) error {
 	if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
