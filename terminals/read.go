@@ -187,6 +187,9 @@ func (r *reader) emit(ev shellint.Event) {
 		return
 	}
 	r.flush() // never merge data across a command, cwd or title boundary
+	if ev.Kind == shellint.PromptEnd {
+		return // the shell waits for input: its prompt went out just now
+	}
 	r.backlog = r.t.publish(eventAction(ev))
 }
 

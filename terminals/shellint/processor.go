@@ -25,9 +25,12 @@ const (
 	CommandFinished                // ID, ExitCode (nil = unknown), DurationMs
 	CwdChanged                     // Cwd: "file:///..." URI
 	TitleChanged                   // Title
+	// PromptEnd: the prompt is complete and the shell waits for input (633;B
+	// or 133;B). It changes no state; output before it should go out now.
+	PromptEnd
 )
 
-var kindNames = [...]string{"Data", "DetectionAvailable", "CommandExecuted", "CommandFinished", "CwdChanged", "TitleChanged"}
+var kindNames = [...]string{"Data", "DetectionAvailable", "CommandExecuted", "CommandFinished", "CwdChanged", "TitleChanged", "PromptEnd"}
 
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
@@ -445,6 +448,8 @@ func (p *Processor) on633(payload []byte) {
 	switch op {
 	case 'A':
 		p.onA()
+	case 'B':
+		p.emit(Event{Kind: PromptEnd})
 	case 'C':
 		p.onC("", false)
 	case 'D':
@@ -466,6 +471,7 @@ func (p *Processor) on133(payload []byte) {
 		p.onA()
 	case "B":
 		p.detect()
+		p.emit(Event{Kind: PromptEnd})
 	case "C":
 		p.detect()
 		url, urlSet := "", false
