@@ -276,8 +276,9 @@ func (c *client) readUntil(ctx context.Context, sc *scanner, st *streamStats) er
 var errEvicted = errors.New("evicted as a slow subscriber (4001)")
 
 // readDecoded is readUntil for a viewer: it decodes every frame as a client
-// must (the JSON-RPC message, then the action envelope with its data
-// string unescaped) and scans the decoded data for the marker.
+// must, as termhost's Go client does (output frames on ahp.DecodeDataFrame's
+// one pass, anything else as the JSON-RPC message, then the action envelope),
+// and scans the decoded data for the marker.
 func (c *client) readDecoded(ctx context.Context, sc *scanner) error {
 	for {
 		frame, err := c.read(ctx)
@@ -287,6 +288,12 @@ func (c *client) readDecoded(ctx context.Context, sc *scanner) error {
 				return errEvicted
 			}
 			return err
+		}
+		if e, ok := ahp.DecodeDataFrame(frame); ok {
+			if e.Action.Type == ahp.TerminalData && sc.feed([]byte(e.Action.Data)) {
+				return nil
+			}
+			continue
 		}
 		var m ahp.Message
 		if err := json.Unmarshal(frame, &m); err != nil {

@@ -72,6 +72,12 @@ func (c *Client) readFrames(ws *websocket.Conn) error {
 // handleFrame routes one frame: responses to their calls, action envelopes
 // to the mirrors; anything else is ignored.
 func (c *Client) handleFrame(ws *websocket.Conn, data []byte) {
+	if env, ok := ahp.DecodeDataFrame(data); ok { // most frames: output, in one pass
+		c.mu.Lock()
+		c.envelopeLocked(env)
+		c.mu.Unlock()
+		return
+	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
