@@ -30,8 +30,10 @@ const (
 	echoBytes      = 1 << 10
 	// keepPending: a coalescing list longer than this is let go once the
 	// output pauses, so idle terminals do not keep a burst's.
-	keepPending  = 64
-	inputSlots   = 256
+	keepPending = 64
+	// inputSlots: input chunks queued while the pty's own buffer is full
+	// (24 bytes each, allocated in every terminal).
+	inputSlots   = 64
 	drainQuiet   = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
 	drainMax     = time.Second
 	readyTimeout = 3 * time.Second
