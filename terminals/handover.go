@@ -139,13 +139,15 @@ func (p *Paused) Resume() {
 			continue // exited while pausing: released, state only
 		}
 		input := append(handed[t.uri], t.takeInput()...)
+		for _, b := range input { // counted first: no keystroke overtakes them (writeNow)
+			t.queued.Add(int64(len(b)))
+		}
 		t.detaching.Store(false)
 		t.detached = false
 		t.proc.ResumeReading()
 		t.run(t.proc)
 		for _, b := range input {
 			t.input <- b // fits: it came from this channel
-			t.queued.Add(int64(len(b)))
 		}
 	}
 	p.m.mu.Lock()

@@ -103,12 +103,46 @@ func (t *terminal) run(proc *pty.Process) {
 // enqueueInput hands input to the writer without blocking; false when the
 // queue is full (the shell is not reading).
 func (t *terminal) enqueueInput(data string, limit int) bool {
+	if len(data) <= keystrokeBytes && t.writeNow(data) {
+		return true
+	}
 	if t.queued.Load()+int64(len(data)) > int64(limit) {
 		return false
 	}
 	select {
 	case t.input <- []byte(data):
 		t.queued.Add(int64(len(data)))
+		return true
+	default:
+		return false
+	}
+}
+
+// writeNow writes a keystroke to the pty from the dispatching goroutine,
+// so that its echo does not wait for the writer goroutine to be scheduled:
+// only when the shell is ready and nothing is queued or being written
+// before it. Dispatches are serialised (the hub lock), so nothing is queued
+// between the check and the write. A partial write queues the rest.
+func (t *terminal) writeNow(data string) bool {
+	if t.queued.Load() != 0 || t.detaching.Load() || !isClosed(t.ready) {
+		return false
+	}
+	b := []byte(data)
+	t.keystroke.Store(time.Now().UnixNano()) // before the write: the echo can come at once
+	n, err := t.proc.TryWrite(b)
+	if err != nil || n == 0 {
+		return false
+	}
+	if rest := b[n:]; len(rest) > 0 {
+		t.input <- rest // the queue is empty: it fits
+		t.queued.Add(int64(len(rest)))
+	}
+	return true
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
 		return true
 	default:
 		return false

@@ -228,6 +228,32 @@ func (p *Process) Control(fn func(fd uintptr)) error { return p.rc.Control(fn) }
 // Write writes input to the pty. It fails at once after Interrupt.
 func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }
 
+// TryWrite writes what the pty takes of b at once, without waiting for
+// room: 0 when its buffer is full. It fails after Interrupt.
+func (p *Process) TryWrite(b []byte) (int, error) {
+	var (
+		n    int
+		werr error
+	)
+	err := p.rc.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), b)
+			if !errors.Is(werr, syscall.EINTR) {
+				return true // done either way: never park for room
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case errors.Is(werr, syscall.EAGAIN):
+		return 0, nil
+	case werr != nil:
+		return 0, werr
+	}
+	return n, nil
+}
+
 // Resize sets the pty's window size without switching the master to
 // blocking mode (see Start).
 func (p *Process) Resize(cols, rows int) error {
