@@ -92,6 +92,7 @@ type InitializeResult struct {
 	ServerInfo       *Implementation
 	Snapshots        []Snapshot
 	DefaultDirectory string
+	Meta             json.RawMessage // _meta: server extensions (termhost/presenceId)
 }
 
 func (r InitializeResult) wire(shape Shape) any {
@@ -101,7 +102,8 @@ func (r InitializeResult) wire(shape Shape) any {
 		ServerInfo       *Implementation `json:"serverInfo,omitempty"`
 		Snapshots        []any           `json:"snapshots"`
 		DefaultDirectory string          `json:"defaultDirectory,omitempty"`
-	}{r.ProtocolVersion, r.ServerSeq, r.ServerInfo, wireSnapshots(r.Snapshots, shape), r.DefaultDirectory}
+		Meta             json.RawMessage `json:"_meta,omitempty"`
+	}{r.ProtocolVersion, r.ServerSeq, r.ServerInfo, wireSnapshots(r.Snapshots, shape), r.DefaultDirectory, r.Meta}
 }
 
 // UnsupportedVersionError is the -32005 answer with its required data.

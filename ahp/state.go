@@ -104,18 +104,20 @@ type TerminalInfo struct {
 	Title     string
 	Claim     Claim
 	Lifecycle Lifecycle
+	Meta      json.RawMessage // _meta: server extensions, e.g. {"termhost/recording": "recording"}
 }
 
 type wireTerminalInfo struct {
-	Resource  string     `json:"resource"`
-	Title     string     `json:"title"`
-	Claim     any        `json:"claim"`
-	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
-	ExitCode  *int       `json:"exitCode,omitempty"`
+	Resource  string          `json:"resource"`
+	Title     string          `json:"title"`
+	Claim     any             `json:"claim"`
+	Lifecycle *Lifecycle      `json:"lifecycle,omitempty"`
+	ExitCode  *int            `json:"exitCode,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 func (t TerminalInfo) wire(shape Shape) any {
-	w := wireTerminalInfo{Resource: t.Resource, Title: t.Title, Claim: t.Claim.wire(shape)}
+	w := wireTerminalInfo{Resource: t.Resource, Title: t.Title, Claim: t.Claim.wire(shape), Meta: t.Meta}
 	if shape == Legacy {
 		// ≤ 0.8: exitCode present means exited; an exit without a code cannot be told.
 		w.ExitCode = t.Lifecycle.ExitCode
@@ -141,7 +143,7 @@ func (t *TerminalInfo) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*t = TerminalInfo{Resource: w.Resource, Title: w.Title, Claim: w.Claim, Lifecycle: lifecycleFrom(w.Lifecycle, w.ExitCode)}
+	*t = TerminalInfo{Resource: w.Resource, Title: w.Title, Claim: w.Claim, Lifecycle: lifecycleFrom(w.Lifecycle, w.ExitCode), Meta: w.Meta}
 	return nil
 }
 

@@ -31,6 +31,9 @@ const (
 	// EventReconnected: the connection is back and every surviving
 	// subscription is current again.
 	EventReconnected
+	// EventNotification: a server notification other than action (a
+	// server extension such as x-termhost/controlRequest): Method and Params.
+	EventNotification
 )
 
 func (k EventKind) String() string {
@@ -45,6 +48,8 @@ func (k EventKind) String() string {
 		return "disconnected"
 	case EventReconnected:
 		return "reconnected"
+	case EventNotification:
+		return "notification"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
@@ -64,6 +69,9 @@ type Event struct {
 	// server sent again, not output happening now (an EventResync is
 	// history too).
 	Replayed bool
+	// Method and Params of an EventNotification.
+	Method string
+	Params json.RawMessage
 }
 
 type queued struct {

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"os"
+	"os/user"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
@@ -55,6 +57,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ClientInfo.Name == "" {
 		o.ClientInfo.Name = "termhost-cli"
+		if o.ClientInfo.Title == "" {
+			o.ClientInfo.Title = userAtHost() // how others see this client in presence
+		}
 	}
 	if len(o.Versions) == 0 {
 		o.Versions = DefaultVersions
@@ -80,6 +85,16 @@ func (o *Options) setDefaults() {
 	if o.PingTimeout <= 0 {
 		o.PingTimeout = 5 * time.Second
 	}
+}
+
+// userAtHost is "user@host" of this process, or "" when unknown.
+func userAtHost() string {
+	u, err := user.Current()
+	host, herr := os.Hostname()
+	if err != nil || herr != nil || u.Username == "" || host == "" {
+		return ""
+	}
+	return u.Username + "@" + host
 }
 
 // RandomID returns n random bytes in hex.

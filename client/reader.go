@@ -70,7 +70,8 @@ func (c *Client) readFrames(ws *websocket.Conn) error {
 }
 
 // handleFrame routes one frame: responses to their calls, action envelopes
-// to the mirrors; anything else is ignored.
+// to the mirrors, other notifications to the events; anything else is
+// ignored.
 func (c *Client) handleFrame(ws *websocket.Conn, data []byte) {
 	if env, ok := ahp.DecodeDataFrame(data); ok { // most frames: output, in one pass
 		c.mu.Lock()
@@ -116,6 +117,10 @@ func (c *Client) handleFrame(ws *websocket.Conn, data []byte) {
 		}
 		c.mu.Lock()
 		c.envelopeLocked(env)
+		c.mu.Unlock()
+	case m.Method != "" && m.ID == nil:
+		c.mu.Lock()
+		c.pushLocked(Event{Kind: EventNotification, Method: m.Method, Params: m.Params}, len(m.Params))
 		c.mu.Unlock()
 	}
 }

@@ -143,11 +143,17 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 			c.s.disconnectShare(sh.ID, "the terminal was disposed")
 		}
 		return nil, nil
+	case methodRequestControl, methodAnswerControl:
+		return c.controlCommand(msg)
 	case methodShareCreate, methodShareList, methodShareRevoke:
 		if c.role != RoleOwner {
 			return nil, c.denied("command", "only the owner can manage share links")
 		}
 		return c.shareCommand(msg)
+	case methodRecord:
+		return c.recordCommand(msg)
+	case MethodScreen:
+		return c.screen(msg)
 	case ahp.MethodListSessions:
 		return ahp.ListSessionsResult{Items: []json.RawMessage{}}, nil
 	case ahp.MethodAuthenticate:
@@ -173,10 +179,11 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 		return nil, errClientIDTaken(p.ClientID)
 	}
 	c.begin(p.ClientID, version, shape)
+	c.presence.info = c.s.clientInfo(p.ClientID, p.ClientInfo)
 	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
 	c.log.Debug("initialized", "client", ahp.Clip(p.ClientID), "version", version)
 	return ahp.InitializeResult{ProtocolVersion: version, ServerSeq: seq, Snapshots: snaps,
-		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}}, nil
+		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}, Meta: presenceMeta(p.ClientID)}, nil
 }
 
 func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
@@ -193,6 +200,7 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 		return nil, err
 	}
 	c.begin(p.ClientID, rec.version, rec.shape)
+	c.presence.info = c.s.clientInfo(p.ClientID, nil)
 	res := c.s.m.Reconnect(c, p)
 	c.s.metrics.reconnects.WithLabelValues(res.Kind.String()).Inc()
 	return res.Result(), nil
@@ -255,8 +263,13 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		}
 		return
 	}
-	if c.s.m.Dispatch(c, origin, uri, a, c.policy()) == terminals.RefusedByRole {
+	switch c.s.m.Dispatch(c, origin, uri, a, c.policy()) {
+	case terminals.RefusedByRole:
 		c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
+	case terminals.Accepted:
+		if a.Type == ahp.TerminalClaimed {
+			c.s.controlClaimMoved(uri)
+		}
 	}
 }
 

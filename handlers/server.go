@@ -51,6 +51,9 @@ type Config struct {
 	// Compression negotiates permessage-deflate with clients that offer it;
 	// the zero value, CompressionAuto, does for clients not on loopback.
 	Compression Compression
+	// ControlAutoGrant is how long a control request waits for a holder that
+	// does not type before it is granted anyway (default 20 s).
+	ControlAutoGrant time.Duration
 
 	// OwnerToken is the secret that makes a client the owner (full access).
 	// NoAuth disables authentication (loopback listeners only; cmd checks):
@@ -93,6 +96,9 @@ func (c *Config) setDefaults() {
 	if c.PingInterval == 0 {
 		c.PingInterval = 20 * time.Second
 	}
+	if c.ControlAutoGrant <= 0 {
+		c.ControlAutoGrant = 20 * time.Second
+	}
 	if c.Retention == 0 {
 		c.Retention = 10 * time.Minute
 	}
@@ -130,6 +136,8 @@ type Server struct {
 	closed  bool                      // Close has begun: no new connections
 	clients map[string]*clientRecord  // by clientId, for reconnect
 	byShare map[string]map[*conn]bool // live connections of each share link
+
+	controls controls // pending control requests (control.go)
 }
 
 // clientRecord is what a reconnect needs to know about a client, and the
@@ -139,7 +147,8 @@ type clientRecord struct {
 	principal string // principal.id() of the first user; nobody else may use the clientId
 	version   string // "" while only a claim names the clientId
 	shape     ahp.Shape
-	expires   time.Time // once no connection of the client is live
+	expires   time.Time          // once no connection of the client is live
+	info      ahp.Implementation // its clientInfo, for presence (presence.go)
 }
 
 // New builds the router.
@@ -176,6 +185,7 @@ func New(cfg Config) (*Server, error) {
 	app.Get("/ws", s.serveWS)
 	app.With(s.requireOwner).Get("/metrics", s.metrics.handler().ServeHTTP)
 	s.mountPages(app)
+	s.mountRecordings(app)
 
 	root := chi.NewRouter()
 	root.Use(s.withRequestInfo, s.securityHeaders)
@@ -296,6 +306,7 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.cancel()
 	s.conns.Wait()
+	s.controls.stop()
 }
 
 // CloseForRestart is Close for a hand-over to a new termhost process

@@ -19,13 +19,14 @@ type shareInfo struct {
 	ID        string `json:"id"`
 	Terminal  string `json:"terminal"`
 	Role      string `json:"role"`
+	Label     string `json:"label,omitempty"`
 	CreatedAt int64  `json:"createdAt"`
 	ExpiresAt *int64 `json:"expiresAt,omitempty"`
 	URL       string `json:"url,omitempty"` // only in the create result: it holds the secret
 }
 
 func infoOf(sh *share) shareInfo {
-	in := shareInfo{ID: sh.ID, Terminal: sh.Terminal, Role: sh.Role, CreatedAt: sh.CreatedAt.UnixMilli()}
+	in := shareInfo{ID: sh.ID, Terminal: sh.Terminal, Role: sh.Role, Label: sh.Label, CreatedAt: sh.CreatedAt.UnixMilli()}
 	if !sh.ExpiresAt.IsZero() {
 		ms := sh.ExpiresAt.UnixMilli()
 		in.ExpiresAt = &ms
@@ -38,6 +39,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 		Terminal   string `json:"terminal"`
 		Role       string `json:"role"`
 		TTLSeconds int64  `json:"ttlSeconds"`
+		Label      string `json:"label"`
 		ID         string `json:"id"`
 	}
 	if err := decodeParams(msg, &p); err != nil {
@@ -58,7 +60,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 		if p.TTLSeconds < 0 || p.TTLSeconds > 10*365*24*3600 {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "ttlSeconds must be between 0 (no expiry) and ten years")
 		}
-		sh, token, err := shares.create(p.Terminal, p.Role, time.Duration(p.TTLSeconds)*time.Second)
+		sh, token, err := shares.createLabelled(p.Terminal, p.Role, p.Label, time.Duration(p.TTLSeconds)*time.Second)
 		if err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}

@@ -7,8 +7,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Roles of a connection.
@@ -23,6 +26,7 @@ type share struct {
 	ID        string    `json:"id"`
 	Terminal  string    `json:"terminal"`
 	Role      string    `json:"role"`
+	Label     string    `json:"label,omitempty"` // who it is for ("alice"): its name in presence
 	CreatedAt time.Time `json:"-"`
 	ExpiresAt time.Time `json:"-"` // zero = never
 	hash      [32]byte
@@ -98,6 +102,31 @@ func randomToken(n int) string {
 
 // create adds a share and returns it with its secret token (shown once).
 func (st *shares) create(terminal, role string, ttl time.Duration) (*share, string, error) {
+	return st.createLabelled(terminal, role, "", ttl)
+}
+
+// maxLabel bounds a share link's label (a name, shown to everyone on the terminal).
+const maxLabel = 64
+
+// checkLabel trims a share link's label and refuses one too long or with
+// control characters.
+func checkLabel(label string) (string, error) {
+	label = strings.TrimSpace(label)
+	if utf8.RuneCountInString(label) > maxLabel || !utf8.ValidString(label) {
+		return "", fmt.Errorf("label must be valid text of at most %d characters", maxLabel)
+	}
+	if strings.ContainsFunc(label, unicode.IsControl) {
+		return "", fmt.Errorf("label must not contain control characters")
+	}
+	return label, nil
+}
+
+// createLabelled is create with a label naming who the link is for.
+func (st *shares) createLabelled(terminal, role, label string, ttl time.Duration) (*share, string, error) {
+	label, err := checkLabel(label)
+	if err != nil {
+		return nil, "", err
+	}
 	if role != RoleViewer && role != RoleDriver {
 		return nil, "", fmt.Errorf("role must be %q or %q", RoleViewer, RoleDriver)
 	}
@@ -106,7 +135,7 @@ func (st *shares) create(terminal, role string, ttl time.Duration) (*share, stri
 	}
 	token := randomToken(32)
 	now := st.now()
-	s := &share{ID: randomToken(9), Terminal: terminal, Role: role, CreatedAt: now, hash: sha256.Sum256([]byte(token))}
+	s := &share{ID: randomToken(9), Terminal: terminal, Role: role, Label: label, CreatedAt: now, hash: sha256.Sum256([]byte(token))}
 	if ttl > 0 {
 		s.ExpiresAt = now.Add(ttl)
 	}

@@ -44,6 +44,7 @@ type savedShare struct {
 	ID        string    `json:"id"`
 	Terminal  string    `json:"terminal"`
 	Role      string    `json:"role"`
+	Label     string    `json:"label,omitempty"`
 	Hash      digest    `json:"hash"`
 	CreatedAt time.Time `json:"createdAt"`
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
@@ -150,7 +151,7 @@ func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) 
 		}
 	}
 	for _, s := range list {
-		sh := &share{ID: s.ID, Terminal: s.Terminal, Role: s.Role, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, hash: [32]byte(s.Hash)}
+		sh := &share{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, hash: [32]byte(s.Hash)}
 		st.byID[sh.ID] = sh
 		if sh.expired(now) || !exists(sh.Terminal) {
 			st.removeLocked(sh, now)
@@ -197,7 +198,7 @@ func (st *shares) saved() ([]savedShare, []savedGone) {
 	defer st.mu.Unlock()
 	shares, gone := []savedShare{}, []savedGone{}
 	for _, s := range st.byID {
-		shares = append(shares, savedShare{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Hash: digest(s.hash),
+		shares = append(shares, savedShare{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, Hash: digest(s.hash),
 			CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt})
 	}
 	for h, until := range st.gone {

@@ -97,8 +97,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := newConn(s, ws, s.clientAddr(r))
 	c.role, c.scope, c.publicBase = who.role, who.scope(), s.publicBase(r)
 	c.principal = who.id()
+	c.presence.device = deviceLabel(r.UserAgent())
 	if who.share != nil {
-		c.shareID = who.share.ID
+		c.shareID, c.presence.label = who.share.ID, who.share.Label
 		s.trackShare(c, c.shareID, true)
 		defer s.trackShare(c, c.shareID, false)
 		if !s.auth.shares.valid(c.shareID) {
@@ -168,7 +169,8 @@ type conn struct {
 	principal  string // principal.id(): the clientId is bound to it
 	scope      string // the one terminal a share link grants, or ""
 	shareID    string
-	publicBase string // for share URLs
+	publicBase string       // for share URLs
+	presence   connPresence // how others see it (presence.go)
 }
 
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
@@ -351,6 +353,7 @@ func (c *conn) run() {
 	c.s.m.Leave(c)
 	if c.initialized {
 		c.s.forget(c.clientID)
+		c.s.controlLeft(c.clientID)
 	}
 }
 

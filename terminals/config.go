@@ -29,9 +29,25 @@ type Config struct {
 	InputQueue       int // bytes of queued keyboard input per terminal (default 1 MiB)
 	Logger           *slog.Logger
 	Clock            shellint.Clock // nil = real clock
+	// RecordDir is where recordings are kept (<state-dir>/recordings); ""
+	// disables recording. RecordAll records every terminal from its start;
+	// RecordMax caps each file (default 64 MiB); RecordClock stamps events
+	// (nil = real clock).
+	RecordDir   string
+	RecordAll   bool
+	RecordMax   int64
+	RecordClock func() time.Time
+	// ScreenModel keeps a VT model of each terminal (package screen): joiners
+	// get the exact screen, x-termhost/screen answers. Off by default: it
+	// costs CPU on every output byte and an emulator's memory per terminal.
+	ScreenModel bool
 	// Tap, when set, sees every raw pty read before processing (tests
 	// compare it with what clients receive). It must not keep b.
 	Tap func(uri string, b []byte)
+
+	// ClaimGrace is how long a claim stays with a client that has no
+	// connection left before it is handed on (default 10 s).
+	ClaimGrace time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -55,6 +71,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.DisposeGrace == 0 {
 		c.DisposeGrace = 2 * time.Second
+	}
+	if c.ClaimGrace == 0 {
+		c.ClaimGrace = 10 * time.Second
 	}
 	if c.ReplayBytes == 0 {
 		c.ReplayBytes = 4 << 20

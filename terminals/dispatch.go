@@ -79,6 +79,9 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 			return
 		}
 		out = Accepted
+		if a.Type == ahp.TerminalInput && t != nil {
+			t.inputs.note(origin.ClientID) // a holder that stops typing is away (LastInput)
+		}
 		if policy.Accepted != nil {
 			policy.Accepted(a)
 		}
@@ -88,6 +91,9 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 		}
 		tx.Publish(uri, a, &origin)
 	})
+	if out == Accepted && a.Type == ahp.TerminalClaimed {
+		m.publishPresence() // who holds control is part of presence
+	}
 	return out
 }
 
@@ -164,6 +170,8 @@ func (m *Manager) effect(t *terminal, a ahp.Action) string {
 		if err := t.proc.Resize(a.Cols, a.Rows); err != nil && !errors.Is(err, pty.ErrClosed) {
 			return "resize failed"
 		}
+		t.rec.resize(a.Cols, a.Rows)
+		t.scr.model.Resize(a.Cols, a.Rows)
 	case ahp.TerminalTitleChanged:
 		// A rename pins the title; clearing it lets the shell set it again.
 		t.titlePinned.Store(a.Title != "")

@@ -160,6 +160,10 @@ func (p *Paused) Resume() {
 func (p *Paused) Commit() {
 	p.closePidfds()
 	m := p.m
+	for _, t := range p.terms { // the successor does not carry recordings on
+		t.rec.close("recording stopped: the server was upgraded")
+		t.scr.close()
+	}
 	m.mu.Lock()
 	m.closed = true
 	clear(m.terms)

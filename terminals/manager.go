@@ -99,6 +99,7 @@ func (m *Manager) Close() {
 	// A Create that reserved its URI before closed was set kills what it
 	// spawned when it sees closed (see Create).
 	m.creating.Wait()
+	m.stopReleases()
 	_ = os.RemoveAll(m.scripts)
 	m.removeAdoptedScripts()
 }
@@ -158,8 +159,12 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	}
 	t.integrated, t.nonce = inj.Nonce != "", inj.Nonce
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock})
+	if m.cfg.ScreenModel {
+		t.scr.start(cols, rows) // before the reader can publish
+	}
 	if err := t.start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Dir: dir, Cols: cols, Rows: rows}); err != nil {
 		m.unreserve(t)
+		t.scr.close()
 		m.log.Error("spawn", "argv0", inj.Argv[0], "err", err)
 		return &StartError{Program: inj.Argv[0], Err: err}
 	}
@@ -177,6 +182,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback); err != nil {
 		panic("terminals: " + err.Error()) // reserve keeps URIs unique
 	}
+	m.recordFromStart(t, state, p.Meta) // before the reader publishes anything
 	close(t.started)
 	m.mu.Unlock()
 	m.log.Info("terminal created", "terminal", p.Channel, "pid", t.proc.Pid(), "cols", cols, "rows", rows)
@@ -221,6 +227,7 @@ func (m *Manager) Dispose(uri string) error {
 	m.mu.Unlock()
 	m.hub.RemoveTerminal(uri)
 	t.kill(m.cfg.DisposeGrace)
+	t.rec.discard(t.log)
 	m.log.Info("terminal disposed", "terminal", uri)
 	return nil
 }

@@ -1,35 +1,98 @@
 package terminals
 
-import "sync"
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/hub"
+)
 
 // presence counts live connections per clientId: the one count, used for
-// claims (a claim whose client has gone can be taken over) and by the
-// server for how long it remembers a client. Its lock is a leaf: it may be
-// taken under any other.
+// claims (a claim whose client has gone can be taken over, and is handed on
+// after Config.ClaimGrace) and by the server for how long it remembers a
+// client. Its lock is a leaf: it may be taken under any other.
 type presence struct {
-	mu    sync.Mutex
-	count map[string]int
+	mu      sync.Mutex
+	count   map[string]int
+	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
+
+	// publish orders presence publishes: each reads the audiences and sets
+	// the catalogue _meta under it, so the last publish reflects the last
+	// change. Taken before the hub lock, never under it.
+	publish sync.Mutex
+}
+
+// MetaPresence is the catalogue _meta key of a terminal's presence list
+// (docs/protocol.md, "Presence and control").
+const MetaPresence = "termhost/presence"
+
+// Member kinds.
+const (
+	KindOwner  = "owner"
+	KindCLI    = "cli" // the owner's command line
+	KindDriver = "driver"
+	KindViewer = "viewer"
+)
+
+// Member is one client connected to a terminal, as everyone sees it: a
+// label, never a token or a clientId.
+type Member struct {
+	ID      string `json:"id"` // PresenceID of the client
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Device  string `json:"device,omitempty"`
+	Control bool   `json:"control,omitempty"` // holds the terminal's claim
+}
+
+// Present is a subscriber that shows in presence (a server connection).
+// Subscribers without it (tests' fakes) are not listed.
+type Present interface {
+	PresenceMember() Member
+}
+
+// PresenceID is the opaque presence id of a clientId: stable across
+// reconnects and restarts, and it tells nothing of the clientId.
+func PresenceID(clientID string) string {
+	sum := sha256.Sum256([]byte("termhost presence\x00" + clientID))
+	return "p" + hex.EncodeToString(sum[:6])
 }
 
 // Connected counts a connection of clientID in.
 func (m *Manager) Connected(clientID string) {
 	m.presence.mu.Lock()
 	m.presence.count[clientID]++
+	if t := m.presence.release[clientID]; t != nil {
+		t.Stop()
+		delete(m.presence.release, clientID)
+	}
 	m.presence.mu.Unlock()
 }
 
 // Disconnected undoes Connected and returns how many connections of
-// clientID remain.
+// clientID remain. When none is left, the claims the client holds are
+// handed on after the grace period unless it comes back.
 func (m *Manager) Disconnected(clientID string) int {
 	m.presence.mu.Lock()
 	defer m.presence.mu.Unlock()
 	n := m.presence.count[clientID] - 1
-	if n <= 0 {
-		delete(m.presence.count, clientID)
-		return 0
+	if n > 0 {
+		m.presence.count[clientID] = n
+		return n
 	}
-	m.presence.count[clientID] = n
-	return n
+	delete(m.presence.count, clientID)
+	if m.presence.release == nil {
+		m.presence.release = map[string]*time.Timer{}
+	}
+	if t := m.presence.release[clientID]; t != nil {
+		t.Stop()
+	}
+	m.presence.release[clientID] = time.AfterFunc(m.cfg.ClaimGrace, func() { m.releaseClaims(clientID) })
+	return 0
 }
 
 // Connections is the number of live connections of clientID.
@@ -37,4 +100,172 @@ func (m *Manager) Connections(clientID string) int {
 	m.presence.mu.Lock()
 	defer m.presence.mu.Unlock()
 	return m.presence.count[clientID]
+}
+
+// stopReleases stops the pending claim releases (Close).
+func (m *Manager) stopReleases() {
+	m.presence.mu.Lock()
+	defer m.presence.mu.Unlock()
+	for id, t := range m.presence.release {
+		t.Stop()
+		delete(m.presence.release, id)
+	}
+}
+
+// releaseClaims hands on every client claim of clientID, gone for the
+// grace period: AHP has no unclaimed state, so the claim goes to a client
+// still there that may act on the terminal (the owner's first, else a
+// driver's). With nobody to take it, it stays, and anyone may take it.
+func (m *Manager) releaseClaims(clientID string) {
+	m.presence.mu.Lock()
+	delete(m.presence.release, clientID)
+	back := m.presence.count[clientID] > 0
+	m.presence.mu.Unlock()
+	m.mu.Lock()
+	closed := m.closed || m.paused
+	m.mu.Unlock()
+	if back || closed {
+		return
+	}
+	gone := ahp.ClientClaim(clientID)
+	for _, a := range m.hub.Audiences() {
+		if a.Claim != gone {
+			continue
+		}
+		next, ok := m.successor(a.Subs)
+		if !ok {
+			m.log.Info("claim holder left; nobody present may take the claim", "terminal", a.URI)
+			continue
+		}
+		if m.SetClaim(a.URI, gone, ahp.ClientClaim(next)) {
+			m.log.Info("claim holder left: claim handed on", "terminal", a.URI)
+		}
+	}
+}
+
+// successor picks who gets a claim whose holder left: a connected client
+// that may act (not a viewer), the owner's before a driver's.
+func (m *Manager) successor(subs []Subscriber) (string, bool) {
+	rank := map[string]int{KindOwner: 0, KindCLI: 1, KindDriver: 2}
+	best, bestRank := "", len(rank)
+	for _, s := range subs {
+		p, ok := s.(Present)
+		if !ok || s.ViewOnly() || s.ClientID() == "" || m.Connections(s.ClientID()) == 0 {
+			continue
+		}
+		r, ok := rank[p.PresenceMember().Kind]
+		if ok && (r < bestRank || r == bestRank && s.ClientID() < best) {
+			best, bestRank = s.ClientID(), r
+		}
+	}
+	return best, best != ""
+}
+
+// Claim is a terminal's claim.
+func (m *Manager) Claim(uri string) (claim ahp.Claim, ok bool) {
+	m.hub.Do(func(tx hub.Tx) {
+		var st ahp.TerminalState
+		st, ok = tx.Terminal(uri)
+		claim = st.Claim
+	})
+	return claim, ok
+}
+
+// SetClaim moves a terminal's claim from `from` to `to` as the server (a
+// terminal/claimed action without origin, so every client, foreign ones
+// included, sees the usual claim change) if the claim is still `from`.
+func (m *Manager) SetClaim(uri string, from, to ahp.Claim) bool {
+	done := false
+	m.hub.Do(func(tx hub.Tx) {
+		if st, ok := tx.Terminal(uri); ok && st.Claim == from && !st.Lifecycle.Exited() {
+			tx.Publish(uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: to}, nil)
+			done = true
+		}
+	})
+	if done {
+		m.publishPresence()
+	}
+	return done
+}
+
+// Subscribers are the subscribers of a terminal channel.
+func (m *Manager) Subscribers(uri string) []Subscriber {
+	for _, a := range m.hub.Audiences() {
+		if a.URI == uri {
+			return a.Subs
+		}
+	}
+	return nil
+}
+
+// publishPresence sets every terminal's presence list in its catalogue
+// _meta; the hub publishes the catalogue only where it changed.
+func (m *Manager) publishPresence() {
+	m.presence.publish.Lock()
+	defer m.presence.publish.Unlock()
+	for _, a := range m.hub.Audiences() {
+		if list := members(a); len(list) > 0 {
+			m.hub.SetInfoMeta(a.URI, MetaPresence, list)
+		} else {
+			m.hub.SetInfoMeta(a.URI, MetaPresence, nil)
+		}
+	}
+}
+
+// members is a terminal's presence list: one entry per client (a client
+// may have several connections), owners first, then by name.
+func members(a hub.Audience) []Member {
+	byID := map[string]Member{}
+	for _, s := range a.Subs {
+		p, ok := s.(Present)
+		if !ok || s.ClientID() == "" {
+			continue
+		}
+		mb := p.PresenceMember()
+		mb.Control = a.Claim.Kind == ahp.ClaimClient && a.Claim.ClientID == s.ClientID() && !s.ViewOnly()
+		if old, ok := byID[mb.ID]; ok {
+			mb.Control = mb.Control || old.Control
+		}
+		byID[mb.ID] = mb
+	}
+	if len(byID) == 0 {
+		return nil
+	}
+	order := map[string]int{KindOwner: 0, KindCLI: 1, KindDriver: 2, KindViewer: 3}
+	list := make([]Member, 0, len(byID))
+	for _, mb := range byID {
+		list = append(list, mb)
+	}
+	slices.SortFunc(list, func(x, y Member) int {
+		return cmp.Or(cmp.Compare(order[x.Kind], order[y.Kind]), cmp.Compare(x.Name, y.Name), cmp.Compare(x.ID, y.ID))
+	})
+	return list
+}
+
+// lastInputs is when each client last typed into a terminal (a claim
+// holder that has not typed for a while is away: see LastInput).
+type lastInputs struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (l *lastInputs) note(clientID string) {
+	now := time.Now()
+	l.mu.Lock()
+	if l.at == nil {
+		l.at = map[string]time.Time{}
+	}
+	l.at[clientID] = now
+	l.mu.Unlock()
+}
+
+// LastInput is when clientID last typed into the terminal uri (zero: never).
+func (m *Manager) LastInput(uri, clientID string) time.Time {
+	t := m.live(uri)
+	if t == nil {
+		return time.Time{}
+	}
+	t.inputs.mu.Lock()
+	defer t.inputs.mu.Unlock()
+	return t.inputs.at[clientID]
 }

@@ -69,6 +69,11 @@ type terminal struct {
 
 	live bool // guarded by Manager.mu: created and not disposed
 
+	inputs lastInputs // presence.go
+
+	rec recorderSlot // recording.go
+	scr screenSlot   // screen.go
+
 	nonce     string      // shell integration's, for a hand-over
 	detaching atomic.Bool // a hand-over: the reader stops at its next deadline
 	detached  bool        // the reader stopped for a hand-over (read after wg.Wait)
@@ -218,7 +223,8 @@ func (t *terminal) publish(a ahp.Action) int {
 	if a.Type == ahp.TerminalTitleChanged && t.titlePinned.Load() {
 		return 0
 	}
-	backlog, _ := t.m.hub.Publish(t.uri, a) // a disposed terminal's channel is gone
+	t.rec.record(a)
+	backlog := t.scr.publish(t.m.hub, t.uri, a) // a disposed terminal's channel is gone
 	return backlog
 }
 
@@ -246,6 +252,7 @@ func (t *terminal) waitForHolder() int {
 // exited reports the process exit.
 func (t *terminal) exited() {
 	code := t.proc.ExitCode()
+	t.endRecording(code) // complete before anyone sees the exit
 	if _, ok := t.m.hub.Publish(t.uri, ahp.Action{Type: ahp.TerminalExited, ExitCode: code}); ok {
 		t.log.Info("terminal exited", "exitCode", fmtCode(code))
 	}
@@ -260,6 +267,7 @@ func (t *terminal) release() {
 	t.cancel()
 	t.proc.Interrupt() // a writer parked in write(2) on a full pty
 	<-t.writerDone
+	t.scr.close() // after the last output: the model answers from its checkpoint
 	if err := t.proc.Close(); err != nil {
 		t.log.Debug("close", "err", err)
 	}
@@ -274,6 +282,7 @@ func (t *terminal) kill(grace time.Duration) {
 	// does not read its input): the deadline wakes it, it does not retry.
 	t.proc.Interrupt()
 	t.wg.Wait()
+	t.scr.close()
 	if err := t.proc.Close(); err != nil {
 		t.log.Debug("close", "err", err)
 	}

@@ -144,6 +144,8 @@ export interface ClientEvents {
   latency: (ms: number) => void;
   /** The view state of a channel changed (confirmed or pending changed). */
   view: (channel: string, state: unknown) => void;
+  /** A notification other than `action` (server extensions such as `x-termhost/controlRequest`). */
+  notification: (method: string, params: unknown) => void;
 }
 
 type Listener<K extends keyof ClientEvents> = ClientEvents[K];
@@ -161,6 +163,8 @@ export class AhpClient {
   readonly url: string;
   protocolVersion = '';
   serverInfo: InitializeResult['serverInfo'];
+  /** The initialize result's `_meta` (server extensions, e.g. termhost's presence id). */
+  serverMeta: InitializeResult['_meta'];
   connection: ConnectionState = 'connecting';
   /** Highest serverSeq seen on any channel: the legacy reconnect watermark. */
   lastSeenServerSeq = 0;
@@ -495,6 +499,7 @@ export class AhpClient {
     if (gen !== this.#generation) return;
     this.protocolVersion = r.protocolVersion;
     this.serverInfo = r.serverInfo;
+    this.serverMeta = r._meta;
     // A new server-side session: every other channel is reloaded from a
     // fresh snapshot by the caller; forget what we had so a half-finished
     // resubscribe can never be resumed from a stale cursor.
@@ -639,6 +644,7 @@ export class AhpClient {
     if (typeof msg !== 'object' || msg === null) return;
     if ('method' in msg && !('id' in msg)) {
       if (msg.method === 'action') this.#onEnvelope(msg.params as ActionEnvelope);
+      else if (typeof msg.method === 'string') this.#emit('notification', msg.method, msg.params);
       return;
     }
     if ('id' in msg && ('result' in msg || 'error' in msg)) {

@@ -73,6 +73,8 @@ export interface TerminalInfo {
   lifecycle?: TerminalLifecycleState;
   /** ≤0.8 shape only. */
   exitCode?: number;
+  /** Server extensions, e.g. termhost's "termhost/recording" (workbench/recording.ts). */
+  _meta?: Record<string, unknown>;
 }
 
 export interface RootConfigState {
@@ -214,6 +216,7 @@ export interface InitializeResult {
   serverSeq: number;
   snapshots: Snapshot[];
   serverInfo?: { name: string; version?: string; title?: string };
+  _meta?: Record<string, unknown>;
 }
 
 export interface ReconnectParams {

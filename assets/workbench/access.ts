@@ -58,6 +58,8 @@ export interface ShareInfo {
   id: string;
   terminal: string;
   role: 'viewer' | 'driver';
+  /** Who the link is for (its name in presence). */
+  label?: string;
   createdAt: number;
   expiresAt?: number;
   /** Only in the create result: holds the secret, shown once. */

@@ -8,10 +8,11 @@
 // talks to whom.)
 
 import type { AhpClient, ConnectionState, StateDetail } from '../ahp/client';
-import { ROOT_CHANNEL, hasExited, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalInfo, type TerminalState } from '../ahp/types';
+import { ROOT_CHANNEL, hasExited, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { Themes } from './theme';
 import type { TerminalView, ViewHost } from './terminal/terminalView';
+import { Control, avatars } from './terminal/presence';
 import { TerminalViews } from './terminalViews';
 import { commandLabel, commandStatus, type CommandRecord } from './terminal/commandTracker';
 import { EditorArea, type EditorGroup, type EditorHost } from './editor';
@@ -58,6 +59,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   readonly clientId: string;
   readonly commands = new CommandRegistry();
   readonly palette: Palette;
+  /** Presence and control requests (terminal/presence.ts). */
+  readonly control: Control;
 
   #views: TerminalViews;
   #catalogue: TerminalInfo[] = [];
@@ -100,6 +103,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       terminalId: config.terminalId,
       ended: () => this.#refreshInputAndStatus(),
     });
+    this.control = new Control(client, this.role, this.notify, (uri) => this.#controlChanged(uri), (uri) => this.#titleOfUri(uri));
     this.#editor = new EditorArea(byId('editor'), byId('editor-empty'), this);
     this.#views = new TerminalViews(
       this.#editor,
@@ -152,6 +156,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       endedTitle: () => this.#banner.endedTitle,
       activeView: () => this.activeView,
       notificationsOn: () => this.notifier.enabled,
+      holderLabel: (uri, claim) => this.control.holderLabel(uri, claim),
     };
   }
 
@@ -173,6 +178,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     c.on('action', (env, st, _own, replayed) => {
       if (env.channel === ROOT_CHANNEL) return this.#onRoot(st as RootState);
       this.#views.get(env.channel)?.onAction(env, st as TerminalState, replayed);
+      if (isTerminalAction(env.action) && env.action.type === 'terminal/claimed' && !(env.action.claim.kind === 'client' && env.action.claim.clientId === this.clientId)) this.control.claimMoved(env.channel);
       const a = env.action;
       if (isTerminalAction(a) && a.type === 'terminal/exited') this.#onExited(env.channel, a.exitCode);
     });
@@ -212,7 +218,24 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       }
     }
     this.#editor.renderTabs();
+    for (const v of this.#views.all()) v.renderClaim(); // presence lives in the catalogue
     this.statusBar.render();
+  }
+
+  /** A control request came or went: redraw that terminal's claim bar. */
+  #controlChanged(uri: string): void {
+    this.#views.get(uri)?.renderClaim();
+    this.statusBar.render();
+  }
+
+  /** Who controls a terminal, for people (SidebarHost). */
+  holderLabel(uri: string, claim: TerminalClaim): string {
+    return this.control.holderLabel(uri, claim);
+  }
+
+  /** Initials of who is on a terminal, for its tab (EditorHost). */
+  presenceOf(view: TerminalView): HTMLElement | null {
+    return avatars(this.control.members(view.uri), (m) => this.control.label(m));
   }
 
   /**
@@ -323,7 +346,9 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   takeControl(view: TerminalView): void {
-    this.#ops.takeControl(view.uri, view.isHolder);
+    // The owner takes; anyone else asks the holder (granted at once when nobody here holds it).
+    if (this.role === 'owner') this.#ops.takeControl(view.uri, view.isHolder);
+    else if (!view.isHolder) void this.control.request(view.uri);
     // The claim bar's button disappears with the claim: keep typing here.
     if (view === this.activeView && !this.#overlayOpen()) view.focus();
   }
@@ -364,6 +389,10 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   #titleOfUri(uri: string): string {
     return this.nameOf(uri);
   }
+
+  /** A terminal's screen as text, for the sidebar's preview (x-termhost/screen). */
+  readonly screenOf = async (uri: string): Promise<string[] | undefined> =>
+    ((await this.client.request('x-termhost/screen', { channel: uri })) as { lines?: string[] } | undefined)?.lines;
 
   /** A terminal's name in the sidebar, tabs and messages (terminalNames.ts). */
   nameOf(uri: string): string {

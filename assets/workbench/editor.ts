@@ -18,6 +18,8 @@ export interface EditorHost {
   splitRight(group: EditorGroup): void;
   titleOf(view: TerminalView): string;
   layoutChanged(): void;
+  /** Who is on a terminal: avatars for its tab (terminal/presence.ts). */
+  presenceOf?(view: TerminalView): HTMLElement | null;
 }
 
 /** A tab's icon: spinning while a command runs, red after a failure. */
@@ -113,6 +115,7 @@ export class EditorGroup {
         },
         svg(st.icon, `codicon tab-icon ${st.cls}`),
         h('span.tab-label', null, title, dup ? h('span.tab-description', null, v.id) : null),
+        host.presenceOf?.(v) ?? null,
         h('button.icon-button.tab-close', { type: 'button', title: 'Close Tab (the terminal keeps running)', 'aria-label': `Close ${title}`, onclick: (e: Event) => (e.stopPropagation(), host.closeTab(v)) }, svg(icons.close)),
       );
       if (v === this.active) tab.classList.add('active');

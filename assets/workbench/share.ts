@@ -55,6 +55,8 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
     };
     roleSelect.addEventListener('change', renderRoleNote);
     renderRoleNote();
+    // Who the link is for: its name in the presence list ("alice", "CI dashboard").
+    const labelInput = h('input.share-label-input#share-name', { type: 'text', maxlength: 64, placeholder: 'e.g. alice (optional)', spellcheck: 'false', 'aria-label': 'Name' }) as HTMLInputElement;
     const expirySelect = h('select.select-box#share-expiry', { 'aria-label': 'Expires' }) as HTMLSelectElement;
     for (const e of shareExpiries) expirySelect.append(h('option', { value: String(e.seconds) }, e.label));
     expirySelect.value = '86400';
@@ -106,7 +108,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
             'div.share-item',
             { role: 'listitem', 'data-share': s.id, 'data-role': s.role },
             svg(s.role === 'viewer' ? icons.eye : icons.keyboard, `codicon share-role-icon ${s.role}`),
-            h('span.share-role', null, roleLabels[s.role]),
+            h('span.share-role', null, s.label ? `${s.label} · ${roleLabels[s.role]}` : roleLabels[s.role]),
             h('span.share-meta', { title: `Created ${created.toLocaleString()}${s.expiresAt ? `\nExpires ${new Date(s.expiresAt).toLocaleString()}` : ''}` }, `${expiryLabel(s.expiresAt, now)} · created ${created.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}`),
             revoke,
           ),
@@ -130,7 +132,8 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
       const ttlSeconds = Number(expirySelect.value);
       createBtn.setAttribute('disabled', '');
       try {
-        const r = (await host.client.request('x-share/create', { channel: ROOT_CHANNEL, terminal, role, ttlSeconds })) as ShareInfo;
+        const label = labelInput.value.trim();
+        const r = (await host.client.request('x-share/create', { channel: ROOT_CHANNEL, terminal, role, ttlSeconds, ...(label ? { label } : {}) })) as ShareInfo;
         urlInput.value = r.url ?? '';
         urlInput.dataset.role = r.role;
         created.hidden = false;
@@ -168,6 +171,8 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
         roleSelect,
         h('span'),
         roleNote,
+        h('label.share-label', { for: 'share-name' }, 'For'),
+        labelInput,
         h('label.share-label', { for: 'share-expiry' }, 'Expires after'),
         h('div.share-expiry-row', null, expirySelect, createBtn),
       ),

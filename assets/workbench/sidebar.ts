@@ -1,12 +1,14 @@
 // Side bar: the TERMINALS view (root catalogue) and the COMMANDS view (shell
 // integration commands of the focused terminal), as collapsible panes.
 
-import { exitCodeOf, hasExited, terminalIdOf, type TerminalInfo } from '../ahp/types';
+import { exitCodeOf, hasExited, terminalIdOf, type TerminalClaim, type TerminalInfo } from '../ahp/types';
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
 import { claimLabel, formatDuration } from './format';
 import { commandLabel, commandStatus, type CommandRecord } from './terminal/commandTracker';
 import type { TerminalView } from './terminal/terminalView';
+import { recordingStateOf } from './recording';
+import { attachScreenPreview, type ScreenSource } from './screenPreview';
 
 export interface SidebarHost {
   clientId: string;
@@ -22,6 +24,10 @@ export interface SidebarHost {
   activeUri(): string | undefined;
   /** The terminal's name (terminalNames.ts): automatic or renamed, duplicates numbered. */
   nameOf(uri: string): string;
+  /** Who controls a terminal, by presence label (terminal/presence.ts). */
+  holderLabel?(uri: string, claim: TerminalClaim): string;
+  /** The terminal's current screen as text (x-termhost/screen), for the hover preview. */
+  screenOf?: ScreenSource;
 }
 
 class Pane {
@@ -125,7 +131,7 @@ export class Sidebar {
       const failed = exited && code !== undefined && code !== 0;
       const icon = exited ? (failed ? icons.error : icons.pass) : icons.terminal;
       const state = exited ? (code === undefined ? 'exited' : `exited (${code})`) : 'running';
-      const holder = claimLabel(t.claim, this.#host.clientId);
+      const holder = this.#host.holderLabel?.(t.resource, t.claim) ?? claimLabel(t.claim, this.#host.clientId);
       const row = h(
         'div.list-row.terminal-item',
         {
@@ -137,6 +143,7 @@ export class Sidebar {
         },
         svg(icon, `codicon row-icon ${exited ? (failed ? 'status-failure' : 'status-exited') : ''}`),
         h('span.row-label', null, name),
+        recordingStateOf(t) === 'recording' ? h('span.recording-dot', { title: 'Recording', role: 'img', 'aria-label': 'Recording' }) : null,
         h('span.row-description', null, h('span.terminal-state', { class: failed ? 'failed' : exited ? 'exited' : 'running' }, state), h('span.terminal-holder', null, ` · ${holder}`)),
         h('div.row-actions', null,
           this.#host.role === 'owner' ? action(icons.share, 'Share Terminal…', () => this.#host.share(t.resource), 'share-action') : null,
@@ -148,6 +155,7 @@ export class Sidebar {
       if (t.resource === active) row.classList.add('selected');
       if (this.#host.isOpen(t.resource)) row.classList.add('open');
       row.addEventListener('click', () => this.#host.openTerminal(t.resource));
+      if (this.#host.screenOf) attachScreenPreview(row, t.resource, this.#host.screenOf);
       row.addEventListener('keydown', (e) => {
         if (e.key === 'Enter') this.#host.openTerminal(t.resource);
         else if (e.key === 'F2' && this.#host.role !== 'viewer') this.#host.rename(t.resource);

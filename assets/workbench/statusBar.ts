@@ -9,6 +9,7 @@ import { icons } from './icons';
 import { claimLabel, cwdLabel } from './format';
 import { roleDescriptions, roleLabels, type Role } from './access';
 import type { TerminalView } from './terminal/terminalView';
+import type { TerminalClaim } from '../ahp/types';
 
 export interface StatusSource {
   readonly client: AhpClient;
@@ -20,6 +21,8 @@ export interface StatusSource {
   endedTitle(): string | undefined;
   activeView(): TerminalView | undefined;
   notificationsOn(): boolean;
+  /** Who controls a terminal, by presence label (never a client that left). */
+  holderLabel?(uri: string, claim: TerminalClaim | undefined): string;
 }
 
 /** What clicking an item does. */
@@ -134,8 +137,8 @@ export class StatusBar {
       for (const id of ['claim', 'cwd', 'size', 'build']) this.#set(id, undefined, '', '');
       return;
     }
-    const holder = claimLabel(st.claim, this.#src.clientId);
-    this.#set('claim', v.isHolder ? icons.key : icons.eye, v.isHolder ? 'Controlled by you' : `Controlled by ${holder}`, v.isHolder ? 'You size this terminal' : this.#src.role === 'viewer' ? `The terminal is sized by ${holder}` : `The terminal is sized by ${holder}. Click to take control.`);
+    const holder = this.#src.holderLabel?.(v.uri, st.claim) ?? claimLabel(st.claim, this.#src.clientId);
+    this.#set('claim', v.isHolder ? icons.key : icons.eye, v.isHolder ? 'Controlled by you' : `Controlled by ${holder}`, v.isHolder ? 'You size this terminal' : this.#src.role === 'viewer' ? `The terminal is sized by ${holder}` : this.#src.role === 'owner' ? `The terminal is sized by ${holder}. Click to take control.` : `The terminal is sized by ${holder}. Click to request control.`);
     this.#set('cwd', undefined, cwdLabel(st.cwd), st.cwd ? `Current directory: ${cwdLabel(st.cwd)}` : '');
     this.#set('size', undefined, st.cols && st.rows ? `${st.cols}×${st.rows}` : '', `Terminal size (columns × rows)${v.isHolder ? '' : ' set by the claim holder'}\nRenderer: ${v.rendererLabel}`);
     const s = v.status;

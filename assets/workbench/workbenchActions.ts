@@ -20,6 +20,8 @@ import type { Notify } from './quickinput';
 import { showAbout, toggleClipboardWrite, toggleNotifications, toggleScreenReaderMode, toggleStartupTerminal, toggleTabFocusMode } from './preferences';
 import type { SettingId } from './settingsEditor';
 import { signOut } from './signOut';
+import type { TerminalInfo } from '../ahp/types';
+import { download, downloadUrl, recordingStateOf, setRecording } from './recording';
 
 /** What the commands act on: the workbench and its parts. */
 export interface ActionTarget {
@@ -46,6 +48,7 @@ export interface ActionTarget {
   terminalLink(view: TerminalView): string;
   configureSkipShell(): Promise<void>;
   openSettings(focus?: SettingId): Promise<void>;
+  readonly catalogue: TerminalInfo[];
 }
 
 export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): void {
@@ -66,6 +69,13 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'terminal.rename', category: 'Terminal', title: 'Rename…', when: () => hasView() && canEdit(), run: () => wb.rename(view().uri) });
   add({ id: 'terminal.kill', category: 'Terminal', title: 'Kill the Active Terminal', when: () => hasView() && isOwner(), run: () => wb.kill(view().uri) });
   add({ id: 'terminal.share', category: 'Terminal', title: 'Share Terminal…', when: () => hasView() && isOwner(), run: () => wb.share(view().uri) });
+  // Recordings (recording.ts): the owner toggles, whoever sees the terminal downloads.
+  const recording = () => recordingStateOf(wb.catalogue.find((t) => t.resource === view().uri));
+  const toggleRecording = (on: boolean) => setRecording(wb.client, view().uri, on).catch((e: Error) => wb.notify('error', `Could not ${on ? 'start' : 'stop'} recording: ${e.message}`));
+  add({ id: 'terminal.startRecording', category: 'Terminal', title: 'Start Recording', when: () => hasView() && isOwner() && recording() !== 'recording' && recording() !== 'stopped' && !view().exited, run: () => toggleRecording(true) });
+  add({ id: 'terminal.stopRecording', category: 'Terminal', title: 'Stop Recording', when: () => hasView() && isOwner() && recording() === 'recording', run: () => toggleRecording(false) });
+  add({ id: 'terminal.downloadRecording', category: 'Terminal', title: 'Download Recording (asciicast)', when: () => hasView() && recording() !== undefined, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'recording.cast')) });
+  add({ id: 'terminal.downloadOutput', category: 'Terminal', title: 'Download Output as Text', when: hasView, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'output.txt')) });
   add({ id: 'terminal.close', category: 'View', title: 'Close Terminal Tab (Keep Running)', when: hasView, run: () => wb.closeTab(view()) });
   add({ id: 'terminal.takeControl', category: 'Terminal', title: 'Take Control (Size the Terminal to This Window)', when: () => hasView() && canEdit() && !view().isHolder, run: () => wb.takeControl(view()) });
   // Not for a share link's viewer or driver: the recipient could not open it (access.ts).

@@ -15,7 +15,12 @@ the remote program) and its size follows this window.
 attach takes the terminal's claim so that you drive it: with the owner token
 it always can (the client that held it is told). Through a share link, if
 another connected client holds the claim, attach says so and watches
-read-only.
+read-only; with --take it asks the holder for control instead and waits (the
+holder grants or declines; a holder that does not type for a while hands it
+over by itself).
+
+While you hold the claim, requests for control from others are shown: Ctrl-\ y
+grants, Ctrl-\ n declines.
 
 The terminal's history is written out without the queries in it (cursor
 position, device attributes, colours …): this terminal would answer them,
@@ -36,11 +41,13 @@ terminal's program exits.`
 
 const attachExamples = `  termhost attach 3f2c9a1b0d4e
   termhost attach http://127.0.0.1:7681/t/3f2c9a1b0d4e
+  termhost attach --take 'http://127.0.0.1:7681/t/3f2c9a1b0d4e#share=…'   # ask for control
   TERMHOST_SERVER=https://dev.example.com/term termhost attach --token-file ~/.termhost-token 3f2c9a1b0d4e`
 
 // attachCommand is "termhost attach".
 func (a *app) attachCommand(args []string) int {
 	f := newCmdFlags("attach", "attach [flags] <id|url>", attachAbout, attachExamples)
+	take := f.Bool("take", false, "take control: with the owner token at once; through a share link, ask the holder and wait")
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {
 		return code
@@ -66,6 +73,6 @@ func (a *app) attachCommand(args []string) int {
 		return a.fail("attach", base, err)
 	}
 	s := &session{a: a, c: c, cmd: "attach", uri: uri, id: t.id, url: client.TerminalURL(base, t.id), base: base,
-		forwardStdin: true, claim: true}
+		forwardStdin: true, claim: true, take: *take, viaLink: t.share != ""}
 	return s.stream(snap)
 }

@@ -35,6 +35,7 @@ func benchCommand(args []string) int {
 		scrollback                 = sizeFlag(1 << 20)
 		jsonOnly, quick, inProcess bool
 		cpuProfile, memProfile     string
+		serveFlags                 listFlag
 	)
 	fs := newFlagSet("bench", "TERMHOST_")
 	fs.StringVar(&server, "server", "", "measure the server at this URL instead of one in this process")
@@ -43,6 +44,7 @@ func benchCommand(args []string) int {
 	fs.StringVar(&integration, "shell-integration", "on", "in-process server: inject shell integration, on or off")
 	fs.Var(&size, "size", "throughput payload, a `size` such as 64MiB")
 	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound (a `size`)")
+	fs.Var(&serveFlags, "serve-flag", "a `flag` for the termhost serve the bench starts (repeatable), e.g. --serve-flag=--screen-model")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
 	fs.BoolVar(&inProcess, "in-process", false, "run the server in this process (implied by --cpuprofile and --memprofile)")
@@ -65,7 +67,7 @@ func benchCommand(args []string) int {
 			fmt.Fprintf(os.Stderr, "termhost bench: this executable, to start termhost serve: %v (or use --in-process)\n", err)
 			return exitFail
 		}
-		serverCommand = []string{exe, "serve"}
+		serverCommand = append([]string{exe, "serve"}, serveFlags...)
 	}
 	plan := bench.FullPlan(int64(size))
 	if quick {

@@ -19,7 +19,7 @@ func (s *session) pumpStdin(ctx context.Context, cancel context.CancelCauseFunc)
 	in := s.a.stdin
 	done := make(chan struct{})
 	var mu sync.Mutex // guards d and timer
-	d := detacher{lineStart: true}
+	d := detacher{lineStart: true, answer: s.answerPending}
 	var timer *time.Timer
 	send := func(b []byte) {
 		if len(b) > 0 && s.typing.Load() {
@@ -88,6 +88,10 @@ const detachWait = time.Second
 // start of a line. It holds back a Ctrl-\ or a line-start "~" until the next
 // byte tells what it is.
 type detacher struct {
+	// answer, if set, answers a pending request for control (Ctrl-\ y
+	// grants, Ctrl-\ n declines) and reports whether there was one; without
+	// one the keys are sent on.
+	answer    func(grant bool) bool
 	lineStart bool
 	ctrl      bool // a Ctrl-\ is held
 	tilde     bool // a line-start ~ is held
@@ -104,6 +108,9 @@ func (d *detacher) feed(in []byte) (out []byte, detach bool) {
 			d.ctrl = false
 			if b == ctrlBackslash {
 				return out, true
+			}
+			if (b == 'y' || b == 'n') && d.answer != nil && d.answer(b == 'y') {
+				continue
 			}
 			out = append(out, ctrlBackslash)
 			d.lineStart = false

@@ -7,17 +7,23 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/terminals"
 )
 
 const lsAbout = `List the terminals of a running termhost server (its root catalogue): id,
-title, state (running or exited), exit code, who holds the claim, and URL.`
+title, state (running or exited), exit code, who holds the claim, how many
+clients are connected to it (--json lists them by name), and URL.
+--preview adds each terminal's current screen as text (x-termhost/screen).`
 
 const lsExamples = `  termhost ls
   termhost ls --json | jq -r '.[] | select(.state == "running") | .url'
+  termhost ls --preview
   termhost ls --server https://dev.example.com/term --token-file ~/.termhost-token`
 
 // lsEntry is one terminal in ls --json.
@@ -28,12 +34,17 @@ type lsEntry struct {
 	ExitCode *int      `json:"exitCode,omitempty"`
 	Claim    ahp.Claim `json:"claim"`
 	URL      string    `json:"url"`
+	// Presence is who is connected to the terminal (control.go).
+	Presence []terminals.Member `json:"presence"`
+	// Screen is set with --preview.
+	Screen *handlers.ScreenResult `json:"screen,omitempty"`
 }
 
 // lsCommand is "termhost ls".
 func (a *app) lsCommand(args []string) int {
 	f := newCmdFlags("ls", "ls [flags]", lsAbout, lsExamples)
-	asJSON := f.Bool("json", false, "print a JSON array of {id, title, state, exitCode, claim, url}")
+	asJSON := f.Bool("json", false, "print a JSON array of {id, title, state, exitCode, claim, url, presence, screen}")
+	preview := f.Bool("preview", false, "show each terminal's current screen as text")
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {
 		return code
@@ -54,7 +65,10 @@ func (a *app) lsCommand(args []string) int {
 	for _, info := range root.Terminals {
 		id := ahp.TerminalIDOf(info.Resource)
 		entries = append(entries, lsEntry{ID: id, Title: info.Title, State: info.Lifecycle.Status,
-			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, URL: client.TerminalURL(base, id)})
+			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, URL: client.TerminalURL(base, id), Presence: presenceOf(info)})
+		if *preview {
+			entries[len(entries)-1].Screen = screenOf(c, info.Resource)
+		}
 	}
 	if *asJSON {
 		out, err := json.MarshalIndent(entries, "", "  ")
@@ -65,16 +79,55 @@ func (a *app) lsCommand(args []string) int {
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tSTATE\tEXIT\tCLAIM\tURL")
+	fmt.Fprintln(tw, "ID\tTITLE\tSTATE\tEXIT\tCLAIM\tHERE\tURL")
 	for _, e := range entries {
 		exit := "-"
 		if e.ExitCode != nil {
 			exit = strconv.Itoa(*e.ExitCode)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(e.ID), printable(e.Title), e.State, exit, printable(claimText(e.Claim)), e.URL)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", printable(e.ID), printable(e.Title), e.State, exit, printable(claimText(e.Claim)), len(e.Presence), e.URL)
 	}
 	_ = tw.Flush()
+	shown := 0
+	for _, e := range entries {
+		if e.Screen != nil {
+			printScreen(a, e.ID, e.Screen)
+			shown++
+		}
+	}
+	if *preview && shown == 0 && len(entries) > 0 {
+		fmt.Fprintln(a.stderr, "termhost ls: No previews: the server keeps no screen model (start it with --screen-model).")
+	}
 	return exitOK
+}
+
+// screenOf asks for a terminal's screen; nil when the server has none
+// (an older server, or a terminal without a model).
+func screenOf(c *client.Client, uri string) *handlers.ScreenResult {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw, err := c.Call(ctx, handlers.MethodScreen, ahp.ChannelParams{Channel: uri})
+	if err != nil {
+		return nil
+	}
+	var r handlers.ScreenResult
+	if json.Unmarshal(raw, &r) != nil {
+		return nil
+	}
+	return &r
+}
+
+// printScreen prints a screen under a rule naming its terminal, without
+// its trailing blank rows.
+func printScreen(a *app, id string, s *handlers.ScreenResult) {
+	lines := s.Lines
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	fmt.Fprintf(a.stdout, "\n── %s (%d×%d) ──\n", printable(id), s.Cols, s.Rows)
+	for _, l := range lines {
+		fmt.Fprintln(a.stdout, printable(l))
+	}
 }
 
 // printable replaces control characters (a title comes from the shell and

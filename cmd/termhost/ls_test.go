@@ -7,6 +7,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -73,5 +74,29 @@ func TestLsMatchesCatalogue(t *testing.T) {
 	empty := newTestServer(t)
 	if code, stdout, _ := call(t, ownerEnv(empty), "ls", "--json"); code != 0 || strings.TrimSpace(stdout) != "[]" {
 		t.Errorf("ls --json on an empty server = %d, %q", code, stdout)
+	}
+}
+
+// TestLsPreview (issue 16 point 5): ls --preview prints each terminal's
+// current screen as text, from the server's screen model.
+func TestLsPreview(t *testing.T) {
+	s := testserver.New(t, testserver.Terminals(func(c *terminals.Config) { c.ScreenModel = true }))
+	ts := &testServer{Server: s, m: s.Manager}
+	c := ts.dial(t, ahp.RootURI)
+	id := ts.shell(t, c, "shown", c.ClientID())
+	uri := ahp.TerminalURI(id)
+	if _, err := c.Subscribe(t.Context(), uri); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo on''screen-$((6*7))\r"}); err != nil {
+		t.Fatal(err)
+	}
+	nextUntil(t, c, "the echo", func(client.Event) bool {
+		st, _ := c.Terminal(uri)
+		return strings.Contains(contentText(st), "onscreen-42")
+	})
+	code, stdout, stderr := call(t, ownerEnv(ts), "ls", "--preview")
+	if code != 0 || !strings.Contains(stdout, "── shown (80×24) ──") || !strings.Contains(stdout, "\nonscreen-42\n") {
+		t.Fatalf("ls --preview: exit %d, stdout %q, stderr %q; want the screen of shown with onscreen-42", code, stdout, stderr)
 	}
 }

@@ -30,6 +30,7 @@ the browser or with termhost kill.`
 
 const runExamples = `  termhost run -- make build
   termhost run --name tests --share viewer --ttl 24h -- go test ./...
+  termhost run --record -- make build
   termhost run -- sh -c 'for i in 1 2 3; do echo $i; sleep 1; done; exit 4'; echo "exit $?"
   termhost run --server http://127.0.0.1:7790 --cwd ~/src/app -- npm run dev`
 
@@ -40,6 +41,7 @@ func (a *app) runCommand(args []string) int {
 	cwd := f.String("cwd", "", "working directory of the command on the server (default: the current directory\n      when the server is on this machine, else the server's default)")
 	role := f.String("share", "", "also create a share link with this role: viewer (read-only, the safe choice) or driver\n      (full shell access as the server's Unix user: it can read the owner token and become owner)")
 	ttlFlag := f.String("ttl", "1h", "lifetime of the --share link: e.g. 1h, 24h, 7d, or 0 for no expiry")
+	record := f.Bool("record", false, "record the terminal on the server as an asciicast v2 file: <terminal URL>/recording.cast\n      (and /output.txt as plain text), kept until the terminal is closed")
 	pos, code, ok := f.parse(a, args, true)
 	if !ok {
 		return code
@@ -79,6 +81,9 @@ func (a *app) runCommand(args []string) int {
 	if err != nil {
 		return a.failf("run", "%v", err)
 	}
+	if *record { // termhost's _meta extension; a server without it ignores it
+		params.Meta, _ = json.Marshal(map[string]any{terminals.MetaCommand: pos, terminals.MetaRecord: true})
+	}
 	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	defer cancel()
 	if _, err := c.Call(cctx, ahp.MethodCreateTerminal, params); err != nil {
@@ -86,6 +91,9 @@ func (a *app) runCommand(args []string) int {
 	}
 	termURL := client.TerminalURL(base, id)
 	fmt.Fprintf(a.stderr, "termhost: terminal %s\n", termURL)
+	if *record {
+		fmt.Fprintf(a.stderr, "termhost: recording %s/recording.cast\n", termURL)
+	}
 	if *role != "" {
 		sh, err := createShare(cctx, c, base, id, *role, ttl)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/terminals"
+	"github.com/termhost/termhost/terminals/recording"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -50,6 +51,9 @@ type serveOptions struct {
 	idleTimeout      time.Duration
 	stateDir         string
 	compression      string
+	recordAll        bool
+	recordMax        sizeFlag
+	screenModel      bool
 }
 
 const serveAbout = "termhost serve: run the terminal server."
@@ -77,6 +81,9 @@ func (o *serveOptions) flags() *flagSet {
 	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "longest time to read one HTTP request with its body (WebSockets are exempt)")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive HTTP connection stays open")
 	fs.StringVar(&o.stateDir, "state-dir", "", "keep sign-ins (owner sessions and share links, hashed) in this `directory` so that they survive a restart (default $XDG_STATE_HOME/termhost, else ~/.local/state/termhost)")
+	fs.BoolVar(&o.recordAll, "record-all", false, "record every terminal as an asciicast v2 file in <state-dir>/recordings, deleted when the terminal is closed")
+	fs.BoolVar(&o.screenModel, "screen-model", false, "keep a terminal emulator per terminal so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (costs CPU on every output byte and memory per terminal: see BENCHMARKS.md)")
+	fs.Var(&o.recordMax, "record-max", "largest recording per terminal, a `size` such as 64MiB: recording stops there")
 	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
 }
@@ -85,7 +92,7 @@ func (o *serveOptions) flags() *flagSet {
 // checked before it creates, listens or prints anything, so a bad start
 // leaves nothing behind.
 func serveCommand(args []string) int {
-	o := serveOptions{scrollback: 1 << 20}
+	o := serveOptions{scrollback: 1 << 20, recordMax: recording.DefaultMax}
 	if code, ok := parseServerFlags(o.flags(), args, os.LookupEnv, os.Stdout, os.Stderr, serveAbout); !ok {
 		return code
 	}
@@ -165,6 +172,8 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 	m, err := terminals.NewManager(terminals.Config{
 		Shell: o.shell, Cwd: o.cwd, Roots: o.roots, Scrollback: int(o.scrollback),
 		MaxTerminals: o.maxTerminals, ShellIntegration: o.shellIntegration == "on", Logger: log,
+		RecordDir: filepath.Join(setup.stateDir, "recordings"), RecordAll: o.recordAll, RecordMax: int64(o.recordMax),
+		ScreenModel: o.screenModel,
 	})
 	if err != nil {
 		return err

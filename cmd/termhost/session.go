@@ -28,6 +28,8 @@ type session struct {
 
 	forwardStdin bool // read stdin and send it as input (attach; run on a terminal)
 	claim        bool // take the claim first (attach)
+	take         bool // attach --take: through a share link, ask the holder (control.go)
+	viaLink      bool // connected through a share link, not as the owner
 	created      bool // this client just created the terminal (run): its first snapshot is not old history
 
 	raw      bool   // the local terminal is in raw mode
@@ -39,6 +41,7 @@ type session struct {
 	typing   atomic.Bool // keystrokes are forwarded (not a read-only viewer)
 	lastSize [2]int
 	sizeMu   sync.Mutex
+	ctl      controlState // a request for control waiting for our answer
 }
 
 // Causes of the end of a session's context.
@@ -73,6 +76,8 @@ func (s *session) stream(snap ahp.Snapshot) int {
 	if s.claim {
 		if st.Claim.Kind == ahp.ClaimClient && st.Claim.ClientID == s.c.ClientID() {
 			s.claim = false
+		} else if s.take && s.viaLink {
+			s.requestControl(ctx)
 		} else if seq, err := s.c.Dispatch(ctx, s.uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(s.c.ClientID())}); err == nil {
 			s.claimSeq = seq
 		}
@@ -148,6 +153,8 @@ func (s *session) handleEvents(ctx context.Context) (int, string) {
 			if ev.Channel == s.uri {
 				return exitFail, "the terminal was closed on the server"
 			}
+		case client.EventNotification:
+			s.onNotification(ev)
 		case client.EventDisconnected:
 			s.note("lost the connection to %s; reconnecting…", s.base)
 		case client.EventReconnected:
@@ -163,7 +170,7 @@ func (s *session) handleAction(ctx context.Context, env ahp.Envelope, replayed b
 	if env.RejectionReason != "" {
 		if mine && env.Origin.ClientSeq == s.claimSeq && env.Action.Type == ahp.TerminalClaimed {
 			s.typing.Store(false)
-			s.note("%s; watching read-only (detach with Ctrl-\\ Ctrl-\\)", env.RejectionReason)
+			s.note("%s; watching read-only (attach --take asks for control; detach with Ctrl-\\ Ctrl-\\)", env.RejectionReason)
 		}
 		return 0, "", false
 	}

@@ -28,7 +28,7 @@ with that account.
 The link is made with termhost's AHP extension command x-share/create.`
 
 const shareExamples = `  termhost share 3f2c9a1b0d4e
-  termhost share --role driver --ttl 24h 3f2c9a1b0d4e
+  termhost share --role driver --ttl 24h --label alice 3f2c9a1b0d4e
   termhost share --ttl 0 http://127.0.0.1:7681/t/3f2c9a1b0d4e   # never expires`
 
 // methodShareCreate is termhost's extension command that creates a share link.
@@ -39,6 +39,7 @@ func (a *app) shareCommand(args []string) int {
 	f := newCmdFlags("share", "share [flags] <id|url>", shareAbout, shareExamples)
 	role := f.String("role", "viewer", "what the link allows: viewer (read-only, the safe choice) or driver (full shell\n      access as the server's Unix user: it can read the owner token and become owner)")
 	ttlFlag := f.String("ttl", "1h", "how long the link works: e.g. 1h, 24h, 7d, or 0 for no expiry")
+	label := f.String("label", "", "who the link is for (e.g. alice): its name for everyone on the terminal")
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {
 		return code
@@ -62,7 +63,7 @@ func (a *app) shareCommand(args []string) int {
 	defer func() { _ = c.Close() }()
 	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	defer cancel()
-	sh, err := createShare(cctx, c, base, t.id, *role, ttl)
+	sh, err := createShareLabelled(cctx, c, base, t.id, *role, *label, ttl)
 	if err != nil {
 		return a.fail("share", base, err)
 	}
@@ -111,6 +112,7 @@ type shareParams struct {
 	Terminal   string `json:"terminal"`
 	Role       string `json:"role"`
 	TTLSeconds int64  `json:"ttlSeconds,omitempty"`
+	Label      string `json:"label,omitempty"`
 }
 
 func newShareParams(id, role string, ttl time.Duration) shareParams {
@@ -122,18 +124,30 @@ type shareLink struct {
 	ID        string `json:"id"`
 	URL       string `json:"url"`
 	Role      string `json:"role"`
+	Label     string `json:"label,omitempty"`
 	ExpiresAt *int64 `json:"expiresAt,omitempty"` // Unix ms
 }
 
 func (l shareLink) describe() string {
-	if l.ExpiresAt == nil {
-		return l.Role + ", no expiry"
+	what := l.Role
+	if l.Label != "" {
+		what = printable(l.Label) + ", " + l.Role
 	}
-	return l.Role + ", expires " + time.UnixMilli(*l.ExpiresAt).Local().Format("2006-01-02 15:04 MST")
+	if l.ExpiresAt == nil {
+		return what + ", no expiry"
+	}
+	return what + ", expires " + time.UnixMilli(*l.ExpiresAt).Local().Format("2006-01-02 15:04 MST")
 }
 
 func createShare(ctx context.Context, c *client.Client, base *url.URL, id, role string, ttl time.Duration) (shareLink, error) {
-	raw, err := c.Call(ctx, methodShareCreate, newShareParams(id, role, ttl))
+	return createShareLabelled(ctx, c, base, id, role, "", ttl)
+}
+
+// createShareLabelled is createShare with a label naming who the link is for.
+func createShareLabelled(ctx context.Context, c *client.Client, base *url.URL, id, role, label string, ttl time.Duration) (shareLink, error) {
+	p := newShareParams(id, role, ttl)
+	p.Label = label
+	raw, err := c.Call(ctx, methodShareCreate, p)
 	if err != nil {
 		return shareLink{}, err
 	}

@@ -10,7 +10,8 @@
 //     actions.schema.json $defs.StateAction.oneOf (internal/ahpupstream/README.md,
 //     "Known defects"), without which no strict compiler accepts the file;
 //   - the terminal types whose shape changed in 0.9.0 (closedDefs) are closed
-//     with "additionalProperties": false. The published schemas leave every
+//     with "additionalProperties": false (only "_meta", AHP's extension
+//     point, stays allowed). The published schemas leave every
 //     object open (and 0.8 makes exitCode optional), so without this a 0.9+
 //     "lifecycle" or claim "chat" leaking onto a 0.8 connection, or a 0.8
 //     "exitCode" onto a 1.x one, would validate.
@@ -143,6 +144,8 @@ func load(fsys fs.FS, dir, name string, closeTerminalShapes bool) (*Checker, err
 			for _, d := range closedDefs {
 				if def, ok := defs[d].(map[string]any); ok {
 					def["additionalProperties"] = false
+					// _meta, AHP's extension point, stays open (termhost's catalogue extensions).
+					def["patternProperties"] = map[string]any{"^_meta$": map[string]any{"type": "object"}}
 				}
 			}
 		}

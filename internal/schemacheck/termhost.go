@@ -59,9 +59,35 @@ const extensions = `{
       "type": "object", "required": ["id", "terminal", "role", "createdAt"], "additionalProperties": false,
       "properties": {
         "id": {"type": "string", "minLength": 1}, "terminal": {"type": "string", "minLength": 1},
-        "role": {"enum": ["viewer", "driver"]}, "createdAt": {"type": "integer"}, "expiresAt": {"type": "integer"},
+        "role": {"enum": ["viewer", "driver"]}, "label": {"type": "string", "minLength": 1, "maxLength": 256},
+        "createdAt": {"type": "integer"}, "expiresAt": {"type": "integer"},
         "url": {"type": "string", "minLength": 1}
       }
+    },
+    "Member": {
+      "type": "object", "required": ["id", "name", "kind"], "additionalProperties": false,
+      "properties": {
+        "id": {"type": "string", "pattern": "^p[0-9a-f]{12}$"}, "name": {"type": "string", "minLength": 1},
+        "kind": {"enum": ["owner", "cli", "driver", "viewer"]}, "device": {"type": "string", "minLength": 1},
+        "control": {"const": true}
+      }
+    },
+    "ControlResult": {
+      "type": "object", "required": ["status"], "additionalProperties": false,
+      "properties": {"status": {"enum": ["granted", "pending"]}, "requestId": {"type": "string", "minLength": 1}, "autoGrantMs": {"type": "integer", "minimum": 1}}
+    },
+    "ControlNotice": {
+      "type": "object", "required": ["terminal", "requestId", "status", "from"], "additionalProperties": false,
+      "properties": {
+        "terminal": {"type": "string", "minLength": 1}, "requestId": {"type": "string", "minLength": 1},
+        "status": {"enum": ["pending", "granted", "declined", "cancelled"]}, "from": {"$ref": "#/$defs/Member"},
+        "autoGrantMs": {"type": "integer", "minimum": 1}, "auto": {"const": true}
+      }
+    },
+    "ScreenResult": {
+      "type": "object", "required": ["cols", "rows", "altScreen", "lines"], "additionalProperties": false,
+      "properties": {"cols": {"type": "integer", "minimum": 1}, "rows": {"type": "integer", "minimum": 1},
+        "altScreen": {"type": "boolean"}, "lines": {"type": "array", "items": {"type": "string"}}}
     },
     "ShareCreateResult": {"allOf": [{"$ref": "#/$defs/ShareInfo"}, {"required": ["url"]}]},
     "ShareListResult": {
@@ -80,7 +106,8 @@ func addExtensions(c *Checker, compiler *jsonschema.Compiler) error {
 	if err := compiler.AddResource(extensionsID, doc); err != nil {
 		return fmt.Errorf("schemacheck: add extensions schema: %w", err)
 	}
-	for method, def := range map[string]string{"x-share/create": "ShareCreateResult", "x-share/list": "ShareListResult"} {
+	for method, def := range map[string]string{"x-share/create": "ShareCreateResult", "x-share/list": "ShareListResult",
+		"x-termhost/screen": "ScreenResult"} {
 		s, err := compiler.Compile(extensionsID + "#/$defs/" + def)
 		if err != nil {
 			return fmt.Errorf("schemacheck: compile extensions %s: %w", def, err)
@@ -88,5 +115,26 @@ func addExtensions(c *Checker, compiler *jsonschema.Compiler) error {
 		c.results[method] = []*jsonschema.Schema{s}
 	}
 	c.nullResults["x-share/revoke"] = true
+	if err := addControl(c, compiler); err != nil {
+		return err
+	}
+	c.nullResults["x-termhost/record"] = true
+	return nil
+}
+
+// addControl registers termhost's x-termhost/*Control extensions: the
+// request's result and the notification to the holder and the requester.
+func addControl(c *Checker, compiler *jsonschema.Compiler) error {
+	result, err := compiler.Compile(extensionsID + "#/$defs/ControlResult")
+	if err != nil {
+		return fmt.Errorf("schemacheck: compile extensions ControlResult: %w", err)
+	}
+	c.results["x-termhost/requestControl"] = []*jsonschema.Schema{result}
+	c.nullResults["x-termhost/answerControl"] = true
+	notice, err := compiler.Compile(extensionsID + "#/$defs/ControlNotice")
+	if err != nil {
+		return fmt.Errorf("schemacheck: compile extensions ControlNotice: %w", err)
+	}
+	c.notifications["x-termhost/controlRequest"] = notice
 	return nil
 }

@@ -11,8 +11,10 @@
 package hub
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -79,7 +81,8 @@ type channel struct {
 	subs    map[Subscriber]struct{}
 	term    *ahp.TerminalState // nil for the root; Content lives in content
 	content *content.Store
-	changed chan struct{} // made by Pace, closed when pacing must be recomputed
+	changed chan struct{}  // made by Pace, closed when pacing must be recomputed
+	meta    map[string]any // the catalogue entry's _meta (see SetInfoMeta)
 }
 
 // New returns a hub whose replay ring keeps about replayBytes of envelopes.
@@ -155,6 +158,14 @@ func (tx Tx) Terminal(uri string) (ahp.TerminalState, bool) {
 		return *ch.term, true
 	}
 	return ahp.TerminalState{}, false
+}
+
+// Content returns a terminal channel's content (its scrollback).
+func (tx Tx) Content(uri string) []ahp.Part {
+	if ch := tx.h.channels[uri]; ch != nil && ch.term != nil {
+		return ch.content.Snapshot()
+	}
+	return nil
 }
 
 // Publish reduces an accepted action and delivers it with its origin.
@@ -268,9 +279,46 @@ func (h *Hub) catalogueLocked() []ahp.TerminalInfo {
 	list := make([]ahp.TerminalInfo, 0, len(h.order))
 	for _, uri := range h.order {
 		t := h.channels[uri].term
-		list = append(list, ahp.TerminalInfo{Resource: uri, Title: t.Title, Claim: t.Claim, Lifecycle: t.Lifecycle})
+		list = append(list, ahp.TerminalInfo{Resource: uri, Title: t.Title, Claim: t.Claim, Lifecycle: t.Lifecycle,
+			Meta: h.channels[uri].infoMetaLocked()})
 	}
 	return list
+}
+
+// SetInfoMeta sets (nil: removes) one key of a terminal's catalogue _meta, a
+// server extension clients that do not know it ignore, and publishes the
+// catalogue when it changed. It reports whether the terminal exists.
+func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.channels[uri]
+	if ch == nil || ch.term == nil {
+		return false
+	}
+	if old, ok := ch.meta[key]; ok == (value != nil) && reflect.DeepEqual(old, value) {
+		return true
+	}
+	if value == nil {
+		delete(ch.meta, key)
+	} else {
+		if ch.meta == nil {
+			ch.meta = map[string]any{}
+		}
+		ch.meta[key] = value
+	}
+	h.publishCatalogueLocked()
+	return true
+}
+
+func (ch *channel) infoMetaLocked() json.RawMessage {
+	if len(ch.meta) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(ch.meta)
+	if err != nil {
+		panic("hub: catalogue _meta: " + err.Error()) // values are plain JSON
+	}
+	return b
 }
 
 // publishCatalogueLocked sends the full catalogue as root/terminalsChanged.

@@ -1,10 +1,13 @@
 // The notes over a terminal: the info bar when its process has exited, and
-// the claim bar when another client sizes it ("Size set by … · Take Control").
+// the claim bar when another client sizes it ("Controlled by alice · 80×24 ·
+// Request Control"), or when someone asks us, the holder, for control
+// ("alice asks for control · Grant · Decline").
 
 import { exitCodeOf, hasExited, type TerminalState } from '../../ahp/types';
 import { h, clear, svg } from '../dom';
 import { icons } from '../icons';
 import { claimLabel } from '../format';
+import type { Control } from './presence';
 
 export interface ClaimBarInput {
   state: TerminalState | undefined;
@@ -14,6 +17,9 @@ export interface ClaimBarInput {
   scaled: boolean;
   clientId: string;
   role: string;
+  uri?: string;
+  /** Presence and control requests (absent: only the claim is known). */
+  control?: Control;
 }
 
 export class ClaimBar {
@@ -32,6 +38,7 @@ export class ClaimBar {
     const claim = this.claimbar;
     clear(bar);
     clear(claim);
+    claim.classList.remove('control-request');
     bar.hidden = claim.hidden = true;
     const st = x.state;
     if (!st) return;
@@ -45,10 +52,42 @@ export class ClaimBar {
       bar.hidden = false;
       return;
     }
-    if (x.isHolder) return;
-    claim.append(svg(icons.eye), h('span', null, `Size set by ${claimLabel(st.claim, x.clientId)} · ${st.cols ?? '?'}×${st.rows ?? '?'}${x.scaled ? ' (scaled)' : ''}`));
-    if (x.role !== 'viewer') {
-      claim.append(h('button.link-button', { type: 'button', title: 'Size this terminal to your window (terminal/claimed)', onclick: () => this.#takeControl() }, 'Take Control'));
+    const control = x.uri ? x.control : undefined;
+    if (x.isHolder) {
+      if (control && x.uri) this.#renderRequests(control, x.uri);
+      return;
+    }
+    const holder = control && x.uri ? control.holderLabel(x.uri, st.claim) : claimLabel(st.claim, x.clientId);
+    claim.append(svg(icons.eye), h('span.claim-holder', null, `Controlled by ${holder} · ${st.cols ?? '?'}×${st.rows ?? '?'}${x.scaled ? ' (scaled)' : ''}`));
+    const asked = control && x.uri ? control.outgoing(x.uri) : undefined;
+    if (asked) {
+      const auto = asked.autoGrantMs ? ` (yours in ${Math.round(asked.autoGrantMs / 1000)} s if they are away)` : '';
+      claim.append(h('span.claim-waiting', null, `· Asked for control…${auto}`));
+    } else if (x.role === 'owner') {
+      claim.append(h('button.link-button.claim-take', { type: 'button', title: 'Size this terminal to your window (terminal/claimed)', onclick: () => this.#takeControl() }, 'Take Control'));
+    } else if (x.role !== 'viewer') {
+      claim.append(h('button.link-button.claim-request', { type: 'button', title: 'Ask whoever controls this terminal to hand it to you', onclick: () => this.#takeControl() }, 'Request Control'));
+    }
+    claim.hidden = false;
+  }
+
+  /** The holder's notice: who asks for control, with Grant and Decline. */
+  #renderRequests(control: Control, uri: string): void {
+    const requests = control.incoming(uri);
+    if (requests.length === 0) return;
+    const claim = this.claimbar;
+    claim.classList.add('control-request');
+    for (const r of requests) {
+      claim.append(
+        h(
+          'div.control-request-row',
+          { 'data-request': r.requestId },
+          svg(icons.person),
+          h('span', null, `${control.label(r.from)} asks for control`),
+          h('button.link-button.control-grant', { type: 'button', onclick: () => control.answer(uri, r.requestId, true) }, 'Grant'),
+          h('button.link-button.control-decline', { type: 'button', onclick: () => control.answer(uri, r.requestId, false) }, 'Decline'),
+        ),
+      );
     }
     claim.hidden = false;
   }

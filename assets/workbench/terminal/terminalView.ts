@@ -21,6 +21,7 @@ import { DecorationAddon } from './decorationAddon';
 import { MarkNavigation } from './markNavigation';
 import { FindWidget } from './findWidget';
 import { ClaimBar } from './claimBar';
+import type { Control } from './presence';
 import { WebglRenderer, rendererLabel } from './webglBudget';
 import { TerminalSizing } from './sizing';
 import { InputGate } from './inputGate';
@@ -45,6 +46,8 @@ export interface ViewHost {
   /** A program's OSC 52 write, already allowed by the settings and focus. */
   programCopy(text: string): void;
   takeControl(view: TerminalView): void;
+  /** Presence and control requests (terminal/presence.ts). */
+  readonly control?: Control;
   commandLink(view: TerminalView, commandId: string): string;
   /** Keys the workbench handles itself (xterm must ignore them). */
   isWorkbenchKey(e: KeyboardEvent): boolean;
@@ -454,7 +457,12 @@ export class TerminalView {
   }
 
   #renderClaimBar(): void {
-    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, clientId: this.#host.client.clientId, role: this.#host.role });
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control });
+  }
+
+  /** Presence or a control request changed: redraw the claim bar. */
+  renderClaim(): void {
+    this.#renderClaimBar();
   }
 
   #applyTheme(): void {

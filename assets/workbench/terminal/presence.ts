@@ -1,0 +1,192 @@
+// Who is on a terminal and who controls it (docs/protocol.md, "Presence is
+// catalogue _meta" and "Handing over control"): the presence list the
+// server keeps in each catalogue entry's _meta, labels for people, avatars
+// for the tab strip, and control requests (ask the holder; the holder grants
+// or declines; the server grants by itself when the holder is away).
+
+import type { AhpClient } from '../../ahp/client';
+import { ROOT_CHANNEL, type RootState, type TerminalClaim } from '../../ahp/types';
+import { h } from '../dom';
+import type { Role } from '../access';
+import type { Notify } from '../quickinput';
+
+export const PRESENCE_KEY = 'termhost/presence';
+const PRESENCE_ID_KEY = 'termhost/presenceId';
+const CONTROL_NOTICE = 'x-termhost/controlRequest';
+
+export interface Member {
+  id: string;
+  name: string;
+  kind: 'owner' | 'cli' | 'driver' | 'viewer';
+  device?: string;
+  control?: boolean;
+}
+
+export interface ControlNotice {
+  terminal: string;
+  requestId: string;
+  status: 'pending' | 'granted' | 'declined' | 'cancelled';
+  from: Member;
+  autoGrantMs?: number;
+  auto?: boolean;
+}
+
+/** The presence list of a catalogue entry's _meta (empty when unknown). */
+export function membersOf(meta: Record<string, unknown> | undefined): Member[] {
+  const list = meta?.[PRESENCE_KEY];
+  if (!Array.isArray(list)) return [];
+  return list.filter((m): m is Member => !!m && typeof m === 'object' && typeof (m as Member).id === 'string' && typeof (m as Member).name === 'string');
+}
+
+/**
+ * A member for people, as seen from this page: the owner's own tabs are
+ * "You (this tab)" / "You (Firefox on Linux)"; others by their label.
+ */
+export function memberLabel(m: Member, role: Role, selfId: string | undefined): string {
+  if (m.id === selfId) return 'You (this tab)';
+  const mine = role === 'owner' && (m.kind === 'owner' || m.kind === 'cli');
+  if (m.kind === 'cli') return mine ? `You (${m.name}, CLI)` : `${m.name} (CLI)`;
+  if (mine) return `You (${m.device || 'another tab'})`;
+  if (m.kind === 'owner') return m.device ? `${m.name} (${m.device})` : m.name;
+  return m.kind === 'viewer' ? `${m.name} (viewer)` : m.name;
+}
+
+/** One or two initials of a label: "alice" → "A", "You (this tab)" → "Y", "bob@build1" → "B". */
+export function initials(name: string): string {
+  const words = name.replace(/\(.*\)/g, '').split(/[\s@._-]+/).filter(Boolean);
+  const letters = words.slice(0, 2).map((w) => [...w][0]!.toUpperCase());
+  return letters.join('') || '?';
+}
+
+/** Presence and control requests of every terminal, for the workbench. */
+export class Control {
+  #client: AhpClient;
+  #role: Role;
+  #notify: Notify;
+  #changed: (uri: string) => void;
+  #titleOf: (uri: string) => string;
+  /** Requests waiting for our answer (we hold the claim), by terminal. */
+  #incoming = new Map<string, ControlNotice[]>();
+  /** Our own pending request, by terminal. */
+  #outgoing = new Map<string, ControlNotice>();
+
+  constructor(client: AhpClient, role: Role, notify: Notify, changed: (uri: string) => void, titleOf: (uri: string) => string) {
+    this.#client = client;
+    this.#role = role;
+    this.#notify = notify;
+    this.#changed = changed;
+    this.#titleOf = titleOf;
+    client.on('notification', (method, params) => {
+      if (method === CONTROL_NOTICE) this.#onNotice(params as ControlNotice);
+    });
+  }
+
+  /** Our own presence id (from the initialize result). */
+  get selfId(): string | undefined {
+    const id = this.#client.serverMeta?.[PRESENCE_ID_KEY];
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  members(uri: string): Member[] {
+    const root = this.#client.state<RootState>(ROOT_CHANNEL);
+    return membersOf(root?.terminals?.find((t) => t.resource === uri)?._meta);
+  }
+
+  label(m: Member): string {
+    return memberLabel(m, this.#role, this.selfId);
+  }
+
+  /** Who controls a terminal, for people: never a client that left. */
+  holderLabel(uri: string, claim: TerminalClaim | undefined): string {
+    if (claim?.kind === 'session') return 'an agent session';
+    if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
+    const holder = this.members(uri).find((m) => m.control);
+    return holder ? this.label(holder) : 'nobody here';
+  }
+
+  incoming(uri: string): ControlNotice[] {
+    return this.#incoming.get(uri) ?? [];
+  }
+
+  outgoing(uri: string): ControlNotice | undefined {
+    return this.#outgoing.get(uri);
+  }
+
+  /** Ask the holder for control (granted at once when nobody here holds it). */
+  async request(uri: string): Promise<void> {
+    try {
+      const r = (await this.#client.request('x-termhost/requestControl', { channel: ROOT_CHANNEL, terminal: uri })) as { status: string; requestId?: string; autoGrantMs?: number };
+      if (r.status === 'pending' && r.requestId && !this.#outgoing.has(uri)) {
+        this.#outgoing.set(uri, { terminal: uri, requestId: r.requestId, status: 'pending', from: { id: this.selfId ?? '', name: 'you', kind: 'driver' }, autoGrantMs: r.autoGrantMs });
+        this.#changed(uri);
+      }
+    } catch (e) {
+      this.#notify('warning', `Could not request control: ${(e as Error).message}`);
+    }
+  }
+
+  answer(uri: string, requestId: string, grant: boolean): void {
+    this.#drop(this.#incoming, uri, requestId);
+    this.#changed(uri);
+    this.#client.request('x-termhost/answerControl', { channel: ROOT_CHANNEL, terminal: uri, requestId, grant }).catch(() => {
+      // Answered already (another tab of ours, the toast and the bar, or the request ended).
+    });
+  }
+
+  #onNotice(n: ControlNotice): void {
+    if (!n || typeof n.terminal !== 'string' || !n.from) return;
+    const mine = n.from.id === this.selfId;
+    if (mine) this.#onOwnRequest(n);
+    else this.#onRequestToUs(n);
+    this.#changed(n.terminal);
+  }
+
+  #onOwnRequest(n: ControlNotice): void {
+    if (n.status === 'pending') {
+      this.#outgoing.set(n.terminal, n);
+      return;
+    }
+    this.#outgoing.delete(n.terminal);
+    const title = this.#titleOf(n.terminal);
+    if (n.status === 'declined') this.#notify('warning', `Your request for control of “${title}” was declined.`);
+    if (n.status === 'granted') this.#notify('info', n.auto ? `You have control of “${title}” (its holder was away).` : `You have control of “${title}”.`);
+  }
+
+  #onRequestToUs(n: ControlNotice): void {
+    if (n.status !== 'pending') {
+      this.#drop(this.#incoming, n.terminal, n.requestId);
+      return;
+    }
+    const list = this.#incoming.get(n.terminal) ?? [];
+    if (list.some((r) => r.requestId === n.requestId)) return;
+    this.#incoming.set(n.terminal, [...list, n]);
+    const who = this.label(n.from);
+    this.#notify('info', `${who} asks for control of “${this.#titleOf(n.terminal)}”.`, [
+      { label: 'Grant', run: () => this.answer(n.terminal, n.requestId, true) },
+      { label: 'Decline', run: () => this.answer(n.terminal, n.requestId, false) },
+    ]);
+  }
+
+  #drop(map: Map<string, ControlNotice[]>, uri: string, id: string): void {
+    const rest = (map.get(uri) ?? []).filter((r) => r.requestId !== id);
+    if (rest.length) map.set(uri, rest);
+    else map.delete(uri);
+  }
+
+  /** Requests to a holder we no longer are are moot: forget them. */
+  claimMoved(uri: string): void {
+    if (this.#incoming.delete(uri)) this.#changed(uri);
+  }
+}
+
+/** Avatars of a terminal's members, at most `max`, with the full list on hover. */
+export function avatars(members: Member[], label: (m: Member) => string, max = 3): HTMLElement | null {
+  if (members.length === 0) return null;
+  const labels = members.map((m) => (m.control ? `${label(m)} — in control` : label(m)));
+  const el = h('span.presence-avatars', { title: `Connected:\n${labels.join('\n')}`, 'aria-label': `Connected: ${labels.join(', ')}`, 'data-count': String(members.length) });
+  for (const m of members.slice(0, max)) {
+    el.append(h('span.presence-avatar', { class: `kind-${m.kind}${m.control ? ' in-control' : ''}`, 'data-member': m.id }, initials(label(m))));
+  }
+  if (members.length > max) el.append(h('span.presence-avatar.more', null, `+${members.length - max}`));
+  return el;
+}

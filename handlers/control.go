@@ -1,0 +1,281 @@
+package handlers
+
+import (
+	"sync"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
+)
+
+// Handing over control (docs/protocol.md, "Presence and control"): a client
+// asks the claim holder for a terminal's claim; the holder grants or
+// declines; a holder away (no input) for ControlAutoGrant grants by itself.
+// The claim itself only ever changes through terminal/claimed, so foreign
+// clients see the usual claim changes.
+const (
+	methodRequestControl = "x-termhost/requestControl"
+	methodAnswerControl  = "x-termhost/answerControl"
+	notifyControlRequest = "x-termhost/controlRequest" // to the holder and the requester, on every change
+)
+
+// Statuses of a control request.
+const (
+	controlPending   = "pending"
+	controlGranted   = "granted"
+	controlDeclined  = "declined"
+	controlCancelled = "cancelled" // the requester left, or the claim moved elsewhere
+)
+
+// controls are the pending control requests of a server.
+type controls struct {
+	mu      sync.Mutex
+	byID    map[string]*controlRequest
+	stopped bool
+}
+
+type controlRequest struct {
+	id, uri string
+	from    string // the requester's clientId
+	member  terminals.Member
+	holder  string // the clientId asked
+	timer   *time.Timer
+}
+
+// controlNotice is the params of x-termhost/controlRequest.
+type controlNotice struct {
+	Terminal    string           `json:"terminal"`
+	RequestID   string           `json:"requestId"`
+	Status      string           `json:"status"`
+	From        terminals.Member `json:"from"`
+	AutoGrantMs int64            `json:"autoGrantMs,omitempty"` // pending: granted after this long without input from the holder
+	Auto        bool             `json:"auto,omitempty"`        // granted because the holder was away or gone
+}
+
+// controlResult is the result of x-termhost/requestControl.
+type controlResult struct {
+	Status      string `json:"status"` // granted or pending
+	RequestID   string `json:"requestId,omitempty"`
+	AutoGrantMs int64  `json:"autoGrantMs,omitempty"`
+}
+
+func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
+	var p struct {
+		Terminal  string `json:"terminal"`
+		RequestID string `json:"requestId"`
+		Grant     *bool  `json:"grant"`
+	}
+	if err := decodeParams(msg, &p); err != nil {
+		return nil, err
+	}
+	if err := ahp.CheckTerminalURI(p.Terminal); err != nil {
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
+	}
+	if !c.s.m.Visible(c, p.Terminal) {
+		return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", p.Terminal)
+	}
+	if msg.Method == methodRequestControl {
+		return c.requestControl(p.Terminal)
+	}
+	if p.RequestID == "" || p.Grant == nil {
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%s needs requestId and grant", msg.Method)
+	}
+	return c.answerControl(p.Terminal, p.RequestID, *p.Grant)
+}
+
+// requestControl gives the claim at once when nobody connected holds it
+// (or an agent session does and the owner asks), else asks the holder.
+func (c *conn) requestControl(uri string) (any, *ahp.Error) {
+	if c.role == RoleViewer {
+		return nil, c.denied("control", "view only: this share link cannot take control")
+	}
+	me := ahp.ClientClaim(c.clientID)
+	for range 3 { // the claim may move between the read and the change
+		claim, ok := c.s.m.Claim(uri)
+		switch {
+		case !ok:
+			return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", uri)
+		case claim == me:
+			return controlResult{Status: controlGranted}, nil
+		case claim.Kind != ahp.ClaimClient && c.role != RoleOwner:
+			return nil, c.denied("control", "an agent session holds this terminal: only the owner can take it")
+		case claim.Kind == ahp.ClaimClient && c.s.m.Connections(claim.ClientID) > 0:
+			return c.s.askHolder(c, uri, claim.ClientID), nil
+		}
+		if c.s.m.SetClaim(uri, claim, me) {
+			return controlResult{Status: controlGranted}, nil
+		}
+	}
+	return nil, ahp.Errorf(ahp.CodeNotFound, "the terminal's claim keeps changing or the terminal has exited: try again")
+}
+
+// askHolder files a request (one per requester and terminal) and tells the
+// holder and the requester.
+func (s *Server) askHolder(c *conn, uri, holder string) controlResult {
+	auto := s.cfg.ControlAutoGrant
+	s.controls.mu.Lock()
+	for _, r := range s.controls.byID {
+		if r.uri == uri && r.from == c.clientID && r.holder == holder {
+			s.controls.mu.Unlock()
+			return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}
+		}
+	}
+	r := &controlRequest{id: randomToken(9), uri: uri, from: c.clientID, member: c.PresenceMember(), holder: holder}
+	if s.controls.byID == nil {
+		s.controls.byID = map[string]*controlRequest{}
+	}
+	if !s.controls.stopped {
+		s.controls.byID[r.id] = r
+		r.timer = time.AfterFunc(auto, func() { s.autoGrant(r.id) })
+	}
+	s.controls.mu.Unlock()
+	c.log.Info("control requested", "terminal", uri, "request", r.id)
+	s.tellControl(r, controlNotice{Status: controlPending, AutoGrantMs: auto.Milliseconds()})
+	return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}
+}
+
+func (c *conn) answerControl(uri, id string, grant bool) (any, *ahp.Error) {
+	s := c.s
+	s.controls.mu.Lock()
+	r := s.controls.byID[id]
+	s.controls.mu.Unlock()
+	if r == nil || r.uri != uri {
+		return nil, ahp.Errorf(ahp.CodeNotFound, "no pending control request %q on %s", ahp.Clip(id), uri)
+	}
+	if r.holder != c.clientID || c.ViewOnly() {
+		return nil, c.denied("control", "only the client that holds the terminal can answer a control request")
+	}
+	s.resolveControl(r, grant, false)
+	return nil, nil
+}
+
+// autoGrant grants a request once the holder has not typed into the
+// terminal for ControlAutoGrant; a holder still typing is asked again when
+// that much time has passed since its last input.
+func (s *Server) autoGrant(id string) {
+	s.controls.mu.Lock()
+	r := s.controls.byID[id]
+	s.controls.mu.Unlock()
+	if r == nil {
+		return
+	}
+	idle := time.Since(s.m.LastInput(r.uri, r.holder))
+	if wait := s.cfg.ControlAutoGrant - idle; wait > 0 {
+		s.controls.mu.Lock()
+		if s.controls.byID[id] == r {
+			r.timer.Reset(wait)
+		}
+		s.controls.mu.Unlock()
+		return
+	}
+	s.resolveControl(r, true, true)
+}
+
+// resolveControl ends a pending request: granting moves the claim from the
+// holder asked to the requester, unless it moved meanwhile.
+func (s *Server) resolveControl(r *controlRequest, grant, auto bool) {
+	s.controls.mu.Lock()
+	if s.controls.byID[r.id] != r {
+		s.controls.mu.Unlock()
+		return // answered already
+	}
+	delete(s.controls.byID, r.id)
+	r.timer.Stop()
+	s.controls.mu.Unlock()
+	status := controlDeclined
+	if grant {
+		status = controlCancelled
+		requester := ahp.ClientClaim(r.from)
+		if s.m.SetClaim(r.uri, ahp.ClientClaim(r.holder), requester) {
+			status = controlGranted
+		} else if claim, _ := s.m.Claim(r.uri); claim == requester {
+			status = controlGranted
+		}
+	}
+	s.log.Info("control request answered", "terminal", r.uri, "request", r.id, "status", status, "auto", auto)
+	s.tellControl(r, controlNotice{Status: status, Auto: auto && status == controlGranted})
+}
+
+// controlLeft runs when a connection of clientID closed: once the client
+// has none left, its own requests are cancelled and requests waiting for
+// it as the holder are granted (a claim whose client is gone is anyone's).
+func (s *Server) controlLeft(clientID string) {
+	if s.m.Connections(clientID) > 0 {
+		return
+	}
+	var mine, asked []*controlRequest
+	s.controls.mu.Lock()
+	for _, r := range s.controls.byID {
+		switch clientID {
+		case r.from:
+			mine = append(mine, r)
+		case r.holder:
+			asked = append(asked, r)
+		}
+	}
+	s.controls.mu.Unlock()
+	for _, r := range mine {
+		s.controls.mu.Lock()
+		live := s.controls.byID[r.id] == r
+		delete(s.controls.byID, r.id)
+		r.timer.Stop()
+		s.controls.mu.Unlock()
+		if live {
+			s.tellControl(r, controlNotice{Status: controlCancelled})
+		}
+	}
+	for _, r := range asked {
+		s.resolveControl(r, true, true)
+	}
+}
+
+// controlClaimMoved ends the requests of a terminal whose claim a client
+// moved (the owner took it, the holder handed it over): the holder asked no
+// longer holds it, so they are granted if the requester got it, else
+// cancelled.
+func (s *Server) controlClaimMoved(uri string) {
+	claim, _ := s.m.Claim(uri)
+	var stale []*controlRequest
+	s.controls.mu.Lock()
+	for _, r := range s.controls.byID {
+		if r.uri == uri && claim != ahp.ClientClaim(r.holder) {
+			stale = append(stale, r)
+		}
+	}
+	s.controls.mu.Unlock()
+	for _, r := range stale {
+		s.resolveControl(r, true, false) // the claim is not the holder's: this only reports where it went
+	}
+}
+
+// stop drops every pending request (Close).
+func (cs *controls) stop() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.stopped = true
+	for id, r := range cs.byID {
+		r.timer.Stop()
+		delete(cs.byID, id)
+	}
+}
+
+// tellControl sends x-termhost/controlRequest to the connections of the
+// holder and of the requester that watch the terminal.
+func (s *Server) tellControl(r *controlRequest, n controlNotice) {
+	n.Terminal, n.RequestID, n.From = r.uri, r.id, r.member
+	frame := mustMarshal(map[string]any{"jsonrpc": "2.0", "method": notifyControlRequest, "params": n})
+	for _, sub := range s.m.Subscribers(r.uri) {
+		if c, ok := sub.(*conn); ok && (c.clientID == r.from || c.clientID == r.holder && !c.ViewOnly()) {
+			c.push(frame)
+		}
+	}
+}
+
+// push queues a notification of our own from any goroutine. Unlike answer
+// it leaves held envelopes alone: it answers no request and depends on no
+// snapshot.
+func (c *conn) push(frame []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.enqueueLocked(outFrame{raw: frame, size: len(frame)}, true)
+}

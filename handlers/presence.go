@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+
+	"github.com/mileusna/useragent"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
+)
+
+// metaPresenceID is the initialize result's _meta key holding the
+// connection's own presence id, so a client can find itself in a
+// terminal's presence list ("You (this tab)").
+const metaPresenceID = "termhost/presenceId"
+
+// cliName is the clientInfo name of termhost's command line.
+const cliName = "termhost-cli"
+
+// connPresence is what presence shows of a connection: fixed at accept
+// (device, share label) and at initialize or reconnect (clientInfo),
+// before the connection subscribes to anything.
+type connPresence struct {
+	device string // "Firefox on Linux", from the User-Agent
+	label  string // the share link's label
+	info   ahp.Implementation
+}
+
+// PresenceMember makes conn a terminals.Present: how others see it on a
+// terminal. Names are labels; never a token or a clientId.
+func (c *conn) PresenceMember() terminals.Member {
+	p := c.presence
+	m := terminals.Member{ID: terminals.PresenceID(c.clientID), Kind: c.role, Device: p.device}
+	cli := p.info.Name == cliName
+	if cli {
+		m.Device = "termhost CLI"
+	} else if m.Device == "" {
+		m.Device = cleanLabel(firstNonEmpty(p.info.Title, p.info.Name))
+	}
+	switch {
+	case c.role != RoleOwner:
+		m.Name = p.label
+		if m.Name == "" {
+			m.Name = "Unnamed " + c.role + " link"
+		}
+	case cli:
+		m.Kind, m.Name, m.Device = terminals.KindCLI, cleanLabel(p.info.Title), ""
+		if m.Name == "" {
+			m.Name = "termhost CLI"
+		}
+	default:
+		m.Name = "Owner"
+	}
+	return m
+}
+
+// presenceMeta is the initialize result's _meta: the connection's own
+// presence id.
+func presenceMeta(clientID string) json.RawMessage {
+	return mustMarshal(map[string]string{metaPresenceID: terminals.PresenceID(clientID)})
+}
+
+// deviceLabel names a browser for people ("Chrome on Android"), or "".
+// Headless Chrome (the e2e tests) counts as Chrome.
+func deviceLabel(userAgent string) string {
+	if userAgent == "" {
+		return ""
+	}
+	ua := useragent.Parse(userAgent)
+	name := strings.TrimPrefix(ua.Name, "Headless")
+	if name == "" || ua.OS == "" { // not a browser: clientInfo names it
+		return ""
+	}
+	return cleanLabel(name + " on " + ua.OS)
+}
+
+// cleanLabel makes a client-supplied label safe to show: no control
+// characters, at most maxLabel characters.
+func cleanLabel(s string) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s))
+	if r := []rune(s); len(r) > maxLabel {
+		s = string(r[:maxLabel])
+	}
+	return s
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// clientInfo records the clientInfo a client initialized with (info set)
+// and returns the one recorded, for a reconnect, which sends none.
+func (s *Server) clientInfo(clientID string, info *ahp.Implementation) ahp.Implementation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.clients[clientID]
+	if rec == nil {
+		return ahp.Implementation{}
+	}
+	if info != nil {
+		rec.info = *info
+	}
+	return rec.info
+}

@@ -1,0 +1,134 @@
+package terminals
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/hub"
+	"github.com/termhost/termhost/terminals/screen"
+)
+
+// screenWait bounds how long a subscribe waits for the screen model to
+// reach its snapshot (it lags by at most screen.MaxLag bytes); past it the
+// joiner gets the history alone.
+const screenWait = 2 * time.Second
+
+// screenSlot is a terminal's screen model (package screen).
+type screenSlot struct {
+	model *screen.Model // nil: no model (an adopted terminal)
+	// mu orders "publish, then feed the model" against "snapshot, then
+	// mark the model", so a mark lands exactly where the snapshot's content
+	// ends.
+	mu   sync.Mutex
+	stop func() // ends the model's goroutine and waits for it
+}
+
+// start makes the model of a cols×rows terminal and its goroutine.
+func (s *screenSlot) start(cols, rows int) {
+	s.model = screen.New(cols, rows)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.model.Run(ctx) }()
+	s.stop = func() { cancel(); <-done }
+}
+
+// close stops the model's goroutine (dispose, hand-over).
+func (s *screenSlot) close() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+}
+
+// publish publishes a to the hub and feeds the model its output.
+func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	backlog, _ := h.Publish(uri, a)
+	if a.Type == ahp.TerminalData {
+		s.model.Feed(a.Data)
+	}
+	return backlog
+}
+
+// screenMarks are the model marks taken with a set of snapshots.
+type screenMarks map[string]*screen.Pending
+
+// marked runs snap (a hub call taking snapshots of uris) with the
+// terminals' publishing held, and marks their models right after it.
+func (m *Manager) marked(uris []string, snap func()) screenMarks {
+	var slots []*screenSlot
+	var names []string
+	for _, uri := range slices.Compact(slices.Sorted(slices.Values(uris))) { // one lock order
+		if t := m.live(uri); t != nil && t.scr.model != nil {
+			slots, names = append(slots, &t.scr), append(names, uri)
+		}
+	}
+	for _, s := range slots {
+		s.mu.Lock()
+	}
+	snap()
+	marks := screenMarks{}
+	for i, s := range slots {
+		marks[names[i]] = s.model.Mark()
+		s.mu.Unlock()
+	}
+	return marks
+}
+
+// apply adds the screen redraw to a snapshot's content when the history
+// alone would not draw the screen: it was trimmed (more output than the
+// scrollback budget) or a full-screen program is on the alternate screen.
+// The redraw goes at the end of the last part, so any AHP client that
+// writes the content into a terminal draws the exact screen (see
+// docs/protocol.md, "Screen snapshots").
+func (m *Manager) applyScreen(marks screenMarks, snap *ahp.Snapshot) {
+	p := marks[snap.Resource]
+	st, ok := snap.State.(ahp.TerminalState)
+	if p == nil || !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), screenWait)
+	defer cancel()
+	scr, ok := p.Wait(ctx)
+	if !ok || !scr.Exact || (!scr.AltScreen && scr.Fed <= int64(m.cfg.Scrollback)) {
+		return
+	}
+	st.Content = withRedraw(st.Content, string(scr.Redraw))
+	snap.State = st
+}
+
+// withRedraw appends redraw to the text of the last part (a new
+// unclassified part when there is none).
+func withRedraw(parts []ahp.Part, redraw string) []ahp.Part {
+	if len(parts) == 0 {
+		return []ahp.Part{{Type: ahp.PartUnclassified, Value: redraw}}
+	}
+	out := slices.Clone(parts)
+	last := &out[len(out)-1]
+	if last.Type == ahp.PartCommand {
+		last.Output += redraw
+	} else {
+		last.Value += redraw
+	}
+	return out
+}
+
+// Screen returns the current screen of a terminal s may see, from its
+// model (x-termhost/screen).
+func (m *Manager) Screen(ctx context.Context, s Subscriber, uri string) (screen.State, error) {
+	t := m.live(uri)
+	if t == nil || t.scr.model == nil || !m.hub.Visible(s, uri) {
+		return screen.State{}, ErrNotFound
+	}
+	ctx, cancel := context.WithTimeout(ctx, screenWait)
+	defer cancel()
+	scr, ok := t.scr.model.Mark().Wait(ctx)
+	if !ok {
+		return screen.State{}, context.DeadlineExceeded
+	}
+	return scr, nil
+}

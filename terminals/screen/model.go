@@ -1,0 +1,289 @@
+// Package screen keeps a server-side model of a terminal's screen (a
+// charmbracelet/x/vt emulator), so that a client joining after the
+// scrollback was trimmed, or while a full-screen program runs, can be given
+// the exact live screen, and so that previews can show it as text.
+//
+// The model is fed off the hot path: Feed only appends to a bounded queue
+// that one goroutine (Run) drains into the emulator. An idle model keeps a
+// checkpoint (its own Snapshot bytes) instead of the emulator, which costs
+// about half a megabyte at 80×24.
+package screen
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Bounds of the model.
+const (
+	// MaxLag is the most output waiting for the emulator. Feed never blocks:
+	// while the emulator lags, output is coalesced into the queue; if more
+	// than MaxLag bytes would be waiting, the queue is dropped, the emulator
+	// restarts blank and the model is marked behind for good (Exact false):
+	// joiners then get the plain history, as without a model.
+	MaxLag = 8 << 20
+	// idleAfter: an idle model replaces its emulator with a checkpoint.
+	idleAfter = 10 * time.Second
+	// tailKeep: the end of the stream kept to find an unfinished escape
+	// sequence or character (see carry).
+	tailKeep = 4 << 10
+)
+
+// Model is the screen of one terminal. Feed, Resize and Mark may be called
+// from any goroutine; Run drains them in order.
+type Model struct {
+	mu     sync.Mutex
+	ops    []op  // waiting for Run, in order
+	lag    int   // data bytes in ops
+	fed    int64 // data bytes accepted since New
+	behind bool  // output was dropped: the screen is not exact
+	// stopped: Run has returned; steps are applied at once, under mu, to
+	// the checkpoint (an exited terminal's screen still resizes and is read).
+	stopped bool
+	wake    chan struct{}
+
+	// Run's own.
+	emu        *emulator
+	checkpoint []byte
+	cols, rows int
+	tail       []byte // the last tailKeep bytes of the stream
+	applied    int64  // output bytes applied (or dropped)
+}
+
+// op is one queued step: output, a resize or a snapshot request.
+type op struct {
+	data       []byte
+	cols, rows int
+	reply      chan State
+	reset      bool  // the queue overflowed: start over blank
+	dropped    int64 // with reset: the output bytes dropped
+}
+
+// State is the screen at one point of the stream.
+type State struct {
+	Cols, Rows int
+	AltScreen  bool
+	// Exact is false once output was dropped (see MaxLag).
+	Exact bool
+	// Fed is the number of output bytes the screen reflects.
+	Fed int64
+	// Redraw reproduces the screen when written after the stream so far
+	// (see Snapshot).
+	Redraw []byte
+	// Lines is the screen as text, one string per row, trailing blanks trimmed.
+	Lines []string
+}
+
+// New returns a model of a cols×rows screen. Run must be started for it to
+// make progress.
+func New(cols, rows int) *Model {
+	return &Model{wake: make(chan struct{}, 1), cols: max(cols, 1), rows: max(rows, 1)}
+}
+
+// Feed queues output. It never blocks.
+func (m *Model) Feed(data string) {
+	if m == nil || data == "" {
+		return
+	}
+	m.mu.Lock()
+	m.fed += int64(len(data))
+	if m.stopped {
+		m.applyNow(op{data: []byte(data)})
+	} else if m.lag+len(data) > MaxLag {
+		m.overflowLocked(data)
+	} else {
+		if n := len(m.ops); n > 0 && m.ops[n-1].data != nil {
+			m.ops[n-1].data = append(m.ops[n-1].data, data...)
+		} else {
+			m.ops = append(m.ops, op{data: []byte(data)})
+		}
+		m.lag += len(data)
+	}
+	m.mu.Unlock()
+	m.signal()
+}
+
+// overflowLocked drops the queued output (requests stay, in order).
+func (m *Model) overflowLocked(data string) {
+	kept, dropped := m.ops[:0], int64(m.lag)+int64(len(data))
+	for _, o := range m.ops {
+		if o.data == nil {
+			kept = append(kept, o)
+		}
+	}
+	m.ops = append(kept, op{reset: true, dropped: dropped})
+	m.lag = 0
+	m.behind = true
+}
+
+// Resize queues a change of the screen's size.
+func (m *Model) Resize(cols, rows int) {
+	if m == nil || cols < 1 || rows < 1 {
+		return
+	}
+	m.enqueue(op{cols: cols, rows: rows})
+}
+
+// Fed is the number of output bytes accepted so far.
+func (m *Model) Fed() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.fed
+}
+
+// Mark queues a snapshot request behind everything fed so far: its State
+// is the screen at exactly that point of the stream.
+func (m *Model) Mark() *Pending {
+	reply := make(chan State, 1)
+	m.enqueue(op{reply: reply})
+	return &Pending{reply: reply}
+}
+
+// Pending is a queued snapshot request.
+type Pending struct{ reply chan State }
+
+// Wait returns the State once the model has reached the request, or false
+// when ctx ends first (the model is stopped or too slow).
+func (p *Pending) Wait(ctx context.Context) (State, bool) {
+	select {
+	case s := <-p.reply:
+		return s, true
+	case <-ctx.Done():
+		return State{}, false
+	}
+}
+
+func (m *Model) enqueue(o op) {
+	m.mu.Lock()
+	if m.stopped {
+		m.applyNow(o)
+	} else {
+		m.ops = append(m.ops, o)
+	}
+	m.mu.Unlock()
+	m.signal()
+}
+
+// applyNow applies a step of a stopped model, keeping only the checkpoint.
+func (m *Model) applyNow(o op) {
+	m.apply(o, m.behind)
+	m.dropEmulator()
+}
+
+func (m *Model) signal() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run applies queued steps until ctx ends, then what is still queued. An
+// idle model drops its emulator for a checkpoint after idleAfter.
+func (m *Model) Run(ctx context.Context) {
+	idle := time.NewTimer(idleAfter)
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			m.stop()
+			return
+		case <-idle.C:
+			m.dropEmulator()
+		case <-m.wake:
+			m.drain()
+			idle.Reset(idleAfter)
+		}
+	}
+}
+
+// stop applies what is queued and hands the model over to its callers.
+func (m *Model) stop() {
+	for {
+		m.drain()
+		m.mu.Lock()
+		if len(m.ops) == 0 {
+			m.stopped = true
+			m.dropEmulator()
+			m.mu.Unlock()
+			return
+		}
+		m.mu.Unlock()
+	}
+}
+
+// drain applies every queued step.
+func (m *Model) drain() {
+	for {
+		m.mu.Lock()
+		ops := m.ops
+		m.ops, m.lag = nil, 0
+		behind := m.behind
+		m.mu.Unlock()
+		if len(ops) == 0 {
+			return
+		}
+		for _, o := range ops {
+			m.apply(o, behind)
+		}
+	}
+}
+
+func (m *Model) apply(o op, behind bool) {
+	switch {
+	case o.reset:
+		m.dropEmulator()
+		m.checkpoint, m.tail = nil, nil
+		m.applied += o.dropped
+	case o.data != nil:
+		m.emulator().feed(o.data)
+		m.keepTail(o.data)
+		m.applied += int64(len(o.data))
+	case o.reply != nil:
+		e := m.emulator()
+		o.reply <- State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
+			Fed: m.applied, Redraw: e.snapshot(carry(m.tail)), Lines: e.lines()}
+	default:
+		m.cols, m.rows = o.cols, o.rows
+		if m.emu != nil {
+			m.emu.resize(o.cols, o.rows)
+		}
+		m.checkpoint = nil // a checkpoint is for the old size: keep the emulator
+	}
+}
+
+// keepTail keeps the end of the stream for carry.
+func (m *Model) keepTail(b []byte) {
+	if len(b) >= tailKeep {
+		m.tail = append(m.tail[:0], b[len(b)-tailKeep:]...)
+		return
+	}
+	if over := len(m.tail) + len(b) - tailKeep; over > 0 {
+		m.tail = append(m.tail[:0], m.tail[over:]...)
+	}
+	m.tail = append(m.tail, b...)
+}
+
+// emulator returns the live emulator, restoring it from the checkpoint.
+func (m *Model) emulator() *emulator {
+	if m.emu == nil {
+		m.emu = newEmulator(m.cols, m.rows)
+		if m.checkpoint != nil {
+			m.emu.write(m.checkpoint)
+			m.checkpoint = nil
+		}
+	}
+	return m.emu
+}
+
+// dropEmulator keeps a checkpoint of the screen and frees the emulator.
+// The checkpoint restores what Snapshot reproduces (see there for what it
+// does not).
+func (m *Model) dropEmulator() {
+	if m.emu == nil {
+		return
+	}
+	m.checkpoint = m.emu.snapshot(nil)
+	m.emu.close()
+	m.emu = nil
+}

@@ -1,0 +1,153 @@
+package screen
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// run starts m's goroutine until the test ends.
+func run(t testing.TB, m *Model) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); m.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func wait(t *testing.T, m *Model) State {
+	t.Helper()
+	s, ok := m.Mark().Wait(t.Context())
+	if !ok {
+		t.Fatal("no state")
+	}
+	return s
+}
+
+// TestMarkIsOrdered: a mark sees exactly what was fed before it.
+func TestMarkIsOrdered(t *testing.T) {
+	m := New(20, 3)
+	m.Feed("one")
+	p := m.Mark()
+	m.Feed("\r\ntwo")
+	run(t, m)
+	s, _ := p.Wait(t.Context())
+	if got, want := strings.Join(s.Lines, "|"), "one||"; got != want || s.Fed != 3 {
+		t.Fatalf("lines %q fed %d, want %q fed 3", got, s.Fed, want)
+	}
+}
+
+// TestOverflowMarksBehind: past MaxLag, Feed drops the queue instead of
+// blocking and the model says it is not exact.
+func TestOverflowMarksBehind(t *testing.T) {
+	m := New(20, 3)
+	chunk := strings.Repeat("x", 1<<20)
+	for range MaxLag>>20 + 1 { // nothing drains: Run is not started yet
+		m.Feed(chunk)
+	}
+	run(t, m)
+	if s := wait(t, m); s.Exact || s.Fed != int64(MaxLag+1<<20) {
+		t.Fatalf("exact %v fed %d, want false and %d", s.Exact, s.Fed, MaxLag+1<<20)
+	}
+}
+
+// TestCheckpointRestores: an idle model's checkpoint (its redraw) gives
+// the same screen back: written to a fresh model, the redraw redraws the same.
+func TestCheckpointRestores(t *testing.T) {
+	m := New(30, 5)
+	run(t, m)
+	m.Feed("\x1b[?1049h\x1b[?1h\x1b]2;t\a\x1b[2;4r\x1b[1;31mred\x1b[0m \x1b[48;2;1;2;3mrgb\x1b[0m\x1b[3;5H\x1b[4 q")
+	before := wait(t, m)
+	// A checkpoint is restored by writing it to a fresh emulator.
+	m2 := New(30, 5)
+	run(t, m2)
+	m2.Feed(string(before.Redraw))
+	after := wait(t, m2)
+	if !bytes.Equal(before.Redraw, after.Redraw) || !after.AltScreen {
+		t.Fatalf("redraw of the redraw:\n got %q\nwant %q", after.Redraw, before.Redraw)
+	}
+}
+
+func TestCarry(t *testing.T) {
+	for _, tc := range []struct{ name, tail, want string }{
+		{"complete", "ab\x1b[31mc", ""},
+		{"csi", "ab\x1b[3", "\x1b[3"},
+		{"osc", "x\x1b]2;tit", "\x1b]2;tit"},
+		{"osc st", "x\x1b]2;t\x1b\\", ""},
+		{"utf8", "a\xe2\x9c", "\xe2\x9c"},
+		{"utf8 done", "a\xe2\x9c\x93", ""},
+		{"esc", "a\x1b", "\x1b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(carry([]byte(tc.tail))); got != tc.want {
+				t.Fatalf("carry(%q) = %q, want %q", tc.tail, got, tc.want)
+			}
+		})
+	}
+}
+
+// mixed is output like the bench's workload: text, SGR colours, UTF-8.
+func mixed(size int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "\x1b[38;5;%dmline %d\x1b[0m plain text, \x1b[1mbold\x1b[0m, é ✓ 界 \x1b[38;2;10;20;30mrgb\x1b[0m\r\n", i%256, i)
+	}
+	return b.Bytes()[:size]
+}
+
+// TestFastForwardIsExact: skipping what scrolls off gives the screen
+// writing everything gives.
+func TestFastForwardIsExact(t *testing.T) {
+	for _, tc := range []struct{ name, data string }{
+		{"mixed", string(mixed(64 << 10))},
+		{"region", "\x1b[2;4r" + string(mixed(8<<10))},
+		{"bare LF", strings.Repeat("text\n", 500)},
+		{"after cursor moves", "\x1b[3;3Hx\x1b[41m" + string(mixed(8<<10)) + "\x1b[Hend"},
+		{"osc", string(mixed(8<<10)) + "\x1b]2;t\x07" + string(mixed(8<<10))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow, fast := newEmulator(40, 10), newEmulator(40, 10)
+			slow.write([]byte(tc.data))
+			fast.feed([]byte(tc.data))
+			if s, f := slow.snapshot(nil), fast.snapshot(nil); !bytes.Equal(s, f) {
+				t.Fatalf("fast-forwarded screen differs:\n got %q\nwant %q", f, s)
+			}
+		})
+	}
+}
+
+// BenchmarkFeed is the model's cost per MiB of output (on its own
+// goroutine, off the pty reader's path).
+func BenchmarkFeed(b *testing.B) {
+	data := mixed(1 << 20)
+	e := newEmulator(120, 40)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		e.feed(data)
+	}
+}
+
+// BenchmarkFeedQueue is what the pty reader pays: Feed's append to the queue.
+func BenchmarkFeedQueue(b *testing.B) {
+	chunk := string(mixed(32 << 10))
+	m := New(120, 40)
+	run(b, m)
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		m.Feed(chunk)
+	}
+}
+
+func BenchmarkSnapshot(b *testing.B) {
+	e := newEmulator(120, 40)
+	e.write(mixed(64 << 10))
+	for b.Loop() {
+		_ = e.snapshot(nil)
+	}
+}
