@@ -72,3 +72,16 @@ export function keyboardIdle(): boolean {
   const a = document.activeElement as HTMLElement | null;
   return !a || a === document.body || !a.isConnected || a.getClientRects().length === 0;
 }
+
+/**
+ * Keeps Tab and Shift+Tab inside a modal dialog (never in a terminal behind
+ * it): focus cycles through its visible controls.
+ */
+export function trapTab(box: HTMLElement, e: KeyboardEvent): void {
+  const f = [...box.querySelectorAll<HTMLElement>('select, input, button:not([disabled])')].filter((el) => !el.closest('[hidden]'));
+  if (!f.length) return;
+  const i = f.indexOf(document.activeElement as HTMLElement);
+  const next = e.shiftKey ? (i <= 0 ? f.length - 1 : i - 1) : i < 0 || i === f.length - 1 ? 0 : i + 1;
+  e.preventDefault();
+  f[next]!.focus();
+}

@@ -3,7 +3,7 @@
 // open terminal and kept in this browser (settings.ts). Keyboard operable:
 // Tab stays inside, Escape and Done close it and give the focus back.
 
-import { h, overlayClosed } from './dom';
+import { h, overlayClosed, trapTab } from './dom';
 import {
   clipboardWriteAllowed,
   cursorStyles,
@@ -111,15 +111,6 @@ function controlOf(box: HTMLElement, id: SettingId | undefined): HTMLElement | n
 }
 
 /** Keep Tab inside the dialog (never in a terminal behind it). */
-function trapTab(box: HTMLElement, e: KeyboardEvent): void {
-  const f = [...box.querySelectorAll<HTMLElement>('select, input, button:not([disabled])')];
-  if (!f.length) return;
-  const i = f.indexOf(document.activeElement as HTMLElement);
-  const next = e.shiftKey ? (i <= 0 ? f.length - 1 : i - 1) : i < 0 || i === f.length - 1 ? 0 : i + 1;
-  e.preventDefault();
-  f[next]!.focus();
-}
-
 function rows(host: SettingsEditorHost, rendererChanged: () => void, rendererNote: HTMLElement): HTMLElement[] {
   const s = terminalSettings();
   const set = (patch: Partial<TerminalSettings>) => updateTerminalSettings(patch);

@@ -5,7 +5,7 @@
 
 import type { AhpClient } from '../ahp/client';
 import { ROOT_CHANNEL } from '../ahp/types';
-import { h, clear, svg, overlayClosed } from './dom';
+import { h, clear, svg, overlayClosed, trapTab } from './dom';
 import { icons } from './icons';
 import { expiryLabel, roleLabels, shareExpiries, shareRoleNote, type ShareInfo } from './access';
 
@@ -192,13 +192,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
         e.stopPropagation();
         close();
       } else if (e.key === 'Tab') {
-        // Keep focus in the dialog (never in a terminal behind it).
-        const f = [...box.querySelectorAll<HTMLElement>('select, input, button:not([disabled])')].filter((el) => !el.closest('[hidden]'));
-        if (!f.length) return;
-        const i = f.indexOf(document.activeElement as HTMLElement);
-        const next = e.shiftKey ? (i <= 0 ? f.length - 1 : i - 1) : i < 0 || i === f.length - 1 ? 0 : i + 1;
-        e.preventDefault();
-        f[next]!.focus();
+        trapTab(box, e);
       }
     };
     document.addEventListener('keydown', onKey, true);
