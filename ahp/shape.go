@@ -47,13 +47,11 @@ func Marshal(v any, shape Shape) ([]byte, error) {
 // up in one table.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	if !utf8.ValidString(s) {
-		return appendStringSlow(dst, s)
-	}
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time up to the next byte that needs a look (most
-		// terminal text is plain ASCII).
+		// terminal text is plain ASCII). UTF-8 is checked here, rune by rune,
+		// not in a pass of its own.
 		if i+8 <= len(s) {
 			w := s[i : i+8]
 			m := specialMask(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
@@ -64,33 +62,6 @@ func AppendString(dst []byte, s string) []byte {
 			}
 			i += bits.TrailingZeros64(m) >> 3
 		}
-		c := s[i]
-		switch {
-		case plain[c]:
-			i++
-		case c >= utf8.RuneSelf: // A8 or A9: the last byte of U+2028 or U+2029 (E2 80 A8/A9)?
-			if i >= 2 && s[i-2] == 0xE2 && s[i-1] == 0x80 {
-				dst = append(dst, s[start:i-2]...)
-				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-				start = i + 1
-			}
-			i++
-		default:
-			dst = append(dst, s[start:i]...)
-			dst = appendEscape(dst, c)
-			i++
-			start = i
-		}
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// appendStringSlow is AppendString's path for invalid UTF-8 (the opening
-// quote is written).
-func appendStringSlow(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if plain[c] {
@@ -147,23 +118,21 @@ const (
 	highs = 0x8080808080808080
 )
 
-// specialMask flags the bytes of x (little endian) that need a look in
-// valid UTF-8: control characters, '"', '\\', and A8 and A9 (which end
-// U+2028 and U+2029). Only the lowest flag is exact (a borrow may flag bytes
-// above it), which is all the caller uses.
+// specialMask flags the bytes of x (little endian) that need a look:
+// control characters, '"', '\\' and every byte of a multi-byte character.
+// Only the lowest flag is exact (a borrow may flag bytes above it), which is
+// all the caller uses.
 func specialMask(x uint64) uint64 {
 	lt := (x - 0x20*ones) &^ x
 	q := x ^ ('"' * ones)
 	b := x ^ ('\\' * ones)
-	a := (x ^ (0xA8 * ones)) &^ ones
-	return (lt | (q-ones)&^q | (b-ones)&^b | (a-ones)&^a) & highs
+	return (lt | (q-ones)&^q | (b-ones)&^b | x) & highs
 }
 
-// plain marks the bytes a JSON string holds verbatim in valid UTF-8, except
-// A8 and A9, the last bytes of U+2028 and U+2029, which need a look.
-var plain = func() (t [256]bool) {
+// plain marks the ASCII bytes a JSON string holds verbatim.
+var plain = func() (t [utf8.RuneSelf]bool) {
 	for c := range t {
-		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != 0xA8 && c != 0xA9
+		t[c] = c >= 0x20 && c != '"' && c != '\\'
 	}
 	return t
 }()
