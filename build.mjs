@@ -10,6 +10,9 @@
 //   static/dist/app-test.js       the same app plus the e2e test hook (window.__termhost);
 //                                 served only by a server configured with TestHooks
 //   static/dist/login.js(.map)    the sign-in page's script (pages have no inline script)
+//   static/dist/player.js, .css   asciinema-player (replays of recordings), loaded by
+//                                 workbench/player.ts only when a replay opens, so it is
+//                                 not part of a first visit
 //   static/dist/vendor.css        xterm.css
 //   static/dist/app.css           the workbench styles
 //   static/dist/*.js.gz, *.js.br, *.css.gz, *.css.br
@@ -97,6 +100,21 @@ const builds = [
     entryPoints: { login: 'assets/login.ts' },
     outdir,
     format: 'iife',
+  },
+  {
+    ...common,
+    // Library code only, like vendor: no map.
+    sourcemap: false,
+    entryPoints: { player: 'assets/playerBundle.ts' },
+    outdir,
+    format: 'iife',
+  },
+  {
+    ...common,
+    sourcemap: false,
+    entryPoints: { player: 'node_modules/asciinema-player/dist/bundle/asciinema-player.css' },
+    outdir,
+    loader: { '.css': 'css' },
   },
   {
     ...common,

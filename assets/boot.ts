@@ -22,6 +22,8 @@ function readConfig(): AppConfig {
     serverUser: raw.serverUser ?? '',
     serverHost: raw.serverHost ?? '',
     scrollback: raw.scrollback ?? 0,
+    playerScript: raw.playerScript ?? '',
+    playerStyle: raw.playerStyle ?? '',
   };
 }
 

@@ -14,8 +14,11 @@ import (
 )
 
 // contentSecurityPolicy allows only our own scripts (no inline script), and
-// inline styles, which xterm.js sets on its elements.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+// inline styles, which xterm.js sets on its elements. 'wasm-unsafe-eval'
+// lets the replay player (asciinema-player, static/dist/player.js) compile
+// its terminal emulator, WebAssembly bundled in that script; it allows no
+// JavaScript eval.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // securityHeaders go on every response: pages, bundles and API answers alike.

@@ -317,7 +317,7 @@ func TestUpgradeOriginMatchesPublicURLBehindProxy(t *testing.T) {
 
 // Point 19: security headers on every page; HSTS only for an https public URL.
 func TestSecurityHeaders(t *testing.T) {
-	const csp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+	const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 		"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 	for _, public := range []string{"", "https://dev.example"} {
 		t.Run("public URL "+public, func(t *testing.T) {

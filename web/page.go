@@ -40,11 +40,20 @@ type Config struct {
 	ServerUser string `json:"serverUser,omitempty"`
 	ServerHost string `json:"serverHost,omitempty"`
 	Scrollback int    `json:"scrollback,omitempty"`
+	// The replay player's bundle and styles, loaded only when a replay opens.
+	PlayerScript string `json:"playerScript,omitempty"`
+	PlayerStyle  string `json:"playerStyle,omitempty"`
 }
 
-func (p Page) config() Config {
-	return Config{BasePath: p.base(), TerminalID: p.TerminalID, Version: p.Version, Role: p.Role,
+// config is the page's Config; the app's pages (script appScript) also
+// get the replay player's URLs.
+func (p Page) config(script string) Config {
+	c := Config{BasePath: p.base(), TerminalID: p.TerminalID, Version: p.Version, Role: p.Role,
 		ServerUser: p.ServerUser, ServerHost: p.ServerHost, Scrollback: p.Scrollback}
+	if script == appScript {
+		c.PlayerScript, c.PlayerStyle = p.asset("player.js"), p.asset("player.css")
+	}
+	return c
 }
 
 // appBundle is the app's script: the test build only with TestHooks.

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/a-h/templ"
+
+	"github.com/termhost/termhost/static"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -81,7 +83,8 @@ func TestAssetsHashed(t *testing.T) {
 
 func TestConfigJSON(t *testing.T) {
 	html := render(t, Workbench(Page{BasePath: "/term/", TerminalID: "id1", Version: "v9", Role: "driver"}))
-	want := `<script id="termhost-config" type="application/json">{"basePath":"/term","terminalId":"id1","version":"v9","role":"driver"}`
+	want := `<script id="termhost-config" type="application/json">{"basePath":"/term","terminalId":"id1","version":"v9","role":"driver",` +
+		`"playerScript":"/term/static/dist/player.js?v=` + static.Hash("player.js") + `","playerStyle":"/term/static/dist/player.css?v=` + static.Hash("player.css") + `"}`
 	if !bytes.Contains(html, []byte(want)) {
 		t.Errorf("config script missing or wrong; want %s in\n%s", want, html)
 	}

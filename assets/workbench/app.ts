@@ -8,7 +8,7 @@
 // talks to whom.)
 
 import type { AhpClient, ConnectionState, StateDetail } from '../ahp/client';
-import { ROOT_CHANNEL, hasExited, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
+import { ROOT_CHANNEL, exitCodeOf, hasExited, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { Themes } from './theme';
 import type { TerminalView, ViewHost } from './terminal/terminalView';
@@ -38,6 +38,8 @@ import * as clipboard from './clipboardActions';
 import { OVERLAY_CLOSED, keyboardIdle } from './dom';
 import { commandsToSkipShell, setSkipShellSetting, skipShellSetting, startupTerminal } from './settings';
 import { openSettingsEditor, type SettingId } from './settingsEditor';
+import { Replays } from './player';
+import { downloadUrl, recordingStateOf } from './recording';
 
 export interface AppConfig {
   basePath: string;
@@ -49,6 +51,9 @@ export interface AppConfig {
   serverHost: string;
   /** The server's content budget per terminal, in bytes (0: the client default). */
   scrollback: number;
+  /** The replay player's bundle and styles (player.ts), loaded on demand. */
+  playerScript?: string;
+  playerStyle?: string;
 }
 
 export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarget {
@@ -91,6 +96,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   constructor(config: AppConfig, client: AhpClient) {
     this.config = config;
     this.client = client;
+    this.replays = new Replays({ script: config.playerScript ?? '', style: config.playerStyle ?? '' });
     this.role = config.role || 'owner';
     this.clientId = client.clientId;
     const byId = (id: string) => document.getElementById(id)!;
@@ -452,6 +458,26 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   typedInput(data: string): string {
     return this.keyRow.typed(data);
+  }
+
+  // ---- replays (player.ts) ----
+
+  readonly replays: Replays;
+
+  /** Whether a terminal has a recording (its catalogue entry's _meta). */
+  hasRecording(view: TerminalView): boolean {
+    return recordingStateOf(this.#catalogue.find((t) => t.resource === view.uri)) !== undefined;
+  }
+
+  /** ViewHost: the Replay button of an exited terminal's info bar. */
+  replayAction(view: TerminalView): (() => void) | undefined {
+    return view.exited && this.hasRecording(view) ? () => this.replay(view) : undefined;
+  }
+
+  replay(view: TerminalView): void {
+    const castUrl = downloadUrl(this.config.basePath, view.uri, 'recording.cast');
+    const target = { title: this.#titleOfUri(view.uri), castUrl, exited: view.exited, exitCode: view.state && exitCodeOf(view.state) };
+    this.replays.open(target, view.element, () => view.focus());
   }
 
   // ---- ViewHost ----

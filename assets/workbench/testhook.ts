@@ -53,5 +53,6 @@ export function installTestHook(wb: Workbench): void {
     commandEnabled: (id: string) => wb.commands.enabled().some((a) => a.id === id),
     settings: () => terminalSettings(),
     updateSettings: (patch: Partial<TerminalSettings>) => updateTerminalSettings(patch),
+    replay: () => wb.replays.current?.state(),
   };
 }

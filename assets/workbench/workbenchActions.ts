@@ -44,6 +44,7 @@ export interface ActionTarget {
   kill(uri: string): Promise<void>;
   share(uri: string): void;
   closeTab(view: TerminalView): void;
+  replay(view: TerminalView): void;
   takeControl(view: TerminalView): void;
   terminalLink(view: TerminalView): string;
   configureSkipShell(): Promise<void>;
@@ -75,6 +76,7 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'terminal.startRecording', category: 'Terminal', title: 'Start Recording', when: () => hasView() && isOwner() && recording() !== 'recording' && recording() !== 'stopped' && !view().exited, run: () => toggleRecording(true) });
   add({ id: 'terminal.stopRecording', category: 'Terminal', title: 'Stop Recording', when: () => hasView() && isOwner() && recording() === 'recording', run: () => toggleRecording(false) });
   add({ id: 'terminal.downloadRecording', category: 'Terminal', title: 'Download Recording (asciicast)', when: () => hasView() && recording() !== undefined, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'recording.cast')) });
+  add({ id: 'terminal.replay', category: 'Terminal', title: 'Replay Recording', when: () => hasView() && recording() !== undefined, run: () => wb.replay(view()) });
   add({ id: 'terminal.downloadOutput', category: 'Terminal', title: 'Download Output as Text', when: hasView, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'output.txt')) });
   add({ id: 'terminal.close', category: 'View', title: 'Close Terminal Tab (Keep Running)', when: hasView, run: () => wb.closeTab(view()) });
   add({ id: 'terminal.takeControl', category: 'Terminal', title: 'Take Control (Size the Terminal to This Window)', when: () => hasView() && canEdit() && !view().isHolder, run: () => wb.takeControl(view()) });

@@ -26,7 +26,8 @@ to the command as Ctrl-C input, and SIGTERM, SIGHUP or SIGQUIT end run while
 the command keeps running.
 
 The terminal stays on the server after the command exits, until closed in
-the browser or with termhost kill.`
+the browser or with termhost kill; with --record its page then offers a
+Replay of the recording, command by command.`
 
 const runExamples = `  termhost run -- make build
   termhost run --name tests --share viewer --ttl 24h -- go test ./...

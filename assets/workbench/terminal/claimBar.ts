@@ -20,6 +20,8 @@ export interface ClaimBarInput {
   uri?: string;
   /** Presence and control requests (absent: only the claim is known). */
   control?: Control;
+  /** Opens the replay of an exited terminal's recording (absent: nothing to replay). */
+  replay?: () => void;
 }
 
 export class ClaimBar {
@@ -49,6 +51,7 @@ export class ClaimBar {
         svg(code === undefined || code === 0 ? icons.info : icons.error),
         h('span', null, code === undefined ? 'The terminal process exited.' : `The terminal process exited with code ${code}.`),
       );
+      if (x.replay) bar.append(h('button.link-button.replay-open', { type: 'button', title: 'Replay the recording, command by command', onclick: x.replay }, 'Replay'));
       bar.hidden = false;
       return;
     }

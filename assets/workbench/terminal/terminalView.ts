@@ -51,6 +51,8 @@ export interface ViewHost {
   commandLink(view: TerminalView, commandId: string): string;
   /** Keys the workbench handles itself (xterm must ignore them). */
   isWorkbenchKey(e: KeyboardEvent): boolean;
+  /** The info bar's Replay of an exited terminal with a recording (player.ts); undefined: none. */
+  replayAction?(view: TerminalView): (() => void) | undefined;
   /** Typed input with the on-screen key row's sticky Ctrl/Alt applied (keyRow.ts). */
   typedInput(data: string): string;
 }
@@ -457,7 +459,7 @@ export class TerminalView {
   }
 
   #renderClaimBar(): void {
-    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control });
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
   }
 
   /** Presence or a control request changed: redraw the claim bar. */
