@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,9 +116,11 @@ func TestAttachInProcessClaimAndInterrupt(t *testing.T) {
 	r := startAttach(t, ts, id)
 	attacher, _ := ts.info(uri)
 
-	// sleep outlives every wait below: only the forwarded Ctrl-C ends it.
-	r.typeKeys(t, "sleep 600; echo slept\r")
-	waitFor(t, "sleep to start", func() bool { return strings.Contains(r.stdout.String(), "sleep 600") })
+	// sleep outlives every wait below: only the forwarded Ctrl-C ends it. Its
+	// odd duration names its process: the Ctrl-C goes once it runs, not while
+	// the shell is still starting it.
+	r.typeKeys(t, "sleep 601.25; echo slept\r")
+	waitFor(t, "sleep to start", func() bool { return processRunning("sleep\x00601.25\x00") })
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -180,4 +183,16 @@ func TestExplainError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// processRunning reports whether a process of this machine has exactly the
+// command line cmdline (arguments NUL-terminated, as in /proc/<pid>/cmdline).
+func processRunning(cmdline string) bool {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, d := range dirs {
+		if b, err := os.ReadFile(d); err == nil && string(b) == cmdline {
+			return true
+		}
+	}
+	return false
 }
