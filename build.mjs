@@ -207,8 +207,48 @@ async function main() {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   // Sequential: the machines have 2 cores and the builds are small.
-  for (const b of builds) await esbuild.build(b);
+  const bundled = new Set();
+  for (const b of builds) {
+    const { metafile } = await esbuild.build({ ...b, metafile: true });
+    for (const input of Object.keys(metafile.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+      if (m) bundled.add(m[1]);
+    }
+  }
+  writeLicenses(withDependencies(bundled), path.join(outdir, 'THIRD-PARTY-LICENSES.txt'));
   precompress(outdir);
+}
+
+/**
+ * The packages and, transitively, their dependencies: a package may ship a
+ * bundle of its own that contains them (asciinema-player has solid-js).
+ */
+function withDependencies(names) {
+  const all = new Set();
+  const visit = (name) => {
+    if (all.has(name)) return;
+    all.add(name);
+    const meta = JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8'));
+    for (const dep of Object.keys(meta.dependencies ?? {})) visit(dep);
+  };
+  for (const name of names) visit(name);
+  return [...all].sort();
+}
+
+/**
+ * Writes the license of every npm package the bundles contain (most ship no
+ * license comment for legalComments to keep), so that what termhost serves
+ * carries them: static/dist/THIRD-PARTY-LICENSES.txt.
+ */
+function writeLicenses(packages, file) {
+  const parts = packages.map((name) => {
+    const dir = path.join(root, 'node_modules', name);
+    const meta = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const licenseFile = readdirSync(dir).sort().find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    const text = licenseFile ? readFileSync(path.join(dir, licenseFile), 'utf8').trim() : `(no license file; package.json says ${meta.license})`;
+    return `${name} ${meta.version} (${meta.license})\n${'-'.repeat(72)}\n${text}\n`;
+  });
+  writeFileSync(file, `Third-party code in termhost's web bundles (static/dist), with its licenses.\n\n${parts.join('\n')}`);
 }
 
 main().catch((e) => {
