@@ -248,12 +248,8 @@ type streamStats struct {
 // readUntil reads frames until the marker appears in terminal/data.
 func (c *client) readUntil(ctx context.Context, sc *scanner, st *streamStats) error {
 	for {
-		frame, err := c.read(ctx)
+		frame, err := c.readViewer(ctx)
 		if err != nil {
-			var ce websocket.CloseError
-			if errors.As(err, &ce) && ce.Code == 4001 {
-				return errEvicted
-			}
 			return err
 		}
 		if st != nil {
@@ -275,18 +271,24 @@ func (c *client) readUntil(ctx context.Context, sc *scanner, st *streamStats) er
 
 var errEvicted = errors.New("evicted as a slow subscriber (4001)")
 
+// readViewer is read with an eviction (close code 4001) as errEvicted.
+func (c *client) readViewer(ctx context.Context) ([]byte, error) {
+	frame, err := c.read(ctx)
+	var ce websocket.CloseError
+	if errors.As(err, &ce) && ce.Code == 4001 {
+		return nil, errEvicted
+	}
+	return frame, err
+}
+
 // readDecoded is readUntil for a viewer: it decodes every frame as a client
 // must, as termhost's Go client does (output frames on ahp.DecodeDataFrame's
 // one pass, anything else as the JSON-RPC message, then the action envelope),
 // and scans the decoded data for the marker.
 func (c *client) readDecoded(ctx context.Context, sc *scanner) error {
 	for {
-		frame, err := c.read(ctx)
+		frame, err := c.readViewer(ctx)
 		if err != nil {
-			var ce websocket.CloseError
-			if errors.As(err, &ce) && ce.Code == 4001 {
-				return errEvicted
-			}
 			return err
 		}
 		if e, ok := ahp.DecodeDataFrame(frame); ok {

@@ -77,11 +77,27 @@ export function keyboardIdle(): boolean {
  * Keeps Tab and Shift+Tab inside a modal dialog (never in a terminal behind
  * it): focus cycles through its visible controls.
  */
-export function trapTab(box: HTMLElement, e: KeyboardEvent): void {
+function trapTab(box: HTMLElement, e: KeyboardEvent): void {
   const f = [...box.querySelectorAll<HTMLElement>('select, input, button:not([disabled])')].filter((el) => !el.closest('[hidden]'));
   if (!f.length) return;
   const i = f.indexOf(document.activeElement as HTMLElement);
   const next = e.shiftKey ? (i <= 0 ? f.length - 1 : i - 1) : i < 0 || i === f.length - 1 ? 0 : i + 1;
   e.preventDefault();
   f[next]!.focus();
+}
+
+/**
+ * The keydown listener of a modal dialog (add it in the capture phase):
+ * Escape closes it, Tab stays inside it.
+ */
+export function dialogKeys(box: HTMLElement, close: () => void): (e: KeyboardEvent) => void {
+  return (e) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      close();
+    } else if (e.key === 'Tab') {
+      trapTab(box, e);
+    }
+  };
 }

@@ -3,7 +3,7 @@
 // open terminal and kept in this browser (settings.ts). Keyboard operable:
 // Tab stays inside, Escape and Done close it and give the focus back.
 
-import { h, overlayClosed, trapTab } from './dom';
+import { h, overlayClosed, dialogKeys } from './dom';
 import {
   clipboardWriteAllowed,
   cursorStyles,
@@ -89,15 +89,7 @@ export function openSettingsEditor(host: SettingsEditorHost, focus?: SettingId):
     );
     const overlay = h('div.dialog-overlay', null, box);
     overlay.addEventListener('mousedown', (e) => e.target === overlay && close());
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        e.stopPropagation();
-        close();
-      } else if (e.key === 'Tab') {
-        trapTab(box, e);
-      }
-    };
+    const onKey = dialogKeys(box, close);
     document.addEventListener('keydown', onKey, true);
     render();
     document.body.append(overlay);

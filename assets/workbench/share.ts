@@ -5,7 +5,7 @@
 
 import type { AhpClient } from '../ahp/client';
 import { ROOT_CHANNEL } from '../ahp/types';
-import { h, clear, svg, overlayClosed, trapTab } from './dom';
+import { h, clear, svg, overlayClosed, dialogKeys } from './dom';
 import { icons } from './icons';
 import { expiryLabel, roleLabels, shareExpiries, shareRoleNote, type ShareInfo } from './access';
 
@@ -186,15 +186,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
     overlay.addEventListener('mousedown', (e) => {
       if (e.target === overlay) close();
     });
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        e.stopPropagation();
-        close();
-      } else if (e.key === 'Tab') {
-        trapTab(box, e);
-      }
-    };
+    const onKey = dialogKeys(box, close);
     document.addEventListener('keydown', onKey, true);
     // Expiry labels count down while the dialog is open.
     const tick = setInterval(() => shares.length && renderList(), 30_000);
