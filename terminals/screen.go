@@ -45,6 +45,10 @@ func (s *screenSlot) close() {
 
 // publish publishes a to the hub and feeds the model its output.
 func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
+	if s.model == nil { // no model (the default): nothing to order against
+		backlog, _ := h.Publish(uri, a)
+		return backlog
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	backlog, _ := h.Publish(uri, a)
