@@ -15,7 +15,7 @@ import (
 // terminal's current screen as text to its owner and to a share link of
 // that terminal, and nothing of any other terminal.
 func TestScreenPreview(t *testing.T) {
-	ts := newServer(t, testserver.Terminals(func(c *terminals.Config) { c.ScreenModel = true }))
+	ts := newServer(t)
 	owner := ts.dial(t)
 	owner.Initialize("1.0.0", "owner")
 	uri, _ := owner.CreateTerminal("shown", "owner", map[string]any{"name": "build", "cols": 40, "rows": 6})
@@ -46,5 +46,12 @@ func TestScreenPreview(t *testing.T) {
 	})
 	t.Run("unknown terminal", func(t *testing.T) {
 		owner.CallErr(handlers.MethodScreen, map[string]any{"channel": "ahp-terminal:/nope"}, ahp.CodeNotFound)
+	})
+	t.Run("server started with --screen-model=false", func(t *testing.T) {
+		ts := newServer(t, testserver.Terminals(func(c *terminals.Config) { c.NoScreenModel = true }))
+		owner := ts.dial(t)
+		owner.Initialize("1.0.0", "owner")
+		uri, _ := owner.CreateTerminal("shown", "owner", nil)
+		owner.CallErr(handlers.MethodScreen, map[string]any{"channel": uri}, ahp.CodeNotFound)
 	})
 }

@@ -37,10 +37,10 @@ type Config struct {
 	RecordAll   bool
 	RecordMax   int64
 	RecordClock func() time.Time
-	// ScreenModel keeps a VT model of each terminal (package screen): joiners
-	// get the exact screen, x-termhost/screen answers. Off by default: it
-	// costs CPU on every output byte and an emulator's memory per terminal.
-	ScreenModel bool
+	// NoScreenModel turns off the VT model kept of each terminal (package
+	// screen), which gives joiners the exact screen and answers
+	// x-termhost/screen. It is fed on demand, off the pty's path.
+	NoScreenModel bool
 	// Tap, when set, sees every raw pty read before processing (tests
 	// compare it with what clients receive). It must not keep b.
 	Tap func(uri string, b []byte)

@@ -159,7 +159,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	}
 	t.integrated, t.nonce = inj.Nonce != "", inj.Nonce
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock})
-	if m.cfg.ScreenModel {
+	if !m.cfg.NoScreenModel {
 		t.scr.start(cols, rows) // before the reader can publish
 	}
 	if err := t.start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Dir: dir, Cols: cols, Rows: rows}); err != nil {

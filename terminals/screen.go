@@ -62,7 +62,8 @@ func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
 type screenMarks map[string]*screen.Pending
 
 // marked runs snap (a hub call taking snapshots of uris) with the
-// terminals' publishing held, and marks their models right after it.
+// terminals' publishing held, and marks their models right after it where
+// the snapshot may need a redraw.
 func (m *Manager) marked(uris []string, snap func()) screenMarks {
 	var slots []*screenSlot
 	var names []string
@@ -77,7 +78,9 @@ func (m *Manager) marked(uris []string, snap func()) screenMarks {
 	snap()
 	marks := screenMarks{}
 	for i, s := range slots {
-		marks[names[i]] = s.model.Mark()
+		if s.model.NeedsRedraw(int64(m.cfg.Scrollback)) {
+			marks[names[i]] = s.model.Mark()
+		}
 		s.mu.Unlock()
 	}
 	return marks

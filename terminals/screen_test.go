@@ -93,7 +93,7 @@ read -r _
 // the scroll region (both rendered with charmbracelet/x/vt).
 func TestJoinerGetsExactScreen(t *testing.T) {
 	const scrollback = 16 << 10
-	m := testManager(t, Config{Scrollback: scrollback, ScreenModel: true})
+	m := testManager(t, Config{Scrollback: scrollback})
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()

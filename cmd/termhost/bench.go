@@ -44,7 +44,7 @@ func benchCommand(args []string) int {
 	fs.StringVar(&integration, "shell-integration", "on", "in-process server: inject shell integration, on or off")
 	fs.Var(&size, "size", "throughput payload, a `size` such as 64MiB")
 	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound (a `size`)")
-	fs.Var(&serveFlags, "serve-flag", "a `flag` for the termhost serve the bench starts (repeatable), e.g. --serve-flag=--screen-model")
+	fs.Var(&serveFlags, "serve-flag", "a `flag` for the termhost serve the bench starts (repeatable), e.g. --serve-flag=--record-all")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
 	fs.BoolVar(&inProcess, "in-process", false, "run the server in this process (implied by --cpuprofile and --memprofile)")

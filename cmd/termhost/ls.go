@@ -96,7 +96,7 @@ func (a *app) lsCommand(args []string) int {
 		}
 	}
 	if *preview && shown == 0 && len(entries) > 0 {
-		fmt.Fprintln(a.stderr, "termhost ls: No previews: the server keeps no screen model (start it with --screen-model).")
+		fmt.Fprintln(a.stderr, "termhost ls: No previews: the server keeps no screen model (it was started with --screen-model=false).")
 	}
 	return exitOK
 }

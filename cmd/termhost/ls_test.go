@@ -80,7 +80,7 @@ func TestLsMatchesCatalogue(t *testing.T) {
 // TestLsPreview (issue 16 point 5): ls --preview prints each terminal's
 // current screen as text, from the server's screen model.
 func TestLsPreview(t *testing.T) {
-	s := testserver.New(t, testserver.Terminals(func(c *terminals.Config) { c.ScreenModel = true }))
+	s := testserver.New(t)
 	ts := &testServer{Server: s, m: s.Manager}
 	c := ts.dial(t, ahp.RootURI)
 	id := ts.shell(t, c, "shown", c.ClientID())

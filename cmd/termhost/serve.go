@@ -82,7 +82,7 @@ func (o *serveOptions) flags() *flagSet {
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive HTTP connection stays open")
 	fs.StringVar(&o.stateDir, "state-dir", "", "keep sign-ins (owner sessions and share links, hashed) in this `directory` so that they survive a restart (default $XDG_STATE_HOME/termhost, else ~/.local/state/termhost)")
 	fs.BoolVar(&o.recordAll, "record-all", false, "record every terminal as an asciicast v2 file in <state-dir>/recordings, deleted when the terminal is closed")
-	fs.BoolVar(&o.screenModel, "screen-model", false, "keep a terminal emulator per terminal so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (costs CPU on every output byte and memory per terminal: see BENCHMARKS.md)")
+	fs.BoolVar(&o.screenModel, "screen-model", true, "keep a model of each terminal's screen so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (fed on demand; see BENCHMARKS.md)")
 	fs.Var(&o.recordMax, "record-max", "largest recording per terminal, a `size` such as 64MiB: recording stops there")
 	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
@@ -173,7 +173,7 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		Shell: o.shell, Cwd: o.cwd, Roots: o.roots, Scrollback: int(o.scrollback),
 		MaxTerminals: o.maxTerminals, ShellIntegration: o.shellIntegration == "on", Logger: log,
 		RecordDir: filepath.Join(setup.stateDir, "recordings"), RecordAll: o.recordAll, RecordMax: int64(o.recordMax),
-		ScreenModel: o.screenModel,
+		NoScreenModel: !o.screenModel,
 	})
 	if err != nil {
 		return err

@@ -2,6 +2,12 @@ package screen
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -13,10 +19,10 @@ import (
 // (printable characters, UTF-8, CR, LF, TAB, BS, BEL and SGR colours, no
 // other control or sequence) over a full-screen scroll region, and it holds
 // more than twice rows CRLFs, the part before the last rows+1 CRLFs only
-// decides the pen and pushes what was on screen out: it is replaced by its
-// SGR sequences and rows CRLFs, which leave the same cursor (bottom row,
-// column 0), the same pen and nothing of the old screen, since the rest
-// scrolls every row once more. (Not kept: the character REP would repeat.)
+// decides the pen: what it drew is pushed off the screen by the rows lines
+// that follow. It is replaced by the SGR sequences that decide the pen and
+// a cursor move to where it left the cursor (bottom row, column 0). (Not
+// kept: the character REP would repeat.)
 func (e *emulator) feed(b []byte) {
 	q, end := plainSpan(b)
 	e.write(b[:q])
@@ -25,6 +31,12 @@ func (e *emulator) feed(b []byte) {
 }
 
 // fastForward writes plain text, skipping what scrolls off.
+//
+// The rows lines kept then scroll the screen rows times, each scroll
+// moving every cell. When no blank line can get a background colour (vt
+// fills scrolled-in lines with the pen's background, as xterm does), they
+// are drawn from the top of a cleared screen instead, which scrolls once
+// and leaves the same cells: the last rows lines of the text.
 func (e *emulator) fastForward(rest []byte) {
 	if e.margins[e.screenIndex()] != (region{}) || e.modes[ansi.ModeLeftRightMargin] || e.modes[ansi.ModeOrigin] {
 		e.write(rest)
@@ -32,13 +44,30 @@ func (e *emulator) fastForward(rest []byte) {
 	}
 	rows := e.vt.Height()
 	cut := afterLastCRLFs(rest, rows+1)
-	if cut < 0 || bytes.Count(rest[:cut], crlf) < rows {
+	if cut < 0 || !hasCRLFs(rest[:cut], rows) {
 		e.write(rest)
 		return
 	}
-	e.write(sgrs(rest[:cut]))
-	e.write(bytes.Repeat(crlf, rows))
-	e.write(rest[cut:])
+	pen, kept := sgrs(rest[:cut]), rest[cut:]
+	e.write(pen)
+	if resetsFirst(pen) && !setsBackground(pen) && !setsBackground(kept) {
+		e.write([]byte("\x1b[H\x1b[2J"))
+	} else {
+		e.write(fmt.Appendf(nil, "\x1b[%dH", rows))
+	}
+	e.write(kept)
+}
+
+// hasCRLFs reports whether b holds at least n CRLFs.
+func hasCRLFs(b []byte, n int) bool {
+	for ; n > 0; n-- {
+		i := bytes.Index(b, crlf)
+		if i < 0 {
+			return false
+		}
+		b = b[i+2:]
+	}
+	return true
 }
 
 var crlf = []byte("\r\n")
@@ -63,24 +92,57 @@ func afterLastCRLFs(b []byte, n int) int {
 // unfinished sequence.
 func plainSpan(b []byte) (start, end int) {
 	q := 0
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c >= 0x20 && c != 0x7f, c == '\r', c == '\n', c == '\t', c == '\b', c == '\a':
-		case c == 0x1b:
-			end, sgr := escEnd(b, i)
-			if end < 0 {
-				return q, i
-			}
-			if !sgr {
-				q = end
-			}
-			i = end - 1
-		default:
-			q = i + 1
+	for i := skipPlain(b, 0); i < len(b); i = skipPlain(b, i) {
+		if b[i] != 0x1b {
+			i++
+			q = i
+			continue
 		}
+		end, sgr := escEnd(b, i)
+		if end < 0 {
+			return q, i
+		}
+		if !sgr {
+			q = end
+		}
+		i = end
 	}
 	return q, len(b)
+}
+
+// plain: the bytes plain text may hold.
+var plain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != 0x7f
+	}
+	for _, c := range "\r\n\t\b\a" {
+		t[c] = true
+	}
+	return t
+}()
+
+// skipPlain returns the index of the first byte from i on that is not
+// plain, or len(b). Eight bytes at a time: only the controls among them
+// (and DEL) are looked up.
+func skipPlain(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		del := w ^ 0x7f*ones
+		// High bits of the bytes below 0x20 or equal to 0x7f (and maybe of
+		// some bytes above one of those: a borrow; the lookup sorts them out).
+		for m := ((w-0x20*ones)&^w | (del-ones)&^del) & highs; m != 0; m &= m - 1 {
+			if j := i + bits.TrailingZeros64(m)/8; !plain[b[j]] {
+				return j
+			}
+		}
+	}
+	for ; i < len(b); i++ {
+		if !plain[b[i]] {
+			return i
+		}
+	}
+	return i
 }
 
 // escEnd returns the index after the escape sequence at b[i] and whether
@@ -130,16 +192,111 @@ func escEnd(b []byte, i int) (int, bool) {
 	return -1, false
 }
 
-// sgrs returns the SGR sequences of plain text, in order.
+// sgrs returns the SGR sequences of plain text that still decide the pen:
+// those from the last one that starts with a reset (SGR 0 or an empty
+// SGR) on, in order. Plain text holds no other sequence.
 func sgrs(b []byte) []byte {
-	var out []byte
+	var rev [][]byte
 	for {
-		i := bytes.Index(b, []byte("\x1b["))
+		i := bytes.LastIndex(b, []byte("\x1b["))
 		if i < 0 {
-			return out
+			break
 		}
-		end, _ := escEnd(b, i)
-		out = append(out, b[i:end]...)
-		b = b[end:]
+		sgr := b[i : i+bytes.IndexByte(b[i:], 'm')+1]
+		rev = append(rev, sgr)
+		if resets(sgr[2 : len(sgr)-1]) {
+			break
+		}
+		b = b[:i]
+	}
+	var out []byte
+	for _, s := range slices.Backward(rev) {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// resets reports whether SGR parameters start with a reset of the pen.
+func resets(params []byte) bool {
+	first, _, _ := bytes.Cut(params, []byte(";"))
+	return len(first) == 0 || string(first) == "0"
+}
+
+// resetsFirst reports whether SGR sequences start with a reset, so that
+// they alone decide the pen.
+func resetsFirst(seqs []byte) bool {
+	if !bytes.HasPrefix(seqs, []byte("\x1b[")) {
+		return false
+	}
+	end := bytes.IndexByte(seqs, 'm')
+	return resets(seqs[2:end])
+}
+
+// setsBackground reports whether plain text (whose only sequences are SGRs)
+// may set a background colour: SGR 40–48 or 100–107, outside the colour
+// arguments of 38 and 58. Unsure counts as yes.
+func setsBackground(text []byte) bool {
+	for {
+		i := bytes.Index(text, []byte("\x1b["))
+		if i < 0 {
+			return false
+		}
+		end := i + bytes.IndexByte(text[i:], 'm')
+		if sgrSetsBackground(text[i+2 : end]) {
+			return true
+		}
+		text = text[end+1:]
+	}
+}
+
+func sgrSetsBackground(params []byte) bool {
+	ps := bytes.Split(params, []byte(";"))
+	for k := 0; k < len(ps); k++ {
+		p, _, colon := bytes.Cut(ps[k], []byte(":"))
+		n, err := strconv.Atoi(string(p))
+		switch {
+		case len(p) == 0:
+			continue // an empty parameter is 0
+		case err != nil:
+			return true
+		case (n >= 40 && n <= 48) || (n >= 100 && n <= 107):
+			return true
+		case (n == 38 || n == 58) && !colon: // 38;5;n or 38;2;r;g;b
+			if k+1 < len(ps) && string(ps[k+1]) == "5" {
+				k += 2
+			} else if k+1 < len(ps) && string(ps[k+1]) == "2" {
+				k += 4
+			} else {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayToggleAltScreen reports whether output may switch the alternate
+// screen: it holds a DEC private mode set or reset of 47, 1047 or 1049, a
+// reset (RIS), or ends with a sequence that could still become one.
+func mayToggleAltScreen(s string) bool {
+	for {
+		i := strings.IndexByte(s, 0x1b)
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+		switch {
+		case s == "" || s == "[" || strings.HasPrefix(s, "c"):
+			return true
+		case strings.HasPrefix(s, "[?"):
+			end := strings.IndexFunc(s[2:], func(r rune) bool { return r < '0' || r > ';' })
+			if end < 0 {
+				return true // unfinished
+			}
+			for p := range strings.SplitSeq(s[2:2+end], ";") {
+				if p == "47" || p == "1047" || p == "1049" {
+					return true
+				}
+			}
+		}
 	}
 }

@@ -3,10 +3,14 @@
 // scrollback was trimmed, or while a full-screen program runs, can be given
 // the exact live screen, and so that previews can show it as text.
 //
-// The model is fed off the hot path: Feed only appends to a bounded queue
-// that one goroutine (Run) drains into the emulator. An idle model keeps a
-// checkpoint (its own Snapshot bytes) instead of the emulator, which costs
-// about half a megabyte at 80×24.
+// The model is fed off the hot path and on demand: Feed only appends to a
+// bounded queue, and one goroutine (Run) drains it into the emulator when
+// someone asks for the screen (a join, a preview) or when feedBatch bytes
+// are waiting. Floods thus reach the emulator in big pieces, of which
+// fastForward skips what scrolls off, and a terminal with little output
+// builds no emulator until someone looks. An idle model keeps a checkpoint
+// (its own Snapshot bytes) instead of the emulator, which costs about a
+// megabyte at 120×40.
 package screen
 
 import (
@@ -23,6 +27,8 @@ const (
 	// restarts blank and the model is marked behind for good (Exact false):
 	// joiners then get the plain history, as without a model.
 	MaxLag = 8 << 20
+	// feedBatch is how much output waits before Run drains it unasked.
+	feedBatch = 256 << 10
 	// idleAfter: an idle model replaces its emulator with a checkpoint.
 	idleAfter = 10 * time.Second
 	// tailKeep: the end of the stream kept to find an unfinished escape
@@ -38,6 +44,9 @@ type Model struct {
 	lag    int   // data bytes in ops
 	fed    int64 // data bytes accepted since New
 	behind bool  // output was dropped: the screen is not exact
+	// alt: the alternate screen was on after the last drain; draining: Run
+	// holds steps taken from ops (see NeedsRedraw).
+	alt, draining bool
 	// stopped: Run has returned; steps are applied at once, under mu, to
 	// the checkpoint (an exited terminal's screen still resizes and is read).
 	stopped bool
@@ -51,9 +60,13 @@ type Model struct {
 	applied    int64  // output bytes applied (or dropped)
 }
 
+// joinBufs hold queued output joined for the emulator (one copy, on Run's
+// goroutine, instead of one per Feed on the pty's).
+var joinBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // op is one queued step: output, a resize or a snapshot request.
 type op struct {
-	data       []byte
+	data       []string // output, kept as given (the strings are immutable)
 	cols, rows int
 	reply      chan State
 	reset      bool  // the queue overflowed: start over blank
@@ -89,19 +102,22 @@ func (m *Model) Feed(data string) {
 	m.mu.Lock()
 	m.fed += int64(len(data))
 	if m.stopped {
-		m.applyNow(op{data: []byte(data)})
+		m.applyNow(op{data: []string{data}})
 	} else if m.lag+len(data) > MaxLag {
 		m.overflowLocked(data)
 	} else {
 		if n := len(m.ops); n > 0 && m.ops[n-1].data != nil {
-			m.ops[n-1].data = append(m.ops[n-1].data, data...)
+			m.ops[n-1].data = append(m.ops[n-1].data, data)
 		} else {
-			m.ops = append(m.ops, op{data: []byte(data)})
+			m.ops = append(m.ops, op{data: []string{data}})
 		}
 		m.lag += len(data)
 	}
+	full := m.lag >= feedBatch
 	m.mu.Unlock()
-	m.signal()
+	if full {
+		m.signal()
+	}
 }
 
 // overflowLocked drops the queued output (requests stay, in order).
@@ -117,12 +133,23 @@ func (m *Model) overflowLocked(data string) {
 	m.behind = true
 }
 
-// Resize queues a change of the screen's size.
+// Resize queues a change of the screen's size. It waits, like output, for
+// the next drain; a resize right after another replaces it.
 func (m *Model) Resize(cols, rows int) {
 	if m == nil || cols < 1 || rows < 1 {
 		return
 	}
-	m.enqueue(op{cols: cols, rows: rows})
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o := op{cols: cols, rows: rows}
+	switch n := len(m.ops); {
+	case m.stopped:
+		m.applyNow(o)
+	case n > 0 && m.ops[n-1].isResize():
+		m.ops[n-1] = o
+	default:
+		m.ops = append(m.ops, o)
+	}
 }
 
 // Fed is the number of output bytes accepted so far.
@@ -132,6 +159,30 @@ func (m *Model) Fed() int64 {
 	return m.fed
 }
 
+// NeedsRedraw reports whether a client given the newest scrollback bytes
+// of the output so far may not see the screen from them alone: more than
+// that was output, or the alternate screen is (or may be) on. It looks at
+// the waiting output instead of emulating it, so that a client joining a
+// quiet terminal builds no emulator.
+func (m *Model) NeedsRedraw(scrollback int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.behind {
+		return false // no exact screen to give
+	}
+	if m.fed > scrollback || m.alt || m.draining {
+		return true
+	}
+	for _, o := range m.ops {
+		for _, d := range o.data {
+			if mayToggleAltScreen(d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Mark queues a snapshot request behind everything fed so far: its State
 // is the screen at exactly that point of the stream.
 func (m *Model) Mark() *Pending {
@@ -139,6 +190,8 @@ func (m *Model) Mark() *Pending {
 	m.enqueue(op{reply: reply})
 	return &Pending{reply: reply}
 }
+
+func (o op) isResize() bool { return o.cols > 0 }
 
 // Pending is a queued snapshot request.
 type Pending struct{ reply chan State }
@@ -168,7 +221,15 @@ func (m *Model) enqueue(o op) {
 // applyNow applies a step of a stopped model, keeping only the checkpoint.
 func (m *Model) applyNow(o op) {
 	m.apply(o, m.behind)
+	m.noteAlt()
 	m.dropEmulator()
+}
+
+// noteAlt keeps whether the emulator is on the alternate screen (mu held).
+func (m *Model) noteAlt() {
+	if m.emu != nil {
+		m.alt = m.emu.vt.IsAltScreen()
+	}
 }
 
 func (m *Model) signal() {
@@ -212,21 +273,26 @@ func (m *Model) stop() {
 	}
 }
 
-// drain applies every queued step.
+// drain applies the steps queued now (not those queued meanwhile: they
+// wait for their own signal, so that output reaches the emulator in
+// batches).
 func (m *Model) drain() {
-	for {
-		m.mu.Lock()
-		ops := m.ops
-		m.ops, m.lag = nil, 0
-		behind := m.behind
-		m.mu.Unlock()
-		if len(ops) == 0 {
-			return
-		}
-		for _, o := range ops {
-			m.apply(o, behind)
-		}
+	m.mu.Lock()
+	ops := m.ops
+	m.ops, m.lag = nil, 0
+	behind := m.behind
+	m.draining = len(ops) > 0
+	m.mu.Unlock()
+	if len(ops) == 0 {
+		return
 	}
+	for _, o := range ops {
+		m.apply(o, behind)
+	}
+	m.mu.Lock()
+	m.noteAlt()
+	m.draining = false
+	m.mu.Unlock()
 }
 
 func (m *Model) apply(o op, behind bool) {
@@ -236,9 +302,16 @@ func (m *Model) apply(o op, behind bool) {
 		m.checkpoint, m.tail = nil, nil
 		m.applied += o.dropped
 	case o.data != nil:
-		m.emulator().feed(o.data)
-		m.keepTail(o.data)
-		m.applied += int64(len(o.data))
+		buf := joinBufs.Get().(*[]byte)
+		b := (*buf)[:0]
+		for _, d := range o.data {
+			b = append(b, d...)
+		}
+		m.emulator().feed(b)
+		m.keepTail(b)
+		m.applied += int64(len(b))
+		*buf = b
+		joinBufs.Put(buf)
 	case o.reply != nil:
 		e := m.emulator()
 		o.reply <- State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,6 +110,13 @@ func TestFastForwardIsExact(t *testing.T) {
 		{"bare LF", strings.Repeat("text\n", 500)},
 		{"after cursor moves", "\x1b[3;3Hx\x1b[41m" + string(mixed(8<<10)) + "\x1b[Hend"},
 		{"osc", string(mixed(8<<10)) + "\x1b]2;t\x07" + string(mixed(8<<10))},
+		{"background at line ends", strings.Repeat("\x1b[0mrow \x1b[44mblue to the end\r\n", 300)},
+		{"background from before", "\x1b[41m" + strings.Repeat("no reset here\r\n", 300)},
+		{"background as 48;5", strings.Repeat("\x1b[0;48;5;3mx\r\n\x1b[m", 300)},
+		{"colour arguments", strings.Repeat("\x1b[0;38;5;41mx\x1b[38;2;44;45;46my\x1b[38:5:42mz\r\n", 300)},
+		{"wrapped lines", strings.Repeat("\x1b[0m"+strings.Repeat("long ", 30)+"\r\n", 300)},
+		{"tabs and backspaces", strings.Repeat("\x1b[m\ta\tb\bc\r\n", 300)},
+		{"partial last line", strings.Repeat("\x1b[0mline\r\n", 300) + "tail"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			slow, fast := newEmulator(40, 10), newEmulator(40, 10)
@@ -149,5 +157,102 @@ func BenchmarkSnapshot(b *testing.B) {
 	e.write(mixed(64 << 10))
 	for b.Loop() {
 		_ = e.snapshot(nil)
+	}
+}
+
+// BenchmarkModelFlood is a flood as the pty delivers it (4 KiB reads)
+// through the whole model, up to a snapshot at its end: the CPU the model
+// adds per byte of output.
+func BenchmarkModelFlood(b *testing.B) {
+	data := mixed(4 << 20)
+	var reads []string // output arrives as strings (ahp.Action.Data)
+	for c := range slices.Chunk(data, 4<<10) {
+		reads = append(reads, string(c))
+	}
+	m := New(120, 40)
+	run(b, m)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		for _, r := range reads {
+			m.Feed(r)
+		}
+		if _, ok := m.Mark().Wait(b.Context()); !ok {
+			b.Fatal("no state")
+		}
+	}
+}
+
+// TestSkipPlain: every byte value at every position of a word.
+func TestSkipPlain(t *testing.T) {
+	for c := range 256 {
+		for pos := range 20 {
+			b := bytes.Repeat([]byte("é a\tb\r\n"), 3)[:20]
+			b[pos] = byte(c)
+			want := len(b)
+			for i, x := range b {
+				if !plain[x] {
+					want = i
+					break
+				}
+			}
+			if got := skipPlain(b, 0); got != want {
+				t.Fatalf("byte %#x at %d: skipPlain = %d, want %d", c, pos, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkPlainSpan(b *testing.B) {
+	data := mixed(1 << 20)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		plainSpan(data)
+	}
+}
+
+func TestMayToggleAltScreen(t *testing.T) {
+	for s, want := range map[string]bool{
+		"plain \x1b[1mtext\x1b[0m\r\n": false,
+		"\x1b[?1049h":                  true,
+		"\x1b[?1047l":                  true,
+		"\x1b[?1;47h":                  true,
+		"\x1b[?25l\x1b[?1h":            false,
+		"\x1bc":                        true,
+		"ends in \x1b":                 true,
+		"ends in \x1b[":                true,
+		"ends in \x1b[?10":             true,
+		"\x1b[?104h":                   false,
+	} {
+		if got := mayToggleAltScreen(s); got != want {
+			t.Errorf("mayToggleAltScreen(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestNeedsRedraw: a quiet terminal on the main screen needs no emulator
+// to be joined; one that switched screens, or output more than the
+// scrollback, does.
+func TestNeedsRedraw(t *testing.T) {
+	m := New(20, 3)
+	run(t, m)
+	m.Feed("$ ls\r\nfile\r\n")
+	if m.NeedsRedraw(1 << 10) {
+		t.Fatal("a short main-screen stream needs no redraw")
+	}
+	if !m.NeedsRedraw(4) {
+		t.Fatal("more than the scrollback needs a redraw")
+	}
+	m.Feed("\x1b[?1049hvim")
+	if !m.NeedsRedraw(1 << 10) {
+		t.Fatal("the alternate screen (queued) needs a redraw")
+	}
+	wait(t, m) // applied: now known from the emulator
+	if !m.NeedsRedraw(1 << 10) {
+		t.Fatal("the alternate screen (applied) needs a redraw")
+	}
+	m.Feed("\x1b[?1049l")
+	wait(t, m)
+	if m.NeedsRedraw(1 << 10) {
+		t.Fatal("back on the main screen: no redraw")
 	}
 }
