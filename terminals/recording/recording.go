@@ -12,7 +12,6 @@
 package recording
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -74,7 +73,7 @@ type Recorder struct {
 
 	// Writer goroutine only.
 	file      *os.File
-	w         *bufio.Writer
+	out       []byte // the lines of the batch being written (from batchBufs)
 	size      int64
 	truncated bool
 	carry     string // an incomplete UTF-8 sequence at the end of the last output
@@ -103,7 +102,7 @@ func Start(o Options) (*Recorder, error) {
 		return nil, fmt.Errorf("recording file: %w", err)
 	}
 	r := &Recorder{opts: o, start: o.Clock(), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		file: f, w: bufio.NewWriterSize(f, 64<<10)}
+		file: f}
 	if err := r.writeHeader(); err != nil {
 		_ = f.Close()
 		_ = os.Remove(o.Path)
@@ -202,9 +201,6 @@ func (r *Recorder) Close(final string) {
 func (r *Recorder) run() {
 	defer close(r.done)
 	defer func() {
-		if err := r.w.Flush(); err != nil {
-			r.opts.Logger.Warn("recording flush", "err", err)
-		}
 		if err := r.file.Close(); err != nil {
 			r.opts.Logger.Warn("recording close", "err", err)
 		}
@@ -218,6 +214,8 @@ func (r *Recorder) run() {
 		skipped, last, closed := r.skipped, r.last, r.closed
 		r.skipped = 0
 		r.mu.Unlock()
+		buf := batchBufs.Get().(*[]byte)
+		r.out = (*buf)[:0]
 		for _, ev := range batch {
 			r.write(ev)
 		}
@@ -225,9 +223,12 @@ func (r *Recorder) run() {
 			r.write(event{at: last, code: "m", data: fmt.Sprintf("recording skipped %d bytes of output: the disk did not keep up", skipped)})
 		}
 		clear(batch)
-		if err := r.w.Flush(); err != nil {
+		if err := r.flush(); err != nil {
 			r.opts.Logger.Warn("recording write", "err", err)
+			r.truncated = true // a full disk: stop trying
 		}
+		*buf, r.out = r.out[:0], nil
+		batchBufs.Put(buf)
 		if closed {
 			return
 		}
@@ -247,10 +248,13 @@ func (r *Recorder) writeHeader() error {
 	if err != nil {
 		return fmt.Errorf("recording header: %w", err)
 	}
-	if err := r.writeLine(b); err != nil {
+	r.writeLine(b)
+	err = r.flush()
+	r.out = nil
+	if err != nil {
 		return fmt.Errorf("recording header: %w", err)
 	}
-	return r.w.Flush()
+	return nil
 }
 
 // write appends one event line, up to the size cap: the event that would
@@ -276,21 +280,25 @@ func (r *Recorder) write(ev event) {
 		r.truncated = true
 		r.line = appendEvent(r.line[:0], event{at: ev.at, code: "m", data: fmt.Sprintf("recording truncated at %d bytes (--record-max)", r.size)})
 	}
-	if err := r.writeLine(r.line); err != nil {
-		r.opts.Logger.Warn("recording write", "err", err)
-		r.truncated = true // a full disk: stop trying
-	}
+	r.writeLine(r.line)
 }
 
-func (r *Recorder) writeLine(b []byte) error {
-	n, err := r.w.Write(b)
-	if err == nil {
-		err = r.w.WriteByte('\n')
-		n++
-	}
-	r.size += int64(n)
+// writeLine adds a line to the batch.
+func (r *Recorder) writeLine(b []byte) {
+	r.out = append(append(r.out, b...), '\n')
+	r.size += int64(len(b)) + 1
+}
+
+// flush writes the batch to the file in one write.
+func (r *Recorder) flush() error {
+	_, err := r.file.Write(r.out)
+	r.out = r.out[:0]
 	return err
 }
+
+// batchBufs hold batches while they are written, so that an idle
+// recorder holds no buffer.
+var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendEvent appends [time, code, data] with the time in seconds to the µs.
 func appendEvent(b []byte, ev event) []byte {

@@ -15,19 +15,37 @@ import (
 // feed writes b to the emulator, skipping output that scrolls off anyway.
 //
 // vt moves every cell of the screen on each scroll, so a flood of plain
-// lines costs it about 0.4 s/MiB at 120×40. When the end of b is plain text
+// lines costs it about 0.4 s/MiB at 120×40. In a run of plain text
 // (printable characters, UTF-8, CR, LF, TAB, BS, BEL and SGR colours, no
-// other control or sequence) over a full-screen scroll region, and it holds
+// other control or sequence) over a full-screen scroll region that holds
 // more than twice rows CRLFs, the part before the last rows+1 CRLFs only
 // decides the pen: what it drew is pushed off the screen by the rows lines
 // that follow. It is replaced by the SGR sequences that decide the pen and
 // a cursor move to where it left the cursor (bottom row, column 0). (Not
-// kept: the character REP would repeat.)
+// kept: the character REP would repeat.) Everything else is written as is.
 func (e *emulator) feed(b []byte) {
-	q, end := plainSpan(b)
-	e.write(b[:q])
-	e.fastForward(b[q:end])
-	e.write(b[end:])
+	written := 0
+	for i := 0; i < len(b); {
+		start, end := nextItem(b, i)
+		if run := b[i:start]; e.worthSkipping(run) {
+			e.write(b[written:i])
+			e.fastForward(run)
+			written = start
+		}
+		i = end
+	}
+	e.write(b[written:])
+}
+
+// worthSkipping reports whether a plain run holds more than twice rows
+// CRLFs (its last rows+1 lines then draw the whole screen).
+func (e *emulator) worthSkipping(run []byte) bool {
+	rows := e.vt.Height()
+	if len(run) < 4*rows+2 {
+		return false
+	}
+	cut := afterLastCRLFs(run, rows+1)
+	return cut >= 0 && hasCRLFs(run[:cut], rows)
 }
 
 // fastForward writes plain text, skipping what scrolls off.
@@ -43,15 +61,11 @@ func (e *emulator) fastForward(rest []byte) {
 		return
 	}
 	rows := e.vt.Height()
-	cut := afterLastCRLFs(rest, rows+1)
-	if cut < 0 || !hasCRLFs(rest[:cut], rows) {
-		e.write(rest)
-		return
-	}
+	cut := afterLastCRLFs(rest, rows+1) // worthSkipping: there is one
 	pen, kept := sgrs(rest[:cut]), rest[cut:]
 	e.write(pen)
 	if resetsFirst(pen) && !setsBackground(pen) && !setsBackground(kept) {
-		e.write([]byte("\x1b[H\x1b[2J"))
+		e.write([]byte("\x1b[H\x1b[J")) // ED 0: vt does not copy the lines into its scrollback
 	} else {
 		e.write(fmt.Appendf(nil, "\x1b[%dH", rows))
 	}
@@ -86,28 +100,25 @@ func afterLastCRLFs(b []byte, n int) int {
 	return end + 2
 }
 
-// plainSpan returns where the plain text at the end of b starts, just
-// after its last control or escape sequence other than CR, LF, TAB, BS,
-// BEL and SGR, and where it ends: len(b), or where b ends with an
-// unfinished sequence.
-func plainSpan(b []byte) (start, end int) {
-	q := 0
-	for i := skipPlain(b, 0); i < len(b); i = skipPlain(b, i) {
+// nextItem returns the next control or escape sequence from i on other
+// than those plain text may hold (CR, LF, TAB, BS, BEL and SGR): b[start:end].
+// An unfinished sequence at the end of b runs to len(b); with none,
+// start = end = len(b).
+func nextItem(b []byte, i int) (start, end int) {
+	for i = skipPlain(b, i); i < len(b); i = skipPlain(b, i) {
 		if b[i] != 0x1b {
-			i++
-			q = i
-			continue
+			return i, i + 1
 		}
 		end, sgr := escEnd(b, i)
 		if end < 0 {
-			return q, i
+			return i, len(b)
 		}
 		if !sgr {
-			q = end
+			return i, end
 		}
 		i = end
 	}
-	return q, len(b)
+	return len(b), len(b)
 }
 
 // plain: the bytes plain text may hold.

@@ -28,7 +28,7 @@ const (
 	// joiners then get the plain history, as without a model.
 	MaxLag = 8 << 20
 	// feedBatch is how much output waits before Run drains it unasked.
-	feedBatch = 256 << 10
+	feedBatch = 1 << 20
 	// idleAfter: an idle model replaces its emulator with a checkpoint.
 	idleAfter = 10 * time.Second
 	// tailKeep: the end of the stream kept to find an unfinished escape

@@ -117,6 +117,9 @@ func TestFastForwardIsExact(t *testing.T) {
 		{"wrapped lines", strings.Repeat("\x1b[0m"+strings.Repeat("long ", 30)+"\r\n", 300)},
 		{"tabs and backspaces", strings.Repeat("\x1b[m\ta\tb\bc\r\n", 300)},
 		{"partial last line", strings.Repeat("\x1b[0mline\r\n", 300) + "tail"},
+		{"a prompt after the flood", string(mixed(8<<10)) + "\x1b[?2004h$ \x1b[?2004l\r\n" + string(mixed(8<<10)) + "\x1b[?2004h$ "},
+		{"floods between cursor moves", "\x1b[5;5H" + string(mixed(8<<10)) + "\x1b[2;2H\x1b[K" + string(mixed(8<<10)) + "\x1b[3A"},
+		{"unfinished sequence at the end", string(mixed(8<<10)) + "\x1b[38;5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			slow, fast := newEmulator(40, 10), newEmulator(40, 10)
@@ -202,11 +205,12 @@ func TestSkipPlain(t *testing.T) {
 	}
 }
 
-func BenchmarkPlainSpan(b *testing.B) {
+// BenchmarkNextItem is the scan for what plain text may not hold.
+func BenchmarkNextItem(b *testing.B) {
 	data := mixed(1 << 20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		plainSpan(data)
+		nextItem(data, 0)
 	}
 }
 
