@@ -203,7 +203,7 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 	for _, ht := range h.Terminals {
 		t := &terminal{m: m, uri: ht.URI, log: m.log.With("terminal", ht.URI), nonce: ht.Nonce, integrated: ht.Integrated,
 			live: true, started: make(chan struct{}), ready: make(chan struct{})}
-		t.sh = shellint.NewProcessor(shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock})
+		t.sh = shellint.NewProcessor(shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock, RawData: true})
 		t.titlePinned.Store(ht.TitlePinned)
 		close(t.started)
 		close(t.ready) // the shell prompted long ago

@@ -158,7 +158,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		}
 	}
 	t.integrated, t.nonce = inj.Nonce != "", inj.Nonce
-	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock})
+	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock, RawData: true})
 	if !m.cfg.NoScreenModel {
 		t.scr.start(cols, rows) // before the reader can publish
 	}

@@ -1,7 +1,6 @@
 package terminals
 
 import (
-	"strings"
 	"sync"
 	"time"
 
@@ -14,13 +13,17 @@ import (
 // (most of them, most of the time) holds none.
 var readBuffers = sync.Pool{New: func() any { b := make([]byte, readBuffer); return &b }}
 
+// pendBuffers hold output being coalesced, between the first read of a
+// batch and its flush.
+var pendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, coalesceBytes+readBuffer); return &b }}
+
 // reader is the state of a terminal's reader goroutine: output waiting to
 // be coalesced into one terminal/data.
 type reader struct {
 	t         *terminal
-	buf       *[]byte  // from readBuffers while reading, nil while waiting
-	pending   []string // output texts to coalesce, in order
-	pendLen   int      // their bytes
+	buf       *[]byte // from readBuffers while reading, nil while waiting
+	pend      *[]byte // output to coalesce, from pendBuffers; nil when none
+	pendLen   int     // its bytes
 	lastFlush time.Time
 	backlog   int // the claim holder's, after the last publish
 	isReady   bool
@@ -135,9 +138,6 @@ func (r *reader) idle() {
 	if r.pendLen > 0 && r.pendLen <= echoBytes && r.t.echoDue() {
 		r.flush()
 	}
-	if r.pendLen == 0 && cap(r.pending) > keepPending {
-		r.pending = nil
-	}
 	readBuffers.Put(r.buf)
 	r.buf = nil
 }
@@ -160,14 +160,11 @@ func (r *reader) flush() {
 	if r.pendLen == 0 {
 		return
 	}
-	// One read's text goes out as it is; several are joined once.
-	data := r.pending[0]
-	if len(r.pending) > 1 {
-		data = strings.Join(r.pending, "")
-	}
+	data := string(*r.pend) // the one copy of the batch that outlives it
+	*r.pend = (*r.pend)[:0]
+	pendBuffers.Put(r.pend)
+	r.pend, r.pendLen = nil, 0
 	r.backlog = r.t.publish(ahp.Action{Type: ahp.TerminalData, Data: data})
-	clear(r.pending)
-	r.pending, r.pendLen = r.pending[:0], 0
 	r.lastFlush = time.Now()
 }
 
@@ -177,9 +174,12 @@ func (r *reader) emit(ev shellint.Event) {
 		r.markReady()
 	}
 	if ev.Kind == shellint.Data {
-		if ev.Text != "" {
-			r.pending = append(r.pending, ev.Text)
-			r.pendLen += len(ev.Text)
+		if len(ev.Raw) > 0 {
+			if r.pend == nil {
+				r.pend = pendBuffers.Get().(*[]byte)
+			}
+			*r.pend = append(*r.pend, ev.Raw...)
+			r.pendLen += len(ev.Raw)
 		}
 		if r.pendLen >= coalesceBytes {
 			r.flush()

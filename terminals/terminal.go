@@ -28,9 +28,6 @@ const (
 	keystrokeBytes = 8
 	echoWindow     = 50 * time.Millisecond
 	echoBytes      = 1 << 10
-	// keepPending: a coalescing list longer than this is let go once the
-	// output pauses, so idle terminals do not keep a burst's.
-	keepPending = 64
 	// inputSlots: input chunks queued while the pty's own buffer is full
 	// (24 bytes each, allocated in every terminal).
 	inputSlots   = 64

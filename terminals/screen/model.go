@@ -47,7 +47,7 @@ type Model struct {
 	// alt: the alternate screen was on after the last drain; draining: Run
 	// holds steps taken from ops (see NeedsRedraw).
 	alt, draining bool
-	// stopped: Run has returned; steps are applied at once, under mu, to
+	// stopped: Run has returned; a Mark applies the queue, under mu, to
 	// the checkpoint (an exited terminal's screen still resizes and is read).
 	stopped bool
 	wake    chan struct{}
@@ -57,12 +57,11 @@ type Model struct {
 	checkpoint []byte
 	cols, rows int
 	tail       []byte // the last tailKeep bytes of the stream
-	applied    int64  // output bytes applied (or dropped)
+	// joined: queued output joined for the emulator (one copy, here, instead
+	// of one per Feed on the pty's goroutine); kept as long as the emulator.
+	joined  []byte
+	applied int64 // output bytes applied (or dropped)
 }
-
-// joinBufs hold queued output joined for the emulator (one copy, on Run's
-// goroutine, instead of one per Feed on the pty's).
-var joinBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // op is one queued step: output, a resize or a snapshot request.
 type op struct {
@@ -101,9 +100,7 @@ func (m *Model) Feed(data string) {
 	}
 	m.mu.Lock()
 	m.fed += int64(len(data))
-	if m.stopped {
-		m.applyNow(op{data: []string{data}})
-	} else if m.lag+len(data) > MaxLag {
+	if m.lag+len(data) > MaxLag {
 		m.overflowLocked(data)
 	} else {
 		if n := len(m.ops); n > 0 && m.ops[n-1].data != nil {
@@ -113,7 +110,7 @@ func (m *Model) Feed(data string) {
 		}
 		m.lag += len(data)
 	}
-	full := m.lag >= feedBatch
+	full := m.lag >= feedBatch && !m.stopped
 	m.mu.Unlock()
 	if full {
 		m.signal()
@@ -143,8 +140,6 @@ func (m *Model) Resize(cols, rows int) {
 	defer m.mu.Unlock()
 	o := op{cols: cols, rows: rows}
 	switch n := len(m.ops); {
-	case m.stopped:
-		m.applyNow(o)
 	case n > 0 && m.ops[n-1].isResize():
 		m.ops[n-1] = o
 	default:
@@ -209,18 +204,21 @@ func (p *Pending) Wait(ctx context.Context) (State, bool) {
 
 func (m *Model) enqueue(o op) {
 	m.mu.Lock()
+	m.ops = append(m.ops, o)
 	if m.stopped {
-		m.applyNow(o)
-	} else {
-		m.ops = append(m.ops, o)
+		m.applyStopped()
 	}
 	m.mu.Unlock()
 	m.signal()
 }
 
-// applyNow applies a step of a stopped model, keeping only the checkpoint.
-func (m *Model) applyNow(o op) {
-	m.apply(o, m.behind)
+// applyStopped applies what a stopped model has queued, under mu, and
+// keeps only the checkpoint.
+func (m *Model) applyStopped() {
+	for _, o := range m.ops {
+		m.apply(o, m.behind)
+	}
+	m.ops, m.lag = nil, 0
 	m.noteAlt()
 	m.dropEmulator()
 }
@@ -258,19 +256,13 @@ func (m *Model) Run(ctx context.Context) {
 	}
 }
 
-// stop applies what is queued and hands the model over to its callers.
+// stop hands the model over to its callers: what is queued stays queued
+// until someone asks for the screen (a disposed terminal's never is).
 func (m *Model) stop() {
-	for {
-		m.drain()
-		m.mu.Lock()
-		if len(m.ops) == 0 {
-			m.stopped = true
-			m.dropEmulator()
-			m.mu.Unlock()
-			return
-		}
-		m.mu.Unlock()
-	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stopped = true
+	m.dropEmulator()
 }
 
 // drain applies the steps queued now (not those queued meanwhile: they
@@ -302,16 +294,14 @@ func (m *Model) apply(o op, behind bool) {
 		m.checkpoint, m.tail = nil, nil
 		m.applied += o.dropped
 	case o.data != nil:
-		buf := joinBufs.Get().(*[]byte)
-		b := (*buf)[:0]
+		b := m.joined[:0]
 		for _, d := range o.data {
 			b = append(b, d...)
 		}
 		m.emulator().feed(b)
 		m.keepTail(b)
 		m.applied += int64(len(b))
-		*buf = b
-		joinBufs.Put(buf)
+		m.joined = b
 	case o.reply != nil:
 		e := m.emulator()
 		o.reply <- State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
@@ -358,5 +348,5 @@ func (m *Model) dropEmulator() {
 	}
 	m.checkpoint = m.emu.snapshot(nil)
 	m.emu.close()
-	m.emu = nil
+	m.emu, m.joined = nil, nil
 }

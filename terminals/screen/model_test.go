@@ -260,3 +260,27 @@ func TestNeedsRedraw(t *testing.T) {
 		t.Fatal("back on the main screen: no redraw")
 	}
 }
+
+// TestStoppedModelAnswersLater: output queued when the model stops (the
+// shell exited) is applied only when someone asks, and then exactly.
+func TestStoppedModelAnswersLater(t *testing.T) {
+	m := New(20, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); m.Run(ctx) }()
+	m.Feed("\x1b[?1049hfull screen")
+	cancel()
+	<-done
+	m.Feed("\r\nlast words")
+	m.Resize(30, 4)
+	if !m.NeedsRedraw(1 << 10) {
+		t.Fatal("the queued switch to the alternate screen is not seen")
+	}
+	s, ok := m.Mark().Wait(t.Context())
+	if !ok {
+		t.Fatal("no state from a stopped model")
+	}
+	if got := strings.Join(s.Lines, "|"); !s.AltScreen || s.Cols != 30 || got != "full screen|last words||" {
+		t.Fatalf("alt %v cols %d lines %q", s.AltScreen, s.Cols, got)
+	}
+}

@@ -41,8 +41,11 @@ func (k Kind) String() string {
 
 // Event is one item of processed terminal output, in stream order.
 type Event struct {
-	Kind        Kind
-	Text        string
+	Kind Kind
+	Text string // a Data event's text (see Options.RawData)
+	// Raw is a Data event's text instead of Text with Options.RawData: it
+	// aliases the processor's buffers and is valid only during the call.
+	Raw         []byte
 	ID          string
 	CommandLine string
 	Timestamp   int64
@@ -95,6 +98,9 @@ type Options struct {
 	Mode      Mode
 	Clock     Clock // nil = real clock
 	KeepEmpty bool  // false = empty-command elision on (the default)
+	// RawData: Data events carry Raw instead of Text, so that a caller that
+	// copies the bytes anyway (to coalesce them) spares a string per read.
+	RawData bool
 	// Hostname is the local host name accepted in OSC 7 besides "" and
 	// "localhost"; empty = os.Hostname().
 	Hostname string
@@ -116,8 +122,9 @@ type Processor struct {
 	dec decoder
 	sc  *scanner
 
-	emitFn func(Event)
-	closed bool
+	emitFn  func(Event)
+	rawData bool
+	closed  bool
 
 	// pending data: pend aliases the current input while it is one
 	// contiguous run, else it is own.
@@ -153,6 +160,7 @@ func NewProcessor(opts Options) *Processor {
 		clock:     opts.Clock,
 		mode:      opts.Mode,
 		keepEmpty: opts.KeepEmpty,
+		rawData:   opts.RawData,
 		hostname:  opts.Hostname,
 		hostKnown: opts.Hostname != "",
 		nextID:    1,
@@ -260,9 +268,12 @@ func (p *Processor) flushData() {
 	if len(p.pend) == 0 {
 		return
 	}
-	t := string(p.pend)
+	ev := Event{Kind: Data, Raw: p.pend}
+	if !p.rawData {
+		ev = Event{Kind: Data, Text: string(p.pend)}
+	}
 	p.pend, p.owned = nil, false
-	p.emitFn(Event{Kind: Data, Text: t})
+	p.emitFn(ev)
 }
 
 // emit sends a non-data event after the data that preceded it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -403,5 +404,37 @@ func BenchmarkWritePlain(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		p.Write(in, emit)
+	}
+}
+
+// TestRawDataMatchesText: with RawData, Data events carry the same bytes
+// (copied during the call, as the terminal's reader does) and every other
+// event is unchanged, for every conformance case.
+func TestRawDataMatchesText(t *testing.T) {
+	for _, c := range conformanceCases() {
+		opts := Options{Mode: c.mode, Nonce: "N1", Clock: &testClock{t: epoch}, Hostname: "myhost"}
+		events := func(raw bool) []Event {
+			o := opts
+			o.RawData = raw
+			p := NewProcessor(o)
+			var got []Event
+			emit := func(e Event) {
+				if raw {
+					if e.Text != "" {
+						t.Fatalf("case %d: Text %q set with RawData", c.num, e.Text)
+					}
+					e.Text, e.Raw = string(e.Raw), nil
+				}
+				got = append(got, e)
+			}
+			for _, r := range c.reads {
+				p.Write([]byte(r), emit)
+			}
+			p.Close(emit)
+			return got
+		}
+		if text, raw := events(false), events(true); !reflect.DeepEqual(text, raw) {
+			t.Fatalf("case %d: with RawData\n got %+v\nwant %+v", c.num, raw, text)
+		}
 	}
 }
