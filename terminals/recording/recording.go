@@ -223,10 +223,7 @@ func (r *Recorder) run() {
 			r.write(event{at: last, code: "m", data: fmt.Sprintf("recording skipped %d bytes of output: the disk did not keep up", skipped)})
 		}
 		clear(batch)
-		if err := r.flush(); err != nil {
-			r.opts.Logger.Warn("recording write", "err", err)
-			r.truncated = true // a full disk: stop trying
-		}
+		r.flushOrStop()
 		*buf, r.out = r.out[:0], nil
 		batchBufs.Put(buf)
 		if closed {
@@ -283,10 +280,25 @@ func (r *Recorder) write(ev event) {
 	r.writeLine(r.line)
 }
 
-// writeLine adds a line to the batch.
+// writeLine adds a line to the batch, written out every flushAt bytes.
 func (r *Recorder) writeLine(b []byte) {
 	r.out = append(append(r.out, b...), '\n')
 	r.size += int64(len(b)) + 1
+	if len(r.out) >= flushAt {
+		r.flushOrStop()
+	}
+}
+
+// flushAt bounds the batch buffer (a write per 64 KiB, as a bufio.Writer).
+const flushAt = 64 << 10
+
+// flushOrStop flushes; after a failed write (a full disk) nothing more is
+// tried.
+func (r *Recorder) flushOrStop() {
+	if err := r.flush(); err != nil {
+		r.opts.Logger.Warn("recording write", "err", err)
+		r.truncated = true
+	}
 }
 
 // flush writes the batch to the file in one write.
