@@ -88,7 +88,7 @@ func TestRun(t *testing.T) {
 				t.Fatalf("missing measurements: %s", res.JSON())
 			}
 			tp := res.Throughput
-			if tp.RawMBps <= 0 || tp.ServerMBps <= 0 || tp.DataBytes < tp.Bytes || tp.WireBytes <= tp.DataBytes {
+			if tp.RawMBps <= 0 || tp.ServerMBps <= 0 || tp.RelayMBps <= 0 || tp.RelayRatio <= 0 || tp.DataBytes < tp.Bytes || tp.WireBytes <= tp.DataBytes {
 				t.Errorf("throughput = %+v", *tp)
 			}
 			// The bench's server negotiates deflate, and mixed text compresses.
@@ -109,7 +109,7 @@ func TestRun(t *testing.T) {
 			}
 			var table bytes.Buffer
 			res.WriteTable(&table)
-			for _, want := range []string{"throughput", "CPU s/GiB", "wire bytes per output byte", "permessage-deflate", "echo latency", "start-up", "fan-out", "idle RSS", "RSS around", "target"} {
+			for _, want := range []string{"throughput", "relay", "CPU s/GiB", "wire bytes per output byte", "permessage-deflate", "echo latency", "start-up", "fan-out", "idle RSS", "RSS around", "target"} {
 				if !strings.Contains(table.String(), want) {
 					t.Errorf("table lacks %q:\n%s", want, table.String())
 				}

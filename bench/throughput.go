@@ -17,8 +17,13 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 	payload := rn.work.chunk * int64(times)
 	gib := float64(payload) / (1 << 30)
 	tp := &Throughput{Bytes: payload}
+	rl, err := startRelay(rn.raw)
+	if err != nil {
+		return err
+	}
+	defer rl.stop()
 	for rep := 0; rep < max(1, p.Reps); rep++ {
-		// Raw first, then the server, alternating, best of each.
+		// Raw first, then the relay, then the server, alternating, best of each.
 		el, cpu, n, err := rn.rawRun(times, payload)
 		if err != nil {
 			return err
@@ -27,6 +32,11 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 			tp.RawMBps, tp.RawCPUPerGiB = s, cpu/gib
 		}
 		tp.PtyBytes = n
+		rel, err := rn.relayRun(ctx, rl, times, payload)
+		if err != nil {
+			return err
+		}
+		tp.RelayMBps = max(tp.RelayMBps, mbps(payload, rel))
 
 		r, err := rn.serverRun(ctx, times, payload, false)
 		if err != nil {
@@ -43,10 +53,11 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 		if c := tp.Compressed; c == nil || mbps(payload, z.elapsed) > c.MBps {
 			tp.Compressed = &Compressed{Negotiated: z.deflate, MBps: mbps(payload, z.elapsed), CPUPerGiB: z.cpu / gib, WireBytes: z.wire}
 		}
-		rn.logf("throughput %d/%d: raw %.0f MB/s, server %.0f MB/s (%d frames), compressed %.0f MB/s (deflate %s)", rep+1, p.Reps,
-			mbps(payload, el), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, z.elapsed), onOff(z.deflate))
+		rn.logf("throughput %d/%d: raw %.0f MB/s, relay %.0f MB/s, server %.0f MB/s (%d frames), compressed %.0f MB/s (deflate %s)", rep+1, p.Reps,
+			mbps(payload, el), mbps(payload, rel), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, z.elapsed), onOff(z.deflate))
 	}
 	tp.Ratio = tp.ServerMBps / tp.RawMBps
+	tp.RelayRatio = tp.RelayMBps / tp.RawMBps
 	if tp.PtyBytes > 0 {
 		tp.EscapeOverhead = float64(tp.DataBytes)/float64(tp.PtyBytes) - 1
 		tp.WirePerByte = float64(tp.WireBytes) / float64(tp.PtyBytes)

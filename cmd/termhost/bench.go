@@ -17,6 +17,8 @@ import (
 const benchAbout = `termhost bench: measure throughput, CPU per GiB, bytes on the wire (plain and
 with permessage-deflate), echo latency, idle memory, fan-out, start-up and
 memory bounds of a termhost server against the raw pty, in one run.
+Throughput also runs through a bare pty → WebSocket relay in this process
+(ttyd's design), a second baseline: what any WebSocket server costs here.
 
 Without --server it starts "termhost serve" as a process of its own on a
 loopback port and reads its CPU and RSS from /proc/<pid>; --in-process runs
