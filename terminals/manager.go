@@ -157,7 +157,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 			inj = shellint.Plain(m.cfg.Shell, m.cfg.ShellArgs, env)
 		}
 	}
-	t.integrated, t.nonce = inj.Nonce != "", inj.Nonce
+	t.integrated, t.nonce, t.nonceFile = inj.Nonce != "", inj.Nonce, inj.NonceFile
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock, RawData: true})
 	if !m.cfg.NoScreenModel {
 		t.scr.start(cols, rows) // before the reader can publish
@@ -165,6 +165,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	if err := t.start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Dir: dir, Cols: cols, Rows: rows}); err != nil {
 		m.unreserve(t)
 		t.scr.close()
+		t.removeNonceFile()
 		m.log.Error("spawn", "argv0", inj.Argv[0], "err", err)
 		return &StartError{Program: inj.Argv[0], Err: err}
 	}

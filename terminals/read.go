@@ -56,6 +56,7 @@ func (t *terminal) read() {
 	}
 	t.sh.Close(r.emit)
 	r.flush()
+	t.removeNonceFile() // a shell that never came up
 	t.exited()
 	t.release()
 }
@@ -145,6 +146,7 @@ func (r *reader) idle() {
 func (r *reader) markReady() {
 	if !r.isReady {
 		r.isReady = true
+		r.t.removeNonceFile() // the shell has its nonce: its script ran
 		select {
 		case <-r.t.ready: // an adopted or resumed shell was ready already
 		default:

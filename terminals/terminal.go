@@ -74,6 +74,10 @@ type terminal struct {
 	nonce     string      // shell integration's, for a hand-over
 	detaching atomic.Bool // a hand-over: the reader stops at its next deadline
 	detached  bool        // the reader stopped for a hand-over (read after wg.Wait)
+
+	// nonceFile handed the nonce to the shell, whose script empties it; the
+	// reader deletes it once the shell is up or has ended.
+	nonceFile string
 }
 
 // start spawns the shell and its goroutines.
@@ -244,6 +248,19 @@ func (t *terminal) waitForHolder() int {
 			return 0
 		}
 	}
+}
+
+// removeNonceFile deletes the file that handed the shell its nonce (empty
+// by now unless the script never ran). Reader goroutine, or Create before
+// there is one.
+func (t *terminal) removeNonceFile() {
+	if t.nonceFile == "" {
+		return
+	}
+	if err := os.Remove(t.nonceFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.log.Debug("nonce file", "err", err)
+	}
+	t.nonceFile = ""
 }
 
 // exited reports the process exit.

@@ -3,8 +3,10 @@ package terminals
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -223,4 +225,51 @@ func TestProgramTitleBounded(t *testing.T) {
 		return
 	}
 	t.Fatalf("terminal %s not in the catalogue", uri)
+}
+
+// TestNonceFileRemoved: the file that hands a shell its nonce (emptied by
+// the shell's script, with a builtin) is deleted once the shell is up, and
+// at once when the shell cannot start; no file of a terminal outlives it.
+func TestNonceFileRemoved(t *testing.T) {
+	nonceFiles := func(m *Manager) []string {
+		t.Helper()
+		files, err := filepath.Glob(filepath.Join(m.scripts, "nonce-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	t.Run("shell up", func(t *testing.T) {
+		m := testManager(t, Config{Shell: "/bin/bash", ShellArgs: []string{}, ShellIntegration: true, DisposeGrace: 100 * time.Millisecond})
+		defer m.Close()
+		uri := "ahp-terminal:/nonce"
+		rec := claimedTerminal(t, m, uri)
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, input(t, "echo UP''NOW\r"), Policy{})
+		if err := rec.waitFor(ctx, "UPNOW"); err != nil {
+			t.Fatal(err)
+		}
+		m.mu.Lock()
+		integrated := m.terms[uri].integrated
+		m.mu.Unlock()
+		if !integrated {
+			t.Fatal("the shell was not integrated: nothing handed it a nonce")
+		}
+		if files := nonceFiles(m); len(files) != 0 {
+			t.Errorf("nonce files left with the shell up: %v", files)
+		}
+	})
+	t.Run("spawn fails", func(t *testing.T) {
+		m := testManager(t, Config{Shell: filepath.Join(t.TempDir(), "bash"), ShellArgs: []string{}, ShellIntegration: true})
+		defer m.Close()
+		var se *StartError
+		claim := ahp.ClientClaim("me")
+		if err := m.Create(ahp.CreateTerminalParams{Channel: "ahp-terminal:/nonce", Claim: &claim}); !errors.As(err, &se) {
+			t.Fatalf("Create = %v, want a StartError", err)
+		}
+		if files := nonceFiles(m); len(files) != 0 {
+			t.Errorf("nonce files left by a shell that did not start: %v", files)
+		}
+	})
 }

@@ -23,8 +23,10 @@ var scripts embed.FS
 // Environment variables shared with the scripts. All AHPSH_* variables are
 // removed by the scripts before any user file runs. The nonce itself is not
 // among them: unset or not, a process's initial environment stays readable
-// in /proc/<pid>/environ. It travels in a file the script reads and deletes;
-// the path left in the environment block leads nowhere afterwards.
+// in /proc/<pid>/environ. It travels in a file the script reads and empties
+// with a builtin redirection (an rm would cost a process at every start);
+// the caller deletes the empty file once the shell is up. The path left in
+// the environment block leads to nothing afterwards.
 const (
 	envNonceFile = "AHPSH_NONCE_FILE"
 	envInjected  = "AHPSH_INJECTED"
@@ -35,20 +37,21 @@ const (
 )
 
 // files maps embedded scripts to their place under the content-hash
-// directory.
-var files = []struct{ src, dst string }{
-	{"scripts/bash.sh", "bash.sh"},
-	{"scripts/zsh/zshenv", "zsh/.zshenv"},
-	{"scripts/zsh/zprofile", "zsh/.zprofile"},
-	{"scripts/zsh/zshrc", "zsh/.zshrc"},
-	{"scripts/zsh/zlogin", "zsh/.zlogin"},
-	{"scripts/fish.fish", "fish/fish/vendor_conf.d/termhost-shell-integration.fish"},
+// directory, with the shell that reads them.
+var files = []struct{ src, dst, shell string }{
+	{"scripts/bash.sh", "bash.sh", "bash"},
+	{"scripts/zsh/zshenv", "zsh/.zshenv", "zsh"},
+	{"scripts/zsh/zprofile", "zsh/.zprofile", "zsh"},
+	{"scripts/zsh/zshrc", "zsh/.zshrc", "zsh"},
+	{"scripts/zsh/zlogin", "zsh/.zlogin", "zsh"},
+	{"scripts/fish.fish", "fish/fish/vendor_conf.d/termhost-shell-integration.fish", "fish"},
 }
 
 // Injection is how to start a shell: its argv and environment, the Mode for
 // its Processor, and the nonce (empty without injection). NonceFile holds the
-// nonce until the shell's script has read and deleted it; remove it if the
-// shell does not start.
+// nonce until the shell's script has read it and emptied it; the caller
+// removes it once the shell is up (its first trusted marker), has ended, or
+// did not start.
 type Injection struct {
 	Argv      []string
 	Env       []string
@@ -83,7 +86,7 @@ func Inject(dir, shell string, args, env []string) (Injection, error) {
 	if !ok || (base != "bash" && base != "zsh" && base != "fish") {
 		return Plain(shell, args, env), nil
 	}
-	root, err := WriteScripts(dir)
+	root, err := writeScripts(dir, base) // checked at every start: only this shell's
 	if err != nil {
 		return Plain(shell, args, env), err
 	}
@@ -235,12 +238,18 @@ var scriptsHash = sync.OnceValue(func() string {
 // symlink, with no group or other permissions. Files are written to a
 // temporary name and renamed into place (0600); existing identical files are
 // left alone, so concurrent callers and running shells are safe.
-func WriteScripts(dir string) (string, error) {
+func WriteScripts(dir string) (string, error) { return writeScripts(dir, "") }
+
+// writeScripts writes the scripts of shell (every script when empty).
+func writeScripts(dir, shell string) (string, error) {
 	if err := checkPrivateDir(dir); err != nil {
 		return "", err
 	}
 	root := filepath.Join(dir, "shellint-"+scriptsHash())
 	for i, f := range files {
+		if shell != "" && f.shell != shell {
+			continue
+		}
 		if err := writePrivate(root, f.dst, embedded()[i]); err != nil {
 			return "", err
 		}
