@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -102,9 +103,17 @@ func (rn *runner) startup(ctx context.Context, res *Result) error {
 	if rn.started && rn.o.ShellIntegration {
 		inj, err := shellint.Inject(rn.dir, rn.raw.argv[0], nil, rn.raw.env)
 		if err == nil && inj.Nonce != "" {
+			_ = os.Remove(inj.NonceFile)
 			integrated = true
-			spec := shellSpec{argv: inj.Argv, env: inj.Env, dir: rn.dir}
+			// A nonce of its own each time, as the server gives each shell:
+			// the script empties the file it reads.
 			same = func() (time.Duration, error) {
+				inj, err := shellint.Inject(rn.dir, rn.raw.argv[0], nil, rn.raw.env)
+				if err != nil {
+					return 0, err
+				}
+				defer os.Remove(inj.NonceFile)
+				spec := shellSpec{argv: inj.Argv, env: inj.Env, dir: rn.dir}
 				return rawFirstByte(spec, shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode}))
 			}
 		}

@@ -91,6 +91,7 @@ func rawStartToPrompt(scripts string, env []string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer os.Remove(inj.NonceFile) // emptied by the script; the server deletes it
 	p, err := pty.Start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Cols: 80, Rows: 24})
 	if err != nil {
 		return 0, err
