@@ -15,9 +15,12 @@ __ahpsh_loaded=1
 # 2. Take the nonce out of its file (emptied at once, by a builtin) and our
 # settings out of the environment.
 __ahpsh_nonce=
-if [ -n "${AHPSH_NONCE_FILE-}" ]; then
-	IFS= read -r __ahpsh_nonce 2>/dev/null <"$AHPSH_NONCE_FILE"
-	: 2>/dev/null >|"$AHPSH_NONCE_FILE"
+# The emptied file (private, ours) also serves to read builtin output
+# without a subshell below: a fork costs about a millisecond of the start.
+__ahpsh_file=${AHPSH_NONCE_FILE-}
+if [ -n "$__ahpsh_file" ]; then
+	IFS= read -r __ahpsh_nonce 2>/dev/null <"$__ahpsh_file"
+	: 2>/dev/null >|"$__ahpsh_file"
 fi
 __ahpsh_login=${AHPSH_LOGIN-}
 __ahpsh_nohist=${AHPSH_NO_HISTORY-}
@@ -49,15 +52,9 @@ if [ "$__ahpsh_nohist" = 1 ]; then
 fi
 
 # Escaping for 633 values: backslash -> \\, bytes 0x01-0x1f, ';' and 0x7f -> \xHH.
-__ahpsh_ctl=()
-__ahpsh_hex=()
-for __ahpsh_i in {1..31} 127; do
-	printf -v __ahpsh_h '%02x' "$__ahpsh_i"
-	printf -v __ahpsh_c "\\x$__ahpsh_h"
-	__ahpsh_ctl+=("$__ahpsh_c")
-	__ahpsh_hex+=("\\x$__ahpsh_h")
-done
-unset __ahpsh_i __ahpsh_h __ahpsh_c
+# The tables are written out: a loop building them was a tenth of the start.
+__ahpsh_ctl=($'\x01' $'\x02' $'\x03' $'\x04' $'\x05' $'\x06' $'\x07' $'\x08' $'\x09' $'\x0a' $'\x0b' $'\x0c' $'\x0d' $'\x0e' $'\x0f' $'\x10' $'\x11' $'\x12' $'\x13' $'\x14' $'\x15' $'\x16' $'\x17' $'\x18' $'\x19' $'\x1a' $'\x1b' $'\x1c' $'\x1d' $'\x1e' $'\x1f' $'\x7f')
+__ahpsh_hex=('\x01' '\x02' '\x03' '\x04' '\x05' '\x06' '\x07' '\x08' '\x09' '\x0a' '\x0b' '\x0c' '\x0d' '\x0e' '\x0f' '\x10' '\x11' '\x12' '\x13' '\x14' '\x15' '\x16' '\x17' '\x18' '\x19' '\x1a' '\x1b' '\x1c' '\x1d' '\x1e' '\x1f' '\x7f')
 __ahpsh_bs='\'
 __ahpsh_semi_hex='\x3b'
 
@@ -110,6 +107,21 @@ fi
 __ahpsh_new_command() {
 	__ahpsh_cmdno
 	[[ -n $__ahpsh_no && $__ahpsh_now != "$__ahpsh_no" ]]
+}
+
+# A builtin's output into __ahpsh_out, read back through the private file
+# instead of a command substitution: a subshell is a fork, about a
+# millisecond of the shell's start.
+__ahpsh_capture() {
+	__ahpsh_out=
+	if [[ -n $__ahpsh_file && -w $__ahpsh_file ]]; then
+		"$@" 2>/dev/null >|"$__ahpsh_file"
+		IFS= read -r -d '' __ahpsh_out <"$__ahpsh_file"
+		: 2>/dev/null >|"$__ahpsh_file"
+		__ahpsh_out=${__ahpsh_out%$'\n'}
+	else
+		__ahpsh_out=$("$@" 2>/dev/null)
+	fi
 }
 
 # A history entry ($1: -0 the newest, -1 the one before) into __ahpsh_out.
@@ -246,8 +258,8 @@ if [[ -n ${bash_preexec_imported-}${__bp_imported-} ]]; then
 	precmd_functions=(__ahpsh_precmd "${precmd_functions[@]}" __ahpsh_postcmd)
 	preexec_functions+=(__ahpsh_bp_preexec)
 else
-	__ahpsh_user_debug=$(trap -p DEBUG)
-	__ahpsh_user_debug=${__ahpsh_user_debug#"trap -- "}
+	__ahpsh_capture builtin trap -p DEBUG
+	__ahpsh_user_debug=${__ahpsh_out#"trap -- "}
 	__ahpsh_user_debug=${__ahpsh_user_debug%" DEBUG"}
 	if [[ -n $__ahpsh_user_debug ]]; then
 		eval "__ahpsh_user_debug=$__ahpsh_user_debug"
@@ -271,7 +283,8 @@ else
 		return 0
 	}
 
-	if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
+	__ahpsh_capture builtin declare -p PROMPT_COMMAND
+	if [[ $__ahpsh_out == "declare -a"* ]]; then
 		PROMPT_COMMAND=(__ahpsh_precmd "${PROMPT_COMMAND[@]}" __ahpsh_postcmd)
 	elif [[ -n ${PROMPT_COMMAND-} ]]; then
 		if ((BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1))); then
