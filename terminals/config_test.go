@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // rootsTree builds base/{root/{sub,in-link → sub,out-link → outside},
@@ -110,5 +112,37 @@ func TestNewManagerChecksDefaultCwd(t *testing.T) {
 				t.Fatalf("NewManager(roots %q, cwd %s): %v; want an ErrConfig error containing %q", tc.roots, tc.cwd, err, tc.reason)
 			}
 		})
+	}
+}
+
+// TestRuntimeDir: shell-integration files go where $TMPDIR says when it is
+// set, else to a RAM-backed directory ($XDG_RUNTIME_DIR first), so that a
+// nonce never reaches a disk.
+func TestRuntimeDir(t *testing.T) {
+	tmp, xdg := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_RUNTIME_DIR", xdg)
+	if got := runtimeDir(); got != tmp {
+		t.Errorf("with TMPDIR: %q, want %q", got, tmp)
+	}
+	t.Setenv("TMPDIR", "")
+	if got := runtimeDir(); got != xdg {
+		t.Errorf("with XDG_RUNTIME_DIR: %q, want %q", got, xdg)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "relative/dir")
+	want := os.TempDir()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && unix.Access("/dev/shm", unix.W_OK|unix.X_OK) == nil {
+		want = "/dev/shm"
+	}
+	if got := runtimeDir(); got != want {
+		t.Errorf("without both: %q, want %q", got, want)
+	}
+	m, err := NewManager(Config{Shell: "/bin/bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if filepath.Dir(m.scripts) != want {
+		t.Errorf("the manager's directory %s is not in %s", m.scripts, want)
 	}
 }
