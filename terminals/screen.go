@@ -43,7 +43,7 @@ func (s *screenSlot) close() {
 	}
 }
 
-// publish publishes a to the hub and feeds the model its output.
+// publish feeds the model a's output and publishes a to the hub.
 func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
 	if s.model == nil { // no model (the default): nothing to order against
 		backlog, _ := h.Publish(uri, a)
@@ -51,10 +51,12 @@ func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	backlog, _ := h.Publish(uri, a)
 	if a.Type == ahp.TerminalData {
+		// Fed first: a screen asked for by anyone who saw this frame
+		// (x-termhost/screen takes no lock here) includes it.
 		s.model.Feed(a.Data)
 	}
+	backlog, _ := h.Publish(uri, a)
 	return backlog
 }
 
