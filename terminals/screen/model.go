@@ -278,13 +278,24 @@ func (m *Model) drain() {
 	if len(ops) == 0 {
 		return
 	}
+	// Answers go out once the drain is over, so that whoever got one sees
+	// the model as it left it (NeedsRedraw).
+	var answers []func()
 	for _, o := range ops {
+		if o.reply != nil {
+			st, reply := m.state(behind), o.reply
+			answers = append(answers, func() { reply <- st })
+			continue
+		}
 		m.apply(o, behind)
 	}
 	m.mu.Lock()
 	m.noteAlt()
 	m.draining = false
 	m.mu.Unlock()
+	for _, answer := range answers {
+		answer()
+	}
 }
 
 func (m *Model) apply(o op, behind bool) {
@@ -303,9 +314,7 @@ func (m *Model) apply(o op, behind bool) {
 		m.applied += int64(len(b))
 		m.joined = b
 	case o.reply != nil:
-		e := m.emulator()
-		o.reply <- State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
-			Fed: m.applied, Redraw: e.snapshot(carry(m.tail)), Lines: e.lines()}
+		o.reply <- m.state(behind)
 	default:
 		m.cols, m.rows = o.cols, o.rows
 		if m.emu != nil {
@@ -313,6 +322,13 @@ func (m *Model) apply(o op, behind bool) {
 		}
 		m.checkpoint = nil // a checkpoint is for the old size: keep the emulator
 	}
+}
+
+// state is the screen at this point of the stream.
+func (m *Model) state(behind bool) State {
+	e := m.emulator()
+	return State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
+		Fed: m.applied, Redraw: e.snapshot(carry(m.tail)), Lines: e.lines()}
 }
 
 // keepTail keeps the end of the stream for carry.
