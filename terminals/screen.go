@@ -45,7 +45,7 @@ func (s *screenSlot) close() {
 
 // publish feeds the model a's output and publishes a to the hub.
 func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
-	if s.model == nil { // no model (the default): nothing to order against
+	if s.model == nil { // no model (--screen-model=false): nothing to order against
 		backlog, _ := h.Publish(uri, a)
 		return backlog
 	}
