@@ -455,7 +455,8 @@ func (c *conn) startPings() (stop func()) {
 		cancel()
 		if err != nil {
 			if c.ctx.Err() == nil {
-				c.log.Info("websocket ping failed", "client", ahp.Clip(c.clientID), "err", err)
+				// No clientID here: the read loop sets it while pings run.
+				c.log.Info("websocket ping failed", "err", err)
 				_ = c.ws.CloseNow()
 			}
 			return
