@@ -33,6 +33,9 @@ type HandedTerminal struct {
 	Integrated  bool          `json:"integrated"`
 	TitlePinned bool          `json:"titlePinned"`
 	Input       [][]byte      `json:"input,omitempty"` // queued, not yet written to the pty
+	// Shell is the shell-integration state (nil from a predecessor that
+	// did not send it: start afresh).
+	Shell *shellint.State `json:"shell,omitempty"`
 }
 
 // Paused is a manager whose terminals are stopped for a hand-over: their
@@ -94,6 +97,8 @@ func (t *terminal) pause() {
 func (p *Paused) hand(t *terminal) (HandedTerminal, error) {
 	h := HandedTerminal{URI: t.uri, Nonce: t.nonce, Mode: t.sh.Mode(), Integrated: t.integrated,
 		TitlePinned: t.titlePinned.Load(), Input: t.takeInput()}
+	sh := t.sh.State() // the reader has stopped: nobody else touches t.sh
+	h.Shell = &sh
 	if !t.detached { // its reader finished: exited, pty released
 		h.ExitCode = t.proc.ExitCode()
 		return h, nil
@@ -203,7 +208,12 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 	for _, ht := range h.Terminals {
 		t := &terminal{m: m, uri: ht.URI, log: m.log.With("terminal", ht.URI), nonce: ht.Nonce, integrated: ht.Integrated,
 			live: true, started: make(chan struct{}), ready: make(chan struct{})}
-		t.sh = shellint.NewProcessor(shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock, RawData: true})
+		opts := shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock, RawData: true}
+		if ht.Shell != nil {
+			t.sh = shellint.Resume(opts, *ht.Shell)
+		} else {
+			t.sh = shellint.NewProcessor(opts)
+		}
 		t.titlePinned.Store(ht.TitlePinned)
 		close(t.started)
 		close(t.ready) // the shell prompted long ago

@@ -31,7 +31,7 @@ type upgradeServer struct {
 	url                string
 }
 
-func startUpgradable(t *testing.T) *upgradeServer {
+func startUpgradable(t *testing.T, extra ...string) *upgradeServer {
 	t.Helper()
 	dir := t.TempDir()
 	s := &upgradeServer{exe: filepath.Join(dir, "termhost"), stateDir: filepath.Join(dir, "state"), log: filepath.Join(dir, "log")}
@@ -43,6 +43,7 @@ func startUpgradable(t *testing.T) *upgradeServer {
 	defer logFile.Close()
 	s.first = exec.Command(s.exe, "serve", "--listen", "127.0.0.1:0", "--shell", "/bin/bash", "--shell-integration", "off",
 		"--token", testToken, "--state-dir", s.stateDir, "--log-level", "info")
+	s.first.Args = append(s.first.Args, extra...) // the last of a repeated flag wins
 	s.first.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + filepath.Join(dir, "xdg")}
 	// Files, not pipes: the successor inherits them and outlives the first process.
 	s.first.Stdout, s.first.Stderr = logFile, logFile
