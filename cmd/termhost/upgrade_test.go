@@ -48,9 +48,8 @@ func startUpgradable(t *testing.T, extra ...string) *upgradeServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.stop(t) })
-	re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/#token=`)
 	waitFor(t, "the login URL", func() bool {
-		m := re.FindStringSubmatch(s.logText())
+		m := regexpLoginURL.FindStringSubmatch(s.logText())
 		if m != nil {
 			s.url = m[1]
 		}
@@ -98,6 +97,9 @@ var nextBinary = sync.OnceValues(func() (string, error) {
 	}
 	return path, nil
 })
+
+// regexpLoginURL finds the server's URL in its login link.
+var regexpLoginURL = regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/#token=`)
 
 // parentOf is the parent pid of pid, from /proc.
 func parentOf(t *testing.T, pid int) int {
