@@ -255,12 +255,11 @@ func writeUpgradeStatus(dir string, st upgradeStatus, log *slog.Logger) {
 	}
 }
 
-// notifySystemd tells a Type=notify unit that this process is ready and is
-// the service's main process (after a hand-over it is a new one). Without
-// $NOTIFY_SOCKET it does nothing.
+// notifySystemd tells a Type=notify unit that this process is ready (at
+// start, and again after an upgrade in place). Without $NOTIFY_SOCKET it
+// does nothing.
 func notifySystemd(log *slog.Logger) {
-	// MAINPID tells systemd which process it now supervises after a hand-over.
-	if _, err := daemon.SdNotify(false, fmt.Sprintf("%s\nMAINPID=%d", daemon.SdNotifyReady, os.Getpid())); err != nil {
+	if _, err := daemon.SdNotify(false, daemon.SdNotifyReady); err != nil {
 		log.Warn("systemd notify", "err", err)
 	}
 }
