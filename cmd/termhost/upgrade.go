@@ -32,21 +32,23 @@ import (
 //  1. Refused, serving on, when there is no new binary to run: the path
 //     is not executable, or it is in Go's build cache ("go run", which
 //     would run the same old build).
-//  2. It stops accepting (the listener stays open: connections wait in its
+//  2. Probe without state: it runs the new binary as "termhost
+//     handover-check <the same arguments>", which checks the flags as serve
+//     would. A binary that does not start, is no termhost of this kind or
+//     rejects the flags is refused here, before any client notices.
+//  3. It stops accepting (the listener stays open: connections wait in its
 //     backlog), closes its WebSockets with 1012 "service restart", pauses
 //     its terminals (output waits in the ptys) and writes the hand-over
 //     state — the hub (serverSeq, contents, replay ring), shell-integration
 //     state, client records, owner token, and the numbers of the
 //     descriptors kept — to a memory file.
-//  3. Probe: it runs the new binary as "termhost handover-check <the same
-//     arguments>" with that file. The new binary checks the flags as serve
-//     would and reads and restores the state into a scratch hub. Any
-//     failure (it does not start, is not a termhost that knows this state,
-//     rejects the flags): the terminals resume and the server serves on.
-//  4. execve(2), with the listener, each pty master and a pidfd of each
+//  4. Probe with state: the same, with that file: the new binary also
+//     reads it and restores the hub into a scratch one. On failure the
+//     terminals resume and the server serves on.
+//  5. execve(2), with the listener, each pty master and a pidfd of each
 //     shell no longer close-on-exec. The shells stay this process's
-//     children. If execve itself fails, step 3's fallback applies.
-//  5. The new program finds the state through $TERMHOST_HANDOVER_FD,
+//     children. If execve itself fails, step 4's fallback applies.
+//  6. The new program finds the state through $TERMHOST_HANDOVER_FD,
 //     adopts the terminals and serves; it writes termhost.upgrade in the
 //     state directory, which "termhost upgrade" waits for.
 //
@@ -93,7 +95,11 @@ type upgradeResult struct {
 // A SIGINT or SIGTERM meanwhile (ctx done) cancels it before the exec.
 func upgrade(ctx context.Context, exe string, exeErr error, s *serving, m *terminals.Manager, setup serveSetup, log *slog.Logger) upgradeResult {
 	log.Info("upgrade: checking the new binary", "exe", exe)
-	if err := upgradable(exe, exeErr); err != nil {
+	err := upgradable(exe, exeErr)
+	if err == nil {
+		err = probe(exe, nil)
+	}
+	if err != nil {
 		log.Error("upgrade refused, serving on", "err", err)
 		writeUpgradeStatus(setup.stateDir, upgradeStatus{Error: "refused: " + err.Error()}, log)
 		return upgradeResult{}
@@ -134,17 +140,26 @@ func execSuccessor(ctx context.Context, exe string, p *terminals.Paused, msg han
 		return err
 	}
 	defer state.Close()
-	probe := time.Now()
-	if err := handover.Probe(exe, append([]string{"handover-check"}, os.Args[1:]...), state, handoverCheckOK, handoverTimeout); err != nil {
-		return fmt.Errorf("the new binary failed its check: %w", err)
+	start := time.Now()
+	if err := probe(exe, state); err != nil {
+		return err
 	}
 	if ctx.Err() != nil { // stopping: the signal was for this program
 		return errors.New("interrupted by a signal to stop")
 	}
-	log.Info("upgrade: re-executing in place", "exe", exe, "probe", time.Since(probe).Round(time.Millisecond),
+	log.Info("upgrade: re-executing in place", "exe", exe, "check", time.Since(start).Round(time.Millisecond),
 		"terminals", len(msg.Terminals.Terminals))
 	p.EndRecordings("recording stopped: the server was upgraded")
 	return handover.Exec(exe, os.Args, state, append([]int{msg.Listener}, msg.FDs...))
+}
+
+// probe runs "exe handover-check" with this program's arguments, and the
+// hand-over state unless nil.
+func probe(exe string, state *os.File) error {
+	if err := handover.Probe(exe, append([]string{"handover-check"}, os.Args[1:]...), state, handoverCheckOK, handoverTimeout); err != nil {
+		return fmt.Errorf("the new binary failed its check: %w", err)
+	}
+	return nil
 }
 
 // upgradable says why exe cannot replace this program, if it cannot.
@@ -203,8 +218,9 @@ func takeOver(msg handoverMessage, m *terminals.Manager, setup *serveSetup) (*ne
 }
 
 // handoverCheckCommand is the probe: "termhost handover-check <serve's
-// arguments>" with the state on $TERMHOST_HANDOVER_FD. It checks the flags
-// as serve would and that the state restores, without side effects.
+// arguments>", with the state on $TERMHOST_HANDOVER_FD or without. It
+// checks the flags as serve would and that the state restores, without
+// side effects.
 func handoverCheckCommand(args []string) int {
 	if len(args) > 0 && args[0] == "serve" {
 		args = args[1:]
@@ -219,7 +235,7 @@ func handoverCheckCommand(args []string) int {
 		}
 		var msg handoverMessage
 		if ok, err := handover.Inherited(&msg); err != nil || !ok {
-			return fmt.Errorf("no hand-over state: %v", err)
+			return err // no state: the flags were all to check
 		}
 		if msg.Format != handoverFormat {
 			return fmt.Errorf("hand-over state format %d, this binary reads %d", msg.Format, handoverFormat)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/handover"
 )
 
 // upgradeServer is a "termhost serve" child of the test, run from its own
@@ -397,10 +398,22 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	}
 }
 
-// TestUpgradeFailureKeepsServing: when the new binary cannot run, or runs
-// and fails its check after the terminals were paused, the old program
-// serves on with its shells, the clients carry on, and "termhost upgrade"
-// says why.
+// installScript replaces exe by a bash script.
+func installScript(t *testing.T, exe, body string) {
+	t.Helper()
+	if err := os.Remove(exe); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/bash\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUpgradeFailureKeepsServing: when the new binary cannot run or fails
+// the check of its flags (refused: clients notice nothing), or fails that
+// of the state after the terminals were paused (they resume, clients
+// reconnect), the old program serves on with its shells, and "termhost
+// upgrade" says why.
 func TestUpgradeFailureKeepsServing(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -412,14 +425,13 @@ func TestUpgradeFailureKeepsServing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "upgrade refused"},
-		{"new binary fails its check", func(t *testing.T, exe string) {
-			script := "#!/bin/bash\necho 'this is not termhost' >&2\nexit 2\n"
-			if err := os.Remove(exe); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
+		{"not a termhost", func(t *testing.T, exe string) {
+			installScript(t, exe, "echo 'this is not termhost' >&2; exit 2")
+		}, "upgrade refused"},
+		// Passes the check of its flags, fails that of the state: the
+		// terminals were paused and resume.
+		{"cannot read the state", func(t *testing.T, exe string) {
+			installScript(t, exe, `if [ -n "$`+handover.EnvFD+`" ]; then echo 'cannot read this state' >&2; exit 1; fi; echo '`+handoverCheckOK+`'`)
 		}, "upgrade failed, serving on"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -441,6 +453,9 @@ func TestUpgradeFailureKeepsServing(t *testing.T) {
 			waitFor(t, "loop-done", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "loop-done") })
 			got, _ := a.stream(channel)
 			checkLines(t, "client", got, 100)
+			if refused := strings.HasPrefix(tc.want, "upgrade refused"); refused == a.saw(client.EventDisconnected) {
+				t.Fatalf("client disconnected = %v; want a disconnect only when the upgrade failed after stopping", !refused)
+			}
 			if got := processWith(marker); got != shell {
 				t.Fatalf("shell pid = %d, want %d", got, shell)
 			}

@@ -85,18 +85,21 @@ func read(f *os.File, v any) error {
 	return nil
 }
 
-// Probe runs exe with args, the state as descriptor 3 and EnvFD=3, and
-// waits up to timeout for it to exit 0 with want on its standard output:
-// the new binary has shown that it starts on this machine and reads this
-// state, before this process gives itself up to it.
+// Probe runs exe with args, the state (if not nil) as descriptor 3 and
+// EnvFD=3, and waits up to timeout for it to exit 0 with want on its
+// standard output: the new binary has shown that it starts on this machine
+// (and reads this state) before this process gives itself up to it.
 func Probe(exe string, args []string, state *os.File, want string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.ExtraFiles = []*os.File{state}
-	cmd.Env = append(os.Environ(), EnvFD+"=3")
+	cmd.Env = os.Environ()
+	if state != nil {
+		cmd.ExtraFiles = []*os.File{state}
+		cmd.Env = append(cmd.Env, EnvFD+"=3")
+	}
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	if ctx.Err() != nil {
