@@ -272,10 +272,10 @@ func writeUpgradeStatus(dir string, st upgradeStatus, log *slog.Logger) {
 }
 
 // notifySystemd tells a Type=notify unit that this process is ready (at
-// start, and again after an upgrade in place). Without $NOTIFY_SOCKET it
-// does nothing.
+// start, and again after an upgrade in place) and is the service's main
+// process (it stays the same one). Without $NOTIFY_SOCKET it does nothing.
 func notifySystemd(log *slog.Logger) {
-	if _, err := daemon.SdNotify(false, daemon.SdNotifyReady); err != nil {
+	if _, err := daemon.SdNotify(false, fmt.Sprintf("%s\nMAINPID=%d", daemon.SdNotifyReady, os.Getpid())); err != nil {
 		log.Warn("systemd notify", "err", err)
 	}
 }
