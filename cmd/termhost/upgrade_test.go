@@ -449,7 +449,8 @@ func TestUpgradeFailureKeepsServing(t *testing.T) {
 			s := startUpgradable(t)
 			channel := ahp.TerminalURI("loop")
 			a := watch(t, s.url, "fail-a")
-			marker := "fail-marker-" + strings.ReplaceAll(tc.name, " ", "-")
+			// Unique: other runs of this test may share the machine.
+			marker := fmt.Sprintf("fail-marker-%s-%d", strings.ReplaceAll(tc.name, " ", "-"), time.Now().UnixNano())
 			loopTerminal(t, a, channel, marker, 100)
 			a.start(t, channel)
 			waitFor(t, "line-20", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "line-20\r\n") })
