@@ -370,6 +370,16 @@ func runUpgrade(stateDir string, pid int, timeout time.Duration) (string, error)
 		return "", fmt.Errorf("process %d: %w", pid, errGoRun)
 	}
 	statusPath := filepath.Join(dir, upgradeStatusName)
+	// One upgrade at a time: a SIGUSR2 while the server re-executes would
+	// end it (its default action, until the new program handles it).
+	lock, err := os.OpenFile(statusPath+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close() // releases the lock
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return "", fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
 	if err := os.Remove(statusPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
