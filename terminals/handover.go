@@ -33,11 +33,15 @@ type HandedTerminal struct {
 	Integrated  bool          `json:"integrated"`
 	TitlePinned bool          `json:"titlePinned"`
 	Input       [][]byte      `json:"input,omitempty"` // queued, not yet written to the pty
+	// Shell is the shell-integration state (nil from a predecessor that
+	// did not send it: start afresh).
+	Shell *shellint.State `json:"shell,omitempty"`
 }
 
 // Paused is a manager whose terminals are stopped for a hand-over: their
-// shells run on, their output waits in the ptys. Either Resume (the
-// hand-over failed) or Commit (the successor has them).
+// shells run on, their output waits in the ptys. Then either the process
+// re-executes (an upgrade), or Resume (the upgrade failed), or Commit
+// (another manager of this process adopted them).
 type Paused struct {
 	m      *Manager
 	State  Handover
@@ -94,6 +98,8 @@ func (t *terminal) pause() {
 func (p *Paused) hand(t *terminal) (HandedTerminal, error) {
 	h := HandedTerminal{URI: t.uri, Nonce: t.nonce, Mode: t.sh.Mode(), Integrated: t.integrated,
 		TitlePinned: t.titlePinned.Load(), Input: t.takeInput()}
+	sh := t.sh.State() // the reader has stopped: nobody else touches t.sh
+	h.Shell = &sh
 	if !t.detached { // its reader finished: exited, pty released
 		h.ExitCode = t.proc.ExitCode()
 		return h, nil
@@ -155,8 +161,8 @@ func (p *Paused) Resume() {
 	p.m.mu.Unlock()
 }
 
-// Commit forgets the terminals without ending their shells: the successor
-// has them. The manager is closed; Close only waits.
+// Commit forgets the terminals without ending their shells: another
+// manager has adopted them. The manager is closed; Close only waits.
 func (p *Paused) Commit() {
 	p.closePidfds()
 	m := p.m
@@ -171,12 +177,32 @@ func (p *Paused) Commit() {
 	m.mu.Unlock()
 }
 
-// Abandon stops every terminal and forgets it without ending its shell:
-// a successor that could not take over leaves them to its predecessor.
-func (m *Manager) Abandon() {
-	if p, err := m.Pause(); err == nil {
-		p.Commit()
+// EndRecordings ends the terminals' recordings with a final marker (the
+// successor does not carry them on): their buffers are written before an
+// exec discards this process's memory.
+func (p *Paused) EndRecordings(final string) {
+	for _, t := range p.terms {
+		t.rec.close(final)
 	}
+}
+
+// CheckHandover reports whether a manager could adopt h with n descriptors:
+// what a new binary checks before its predecessor re-executes into it. It
+// restores the hub into a scratch one and starts nothing.
+func CheckHandover(h Handover, n, scrollback int) error {
+	running := 0
+	for _, ht := range h.Terminals {
+		if ht.Running {
+			running++
+			if ht.Pid <= 0 {
+				return fmt.Errorf("terminals: hand-over: %s runs without a pid", ht.URI)
+			}
+		}
+	}
+	if n != 2*running {
+		return fmt.Errorf("terminals: hand-over: %d descriptors for %d running terminals", n, running)
+	}
+	return hub.New(0).Restore(h.Hub, scrollback)
 }
 
 func (p *Paused) closePidfds() {
@@ -203,7 +229,12 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 	for _, ht := range h.Terminals {
 		t := &terminal{m: m, uri: ht.URI, log: m.log.With("terminal", ht.URI), nonce: ht.Nonce, integrated: ht.Integrated,
 			live: true, started: make(chan struct{}), ready: make(chan struct{})}
-		t.sh = shellint.NewProcessor(shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock, RawData: true})
+		opts := shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock, RawData: true}
+		if ht.Shell != nil {
+			t.sh = shellint.Resume(opts, *ht.Shell)
+		} else {
+			t.sh = shellint.NewProcessor(opts)
+		}
 		t.titlePinned.Store(ht.TitlePinned)
 		close(t.started)
 		close(t.ready) // the shell prompted long ago

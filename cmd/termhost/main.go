@@ -33,6 +33,8 @@ func runCLI(args []string) int {
 		"kill":    a.killCommand,
 		"bench":   benchCommand,
 		"upgrade": upgradeCommand,
+		// The probe an upgrading server runs on the new binary (not in help).
+		"handover-check": handoverCheckCommand,
 	}
 	switch name {
 	case "help":

@@ -151,8 +151,8 @@ func (s serveSetup) scheme() string {
 }
 
 // listenAndServe runs the server until SIGINT or SIGTERM; on SIGUSR2 it
-// hands its listener and terminals to a new termhost process (upgrade.go)
-// and returns once that one serves, or serves on if the hand-over fails.
+// re-executes itself with the binary now at its path, handing over its
+// listener and terminals (upgrade.go), or serves on if that fails.
 // The manager is created first, as it checks the working directory against
 // the roots; whatever was created is released on every return.
 func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
@@ -165,9 +165,14 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 	// Read now: after an upgrade replaced the binary, /proc/self/exe names
 	// the deleted old file, while this path names the new one.
 	exe, exeErr := os.Executable()
-	conn, err := handover.Inherited() // before the manager reads the environment
+	var msg handoverMessage
+	upgraded, err := handover.Inherited(&msg) // before the manager reads the environment
+	// Before anything starts a process: no shell may inherit them.
+	if upgraded {
+		handover.CloseOnExec(append([]int{msg.Listener}, msg.FDs...))
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("take over: %w", err)
 	}
 	m, err := terminals.NewManager(terminals.Config{
 		Shell: o.shell, Cwd: o.cwd, Roots: o.roots, Scrollback: int(o.scrollback),
@@ -182,13 +187,12 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 	var (
 		ln      *net.TCPListener
 		clients []handlers.ClientRecord
-		pred    *predecessor
 	)
-	if conn != nil {
-		pred = &predecessor{conn: conn}
-		if ln, clients, err = pred.takeOver(m, &setup); err != nil {
+	if upgraded {
+		if ln, err = takeOver(msg, m, &setup); err != nil {
 			return fmt.Errorf("take over: %w", err)
 		}
+		clients = msg.Clients
 	} else if ln, err = net.ListenTCP("tcp", setup.addr); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -196,20 +200,14 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		s, err := startServing(o, setup, m, ln, clients, log)
 		if err != nil {
 			_ = ln.Close()
-			if pred != nil { // the predecessor sees us exit and serves on: leave it the shells
-				m.Abandon()
-			}
 			return err
 		}
 		switch {
-		case pred != nil:
-			err, pred = pred.reportReady(), nil
-			if err != nil { // the predecessor serves on: this one must not
-				m.Abandon()
-				s.stop(true)
-				return fmt.Errorf("take over: the predecessor did not commit: %w", err)
-			}
-			log.Info("termhost took over", "url", setup.scheme()+"://"+s.addr.String()+o.basePath+"/", "terminals", len(m.Terminals()))
+		case first && upgraded:
+			pause := time.Now().UnixMilli() - msg.StoppedAt
+			log.Info("termhost upgraded in place", "url", setup.scheme()+"://"+s.addr.String()+o.basePath+"/",
+				"from", msg.From, "version", version, "terminals", len(m.Terminals()), "pause_ms", pause)
+			writeUpgradeStatus(setup.stateDir, upgradeStatus{OK: true, From: msg.From, PauseMs: pause}, log)
 		case first:
 			announce(o, setup, s.addr, m.Config().Shell, log)
 		}
@@ -224,15 +222,13 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 			case <-ctx.Done():
 				log.Info("shutting down")
 				break wait
-			case <-upgrades:
-				if r = upgrade(exe, exeErr, s, m, setup, log); r.handedOver || r.err != nil || r.next != nil {
+			case <-upgrades: // returns only if this program goes on
+				if r = upgrade(ctx, exe, exeErr, s, m, setup, log); r.err != nil || r.next != nil {
 					break wait
 				} // refused: serve on
 			}
 		}
 		switch {
-		case r.handedOver:
-			return nil // the successor owns the pid file, the listener and the shells
 		case r.next != nil:
 			ln, clients = r.next, r.clients
 			continue

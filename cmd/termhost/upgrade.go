@@ -1,17 +1,17 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
@@ -20,96 +20,111 @@ import (
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/terminals"
+	"github.com/termhost/termhost/terminals/recording"
 )
 
-// Upgrading without losing shells. On SIGUSR2 the running server (the
-// predecessor) starts the binary at the path it was started from (read at
-// start: after an upgrade /proc/self/exe names the deleted old file) with
-// the same arguments, and one end of a Unix socket pair:
+// Upgrading without losing shells, in place. On SIGUSR2 the running server
+// re-executes itself: the same process (same pid, parent, terminal,
+// process group, so Ctrl-C and systemd see the same server) runs the binary
+// at the path it was started from (read at start: after an upgrade
+// /proc/self/exe names the deleted old file) with the same arguments.
 //
-//  1. successor → predecessor: hello, once its flags are checked and its
-//     manager made. Until then nothing has stopped: a successor that does not
-//     start or says nothing costs no client anything.
-//  2. The predecessor stops accepting, closes its WebSockets with 1012
-//     "service restart", pauses its terminals (output waits in the ptys) and
-//     sends the listener, each pty master and a pidfd of each shell
-//     (SCM_RIGHTS), then the hub's state (serverSeq, contents, replay ring),
-//     the client records and the owner token.
-//  3. successor → predecessor: ok, once it has adopted the terminals and
-//     serves; the predecessor answers commit, forgets its terminals without
-//     ending them and exits. Any failure before commit: the successor is
-//     killed, the predecessor resumes its terminals and serves on, and logs
-//     why. A successor that gets no commit leaves the terminals alone and
-//     exits.
+//  1. Refused, serving on, when there is no new binary to run: the path
+//     is not executable, or it is in Go's build cache ("go run", which
+//     would run the same old build).
+//  2. Probe without state: it runs the new binary as "termhost
+//     handover-check <the same arguments>", which checks the flags as serve
+//     would. A binary that does not start, is no termhost of this kind or
+//     rejects the flags is refused here, before any client notices.
+//  3. It stops accepting (the listener stays open: connections wait in its
+//     backlog), closes its WebSockets with 1012 "service restart", pauses
+//     its terminals (output waits in the ptys) and writes the hand-over
+//     state — the hub (serverSeq, contents, replay ring), shell-integration
+//     state, client records, owner token, and the numbers of the
+//     descriptors kept — to a memory file.
+//  4. Probe with state: the same, with that file: the new binary also
+//     reads it and restores the hub into a scratch one. On failure the
+//     terminals resume and the server serves on.
+//  5. execve(2), with the listener, each pty master and a pidfd of each
+//     shell no longer close-on-exec. The shells stay this process's
+//     children. If execve itself fails, step 4's fallback applies.
+//  6. The new program finds the state through $TERMHOST_HANDOVER_FD,
+//     adopts the terminals and serves; it writes termhost.upgrade in the
+//     state directory, which "termhost upgrade" waits for.
 //
-// The shells stay children of the predecessor; when it exits, init (or the
-// service manager, a subreaper) reaps them. The successor sees a shell exit
-// through its pidfd and reads the exit code from it (Linux 6.15 and later;
-// earlier the code is unknown).
+// What the probe cannot cover: a new program that fails after the execve
+// (while adopting, or a crash at start) has no old one to fall back on:
+// the process exits and its shells get SIGHUP. Recordings stop at an
+// upgrade, also when it fails (their buffers are written before the exec).
 
-// handoverTimeout bounds each wait of a hand-over.
+// handoverTimeout bounds the probe.
 const handoverTimeout = 30 * time.Second
 
-// handoverMessage is step 2's message.
+// handoverFormat is the hand-over state's version: a binary that knows
+// another refuses it in the probe.
+const handoverFormat = 2
+
+// handoverCheckOK is the probe's answer on success.
+const handoverCheckOK = "termhost handover-check: ok"
+
+// handoverMessage is the state a server leaves for the program it
+// re-executes.
 type handoverMessage struct {
+	Format     int                     `json:"format"`
+	From       string                  `json:"from"`      // the old program's version
+	StoppedAt  int64                   `json:"stoppedAt"` // unix ms: when it stopped serving
 	Terminals  terminals.Handover      `json:"terminals"`
 	Clients    []handlers.ClientRecord `json:"clients"`
 	OwnerToken string                  `json:"ownerToken"`
+	Listener   int                     `json:"listener"` // descriptor
+	FDs        []int                   `json:"fds"`      // per running terminal: pty master, pidfd
 }
 
-// handoverReply is every other message: hello, ok or error, commit.
-type handoverReply struct {
-	Hello  string `json:"hello,omitempty"` // the successor's version
-	OK     bool   `json:"ok,omitempty"`
-	Commit bool   `json:"commit,omitempty"`
-	Error  string `json:"error,omitempty"`
-}
-
-// upgradeResult is how a hand-over ended for the predecessor: handed over,
-// refused before anything stopped (serve on as before), or aborted after
-// the pause (serve again on next), or err (cannot serve any more).
+// upgradeResult is how an upgrade ended when it returns: refused before
+// anything stopped (serve on as before), or failed after the pause (serve
+// again on next), or err (cannot serve any more). A successful upgrade
+// does not return.
 type upgradeResult struct {
-	handedOver bool
-	next       *net.TCPListener
-	clients    []handlers.ClientRecord
-	err        error
+	next    *net.TCPListener
+	clients []handlers.ClientRecord
+	err     error
 }
 
-// upgrade hands the server's listener and terminals to a new process.
-func upgrade(exe string, exeErr error, s *serving, m *terminals.Manager, setup serveSetup, log *slog.Logger) upgradeResult {
-	log.Info("upgrade: starting the successor", "exe", exe)
-	if exeErr != nil {
-		log.Error("upgrade refused, serving on: no executable path", "err", exeErr)
-		return upgradeResult{}
+// upgrade re-executes this process with the binary at exe, handing it the
+// listener and the terminals. It returns only if the upgrade did not happen.
+// A SIGINT or SIGTERM meanwhile (ctx done) cancels it before the exec.
+func upgrade(ctx context.Context, exe string, exeErr error, s *serving, m *terminals.Manager, setup serveSetup, log *slog.Logger) upgradeResult {
+	log.Info("upgrade: checking the new binary", "exe", exe)
+	err := upgradable(exe, exeErr)
+	if err == nil {
+		err = probe(exe, nil)
 	}
-	child, err := startSuccessor(exe)
 	if err != nil {
 		log.Error("upgrade refused, serving on", "err", err)
+		writeUpgradeStatus(setup.stateDir, upgradeStatus{Error: "refused: " + err.Error()}, log)
 		return upgradeResult{}
 	}
 	lnFile, err := s.ln.File() // a duplicate: outlives the server's Shutdown
 	if err != nil {
-		child.kill()
 		log.Error("upgrade refused, serving on", "err", fmt.Errorf("listener: %w", err))
+		writeUpgradeStatus(setup.stateDir, upgradeStatus{Error: "refused: " + err.Error()}, log)
 		return upgradeResult{}
 	}
 	defer lnFile.Close()
+	stopped := time.Now()
 	s.stop(true)
 	clients := s.srv.Clients()
 	paused, err := m.Pause()
 	if err == nil {
-		err = child.handOver(paused, clients, setup.token, lnFile)
+		err = execSuccessor(ctx, exe, paused, handoverMessage{Format: handoverFormat, From: version, StoppedAt: stopped.UnixMilli(),
+			Terminals: paused.State, Clients: clients, OwnerToken: setup.token, Listener: int(lnFile.Fd()), FDs: paused.FDs}, log)
 	}
-	if err == nil {
-		paused.Commit()
-		log.Info("upgrade: handed over", "successor", child.cmd.Process.Pid)
-		return upgradeResult{handedOver: true}
-	}
-	child.kill()
+	// Only on failure: the exec replaced this program otherwise.
 	if paused != nil {
 		paused.Resume()
 	}
 	log.Error("upgrade failed, serving on", "err", err)
+	writeUpgradeStatus(setup.stateDir, upgradeStatus{Error: err.Error()}, log)
 	l, lerr := net.FileListener(lnFile)
 	if lerr != nil {
 		return upgradeResult{err: fmt.Errorf("upgrade failed (%v) and the listener is lost: %w", err, lerr)}
@@ -117,157 +132,149 @@ func upgrade(exe string, exeErr error, s *serving, m *terminals.Manager, setup s
 	return upgradeResult{next: l.(*net.TCPListener), clients: clients}
 }
 
-// successor is the new process, seen from the predecessor.
-type successor struct {
-	cmd    *exec.Cmd
-	conn   *net.UnixConn
-	exited chan struct{}
-}
-
-// startSuccessor starts exe with this process's arguments and waits for its
-// hello.
-func startSuccessor(exe string) (*successor, error) {
-	conn, theirs, err := handover.Pair()
+// execSuccessor writes the state, probes exe with it and re-executes this
+// process with exe; it returns only on failure.
+func execSuccessor(ctx context.Context, exe string, p *terminals.Paused, msg handoverMessage, log *slog.Logger) error {
+	state, err := handover.Write(msg)
 	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(exe, os.Args[1:]...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{theirs} // fd 3
-	cmd.Env = append(os.Environ(), handover.EnvFD+"=3")
-	err = cmd.Start()
-	_ = theirs.Close()
-	if err != nil {
-		_ = conn.Close()
-		return nil, fmt.Errorf("start %s: %w", exe, err)
-	}
-	c := &successor{cmd: cmd, conn: conn, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(c.exited) }()
-	var hello handoverReply
-	err = c.read(&hello)
-	if err == nil && hello.Hello == "" {
-		err = fmt.Errorf("successor said %q", hello.Error)
-	}
-	if err != nil {
-		c.kill()
-		return nil, fmt.Errorf("successor: %w", err)
-	}
-	return c, nil
-}
-
-func (c *successor) read(v *handoverReply) error {
-	_ = c.conn.SetReadDeadline(time.Now().Add(handoverTimeout))
-	return handover.ReadJSON(c.conn, v)
-}
-
-// handOver is step 2 and 3 for the predecessor.
-func (c *successor) handOver(p *terminals.Paused, clients []handlers.ClientRecord, token string, ln *os.File) error {
-	_ = c.conn.SetWriteDeadline(time.Now().Add(handoverTimeout))
-	if err := handover.WriteFDs(c.conn, append([]int{int(ln.Fd())}, p.FDs...)); err != nil {
 		return err
 	}
-	msg := handoverMessage{Terminals: p.State, Clients: clients, OwnerToken: token}
-	if err := handover.WriteJSON(c.conn, msg); err != nil {
+	defer state.Close()
+	start := time.Now()
+	if err := probe(exe, state); err != nil {
 		return err
 	}
-	var reply handoverReply
-	if err := c.read(&reply); err != nil {
-		return fmt.Errorf("successor: %w", err)
+	if ctx.Err() != nil { // stopping: the signal was for this program
+		return errors.New("interrupted by a signal to stop")
 	}
-	if !reply.OK {
-		return fmt.Errorf("successor: %s", reply.Error)
-	}
-	_ = c.conn.SetWriteDeadline(time.Now().Add(handoverTimeout))
-	return handover.WriteJSON(c.conn, handoverReply{Commit: true})
+	log.Info("upgrade: re-executing in place", "exe", exe, "check", time.Since(start).Round(time.Millisecond),
+		"terminals", len(msg.Terminals.Terminals))
+	p.EndRecordings("recording stopped: the server was upgraded")
+	return handover.Exec(exe, os.Args, state, append([]int{msg.Listener}, msg.FDs...))
 }
 
-// kill ends a successor that has not taken over (it never ends a shell: it
-// only stopped reading them).
-func (c *successor) kill() {
-	_ = c.conn.Close()
-	_ = c.cmd.Process.Kill()
-	<-c.exited
-}
-
-// predecessor is the old process, seen from the successor.
-type predecessor struct{ conn *net.UnixConn }
-
-// takeOver is step 1 and 2 for the successor: it adopts the terminals into
-// m and returns the listener and the client records; setup gets the
-// predecessor's owner token. On error the terminals are left running.
-func (p *predecessor) takeOver(m *terminals.Manager, setup *serveSetup) (*net.TCPListener, []handlers.ClientRecord, error) {
-	ln, msg, err := p.receive(m)
-	if err != nil {
-		m.Abandon()
-		_ = handover.WriteJSON(p.conn, handoverReply{Error: err.Error()})
-		_ = p.conn.Close()
-		return nil, nil, err
-	}
-	if msg.OwnerToken != "" {
-		setup.token = msg.OwnerToken // a random one must stay what the browsers know
-	}
-	return ln, msg.Clients, nil
-}
-
-func (p *predecessor) receive(m *terminals.Manager) (*net.TCPListener, handoverMessage, error) {
-	var msg handoverMessage
-	_ = p.conn.SetDeadline(time.Now().Add(handoverTimeout))
-	if err := handover.WriteJSON(p.conn, handoverReply{Hello: version}); err != nil {
-		return nil, msg, err
-	}
-	fds, err := handover.ReadFDs(p.conn)
-	if err != nil {
-		return nil, msg, err
-	}
-	closeFrom := func(i int) {
-		for _, fd := range fds[i:] {
-			_ = unix.Close(fd)
-		}
-	}
-	if err := handover.ReadJSON(p.conn, &msg); err != nil || len(fds) == 0 {
-		closeFrom(0)
-		return nil, msg, fmt.Errorf("hand-over message: %w (%d descriptors)", err, len(fds))
-	}
-	f := os.NewFile(uintptr(fds[0]), "listener")
-	l, err := net.FileListener(f)
-	_ = f.Close()
-	ln, ok := l.(*net.TCPListener)
-	if err != nil || !ok {
-		closeFrom(1)
-		return nil, msg, fmt.Errorf("listener: %w", err)
-	}
-	n, err := m.Adopt(msg.Terminals, fds[1:])
-	if err != nil {
-		closeFrom(1 + n)
-		_ = ln.Close()
-		return nil, msg, err
-	}
-	return ln, msg, nil
-}
-
-// reportReady is step 3 for the successor: ok, then the predecessor's
-// commit. An error means the predecessor serves on.
-func (p *predecessor) reportReady() error {
-	defer p.conn.Close()
-	_ = p.conn.SetDeadline(time.Now().Add(handoverTimeout))
-	if err := handover.WriteJSON(p.conn, handoverReply{OK: true}); err != nil {
-		return err
-	}
-	var reply handoverReply
-	if err := handover.ReadJSON(p.conn, &reply); err != nil {
-		return err
-	}
-	if !reply.Commit {
-		return errors.New("no commit")
+// probe runs "exe handover-check" with this program's arguments, and the
+// hand-over state unless nil.
+func probe(exe string, state *os.File) error {
+	if err := handover.Probe(exe, append([]string{"handover-check"}, os.Args[1:]...), state, handoverCheckOK, handoverTimeout); err != nil {
+		return fmt.Errorf("the new binary failed its check: %w", err)
 	}
 	return nil
 }
 
-// notifySystemd tells a Type=notify unit that this process is ready and is
-// the service's main process (after a hand-over it is a new one). Without
-// $NOTIFY_SOCKET it does nothing.
+// upgradable says why exe cannot replace this program, if it cannot.
+func upgradable(exe string, exeErr error) error {
+	if exeErr != nil {
+		return fmt.Errorf("no executable path: %w", exeErr)
+	}
+	if inGoBuildCache(exe) {
+		return errGoRun
+	}
+	if err := unix.Access(exe, unix.X_OK); err != nil {
+		return fmt.Errorf("%s: %w", exe, err)
+	}
+	return nil
+}
+
+var errGoRun = errors.New("this server was started with \"go run\": its binary is Go's own build, there is no new binary to hand over to. " +
+	"Install termhost (go install ./cmd/termhost) and start it as \"termhost serve\" to upgrade it in place later; a \"go run\" server can only be restarted (its shells end)")
+
+// inGoBuildCache reports whether path is a binary that "go run" built: in
+// a go-build* temporary directory or in the build cache (…/go-build/…).
+func inGoBuildCache(path string) bool {
+	for _, dir := range strings.Split(filepath.Dir(path), string(filepath.Separator)) {
+		if strings.HasPrefix(dir, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// takeOver adopts the terminals of msg (the state this process's previous
+// program left) into m and returns the listener; setup gets the owner token.
+func takeOver(msg handoverMessage, m *terminals.Manager, setup *serveSetup) (*net.TCPListener, error) {
+	if msg.Format != handoverFormat {
+		return nil, fmt.Errorf("hand-over state format %d, want %d", msg.Format, handoverFormat)
+	}
+	f := os.NewFile(uintptr(msg.Listener), "listener")
+	l, err := net.FileListener(f)
+	_ = f.Close()
+	ln, ok := l.(*net.TCPListener)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("listener: %w", err)
+	}
+	n, err := m.Adopt(msg.Terminals, msg.FDs)
+	if err != nil {
+		for _, fd := range msg.FDs[min(n, len(msg.FDs)):] {
+			_ = unix.Close(fd)
+		}
+		_ = ln.Close()
+		return nil, err
+	}
+	if msg.OwnerToken != "" {
+		setup.token = msg.OwnerToken // a random one must stay what the browsers know
+	}
+	return ln, nil
+}
+
+// handoverCheckCommand is the probe: "termhost handover-check <serve's
+// arguments>", with the state on $TERMHOST_HANDOVER_FD or without. It
+// checks the flags as serve would and that the state restores, without
+// side effects.
+func handoverCheckCommand(args []string) int {
+	if len(args) > 0 && args[0] == "serve" {
+		args = args[1:]
+	}
+	o := serveOptions{scrollback: 1 << 20, recordMax: recording.DefaultMax}
+	if code, ok := parseServerFlags(o.flags(), args, os.LookupEnv, os.Stderr, os.Stderr, serveAbout); !ok {
+		return max(code, exitUsage)
+	}
+	err := func() error {
+		if _, err := o.validate(); err != nil {
+			return err
+		}
+		var msg handoverMessage
+		if ok, err := handover.Inherited(&msg); err != nil || !ok {
+			return err // no state: the flags were all to check
+		}
+		if msg.Format != handoverFormat {
+			return fmt.Errorf("hand-over state format %d, this binary reads %d", msg.Format, handoverFormat)
+		}
+		return terminals.CheckHandover(msg.Terminals, len(msg.FDs), int(o.scrollback))
+	}()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "termhost handover-check: %v\n", err)
+		return exitFail
+	}
+	fmt.Println(handoverCheckOK)
+	return exitOK
+}
+
+// upgradeStatus is termhost.upgrade in the state directory: how the last
+// upgrade ended, for "termhost upgrade".
+type upgradeStatus struct {
+	Pid     int    `json:"pid"`
+	OK      bool   `json:"ok"`
+	Version string `json:"version"`           // running now
+	From    string `json:"from,omitempty"`    // before the upgrade
+	PauseMs int64  `json:"pauseMs,omitempty"` // from stop to serving again
+	Error   string `json:"error,omitempty"`
+}
+
+const upgradeStatusName = "termhost.upgrade"
+
+func writeUpgradeStatus(dir string, st upgradeStatus, log *slog.Logger) {
+	st.Pid, st.Version = os.Getpid(), version
+	b, _ := json.Marshal(st)
+	if err := writeFileAtomic(filepath.Join(dir, upgradeStatusName), b); err != nil {
+		log.Warn("upgrade status", "err", err)
+	}
+}
+
+// notifySystemd tells a Type=notify unit that this process is ready (at
+// start, and again after an upgrade in place) and is the service's main
+// process (it stays the same one). Without $NOTIFY_SOCKET it does nothing.
 func notifySystemd(log *slog.Logger) {
-	// MAINPID tells systemd which process it now supervises after a hand-over.
 	if _, err := daemon.SdNotify(false, fmt.Sprintf("%s\nMAINPID=%d", daemon.SdNotifyReady, os.Getpid())); err != nil {
 		log.Warn("systemd notify", "err", err)
 	}
@@ -311,18 +318,19 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-const upgradeAbout = `termhost upgrade: make the running "termhost serve" hand its terminals to
+const upgradeAbout = `termhost upgrade: make the running "termhost serve" re-execute itself with
 the termhost binary now at its path (after installing a new one), without
-ending any shell. Same as sending it SIGUSR2 (systemctl reload termhost).
-It waits for the old process to exit; if the hand-over fails, the old one
-serves on and logs why.`
+ending any shell: same process id, same terminal, clients reconnect at
+once. Same as sending it SIGUSR2 (systemctl reload termhost). It waits for
+the result; if the new binary fails its check, the old one serves on and
+says why.`
 
 // upgradeCommand is "termhost upgrade".
 func upgradeCommand(args []string) int {
 	fs := flag.NewFlagSet("upgrade", flag.ContinueOnError)
 	stateDir := fs.String("state-dir", "", "the server's --state-dir (default $XDG_STATE_HOME/termhost, else ~/.local/state/termhost)")
 	pid := fs.Int("pid", 0, "the server's process id (default: read from termhost.pid in the state directory)")
-	timeout := fs.Duration("timeout", time.Minute, "how long to wait for the hand-over")
+	timeout := fs.Duration("timeout", time.Minute, "how long to wait for the upgrade")
 	fs.Usage = func() { fmt.Fprintln(fs.Output(), upgradeAbout); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -330,56 +338,74 @@ func upgradeCommand(args []string) int {
 		}
 		return exitUsage
 	}
-	if err := runUpgrade(*stateDir, *pid, *timeout); err != nil {
+	msg, err := runUpgrade(*stateDir, *pid, *timeout)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "termhost upgrade: %v\n", err)
 		return exitFail
 	}
+	fmt.Println(msg)
 	return exitOK
 }
 
-func runUpgrade(stateDir string, pid int, timeout time.Duration) error {
+// runUpgrade signals the server and waits for the status it writes.
+func runUpgrade(stateDir string, pid int, timeout time.Duration) (string, error) {
 	o := serveOptions{stateDir: stateDir}
 	dir, err := o.resolveStateDir()
 	if err != nil {
-		return err
+		return "", err
 	}
-	path := filepath.Join(dir, pidFileName)
 	if pid == 0 {
-		if pid, err = readPid(path); err != nil {
-			return fmt.Errorf("no running server found: %w (is termhost serve running with this --state-dir?)", err)
+		if pid, err = readPid(filepath.Join(dir, pidFileName)); err != nil {
+			return "", fmt.Errorf("no running server found: %w (is termhost serve running with this --state-dir?)", err)
 		}
 	}
 	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		return fmt.Errorf("process %d: %w", pid, err)
+		return "", fmt.Errorf("process %d: %w", pid, err)
 	}
 	pf := os.NewFile(uintptr(pidfd), "pidfd")
 	defer pf.Close()
+	// Say it here too, before anything happens: the server would refuse.
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && inGoBuildCache(exe) {
+		return "", fmt.Errorf("process %d: %w", pid, errGoRun)
+	}
+	statusPath := filepath.Join(dir, upgradeStatusName)
+	// One upgrade at a time: a SIGUSR2 while the server re-executes would
+	// end it (its default action, until the new program handles it).
+	lock, err := os.OpenFile(statusPath+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close() // releases the lock
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return "", fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	if err := os.Remove(statusPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
 	if err := unix.PidfdSendSignal(pidfd, unix.SIGUSR2, nil, 0); err != nil {
-		return fmt.Errorf("signal %d: %w", pid, err)
+		return "", fmt.Errorf("signal %d: %w", pid, err)
 	}
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, int(timeout.Milliseconds()))
-	if err != nil && !errors.Is(err, syscall.EINTR) {
-		return fmt.Errorf("wait for %d: %w", pid, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("process %d still serves after %v: the hand-over failed or is slow, see its log", pid, timeout)
-	}
-	// The old process exits once the successor has committed; the successor
-	// writes its pid file just after, so give it a moment.
-	next, deadline := 0, time.Now().Add(5*time.Second)
-	for {
-		if next, err = readPid(path); err == nil && next != pid && syscall.Kill(next, 0) == nil {
-			break
+	for deadline := time.Now().Add(timeout); ; {
+		if b, err := os.ReadFile(statusPath); err == nil {
+			var st upgradeStatus
+			if err := json.Unmarshal(b, &st); err != nil {
+				return "", fmt.Errorf("%s: %w", statusPath, err)
+			}
+			if !st.OK {
+				return "", fmt.Errorf("process %d serves on without upgrading: %s", pid, st.Error)
+			}
+			return fmt.Sprintf("termhost upgraded in place: process %d now runs %s (was %s); clients were without service for %d ms",
+				st.Pid, st.Version, st.From, st.PauseMs), nil
+		}
+		n, _ := unix.Poll([]unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}, 50)
+		if n > 0 {
+			return "", fmt.Errorf("process %d exited during the upgrade (see its log)", pid)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("process %d exited without a successor (see its log)", pid)
+			return "", fmt.Errorf("process %d gave no result within %v (see its log)", pid, timeout)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	fmt.Printf("termhost upgraded: process %d took over from %d\n", next, pid)
-	return nil
 }
 
 func readPid(path string) (int, error) {

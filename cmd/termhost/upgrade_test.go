@@ -16,22 +16,21 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/handover"
 )
 
-// upgradeServer is a "termhost serve" run from its own copy of the binary
-// (so a test can replace or break it), logging to a file; the process
-// serving may change with each upgrade.
+// upgradeServer is a "termhost serve" child of the test, run from its own
+// copy of the binary (so a test can replace or break it), logging to a
+// file.
 type upgradeServer struct {
 	exe, stateDir, log string
 	first              *exec.Cmd
 	url                string
 }
 
-func startUpgradable(t *testing.T) *upgradeServer {
+func startUpgradable(t *testing.T, extra ...string) *upgradeServer {
 	t.Helper()
 	dir := t.TempDir()
 	s := &upgradeServer{exe: filepath.Join(dir, "termhost"), stateDir: filepath.Join(dir, "state"), log: filepath.Join(dir, "log")}
@@ -43,16 +42,15 @@ func startUpgradable(t *testing.T) *upgradeServer {
 	defer logFile.Close()
 	s.first = exec.Command(s.exe, "serve", "--listen", "127.0.0.1:0", "--shell", "/bin/bash", "--shell-integration", "off",
 		"--token", testToken, "--state-dir", s.stateDir, "--log-level", "info")
+	s.first.Args = append(s.first.Args, extra...) // the last of a repeated flag wins
 	s.first.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + filepath.Join(dir, "xdg")}
-	// Files, not pipes: the successor inherits them and outlives the first process.
 	s.first.Stdout, s.first.Stderr = logFile, logFile
 	if err := s.first.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.stop(t) })
-	re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/#token=`)
 	waitFor(t, "the login URL", func() bool {
-		m := re.FindStringSubmatch(s.logText())
+		m := regexpLoginURL.FindStringSubmatch(s.logText())
 		if m != nil {
 			s.url = m[1]
 		}
@@ -69,30 +67,62 @@ func (s *upgradeServer) pid() int {
 	return pid
 }
 
-// stop ends whichever process serves (SIGTERM: it ends its shells) and
-// reaps the first one.
+// stop ends the server (SIGTERM: it ends its shells) and reaps it.
 func (s *upgradeServer) stop(t *testing.T) {
-	if pid := s.pid(); pid > 0 && pid != s.first.Process.Pid {
-		waitExited(t, pid, func(fd int) { _ = unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0) })
+	if s.first.ProcessState == nil {
+		_ = s.first.Process.Signal(syscall.SIGTERM)
+		_ = s.first.Wait()
 	}
-	_ = s.first.Process.Signal(syscall.SIGTERM)
-	_ = s.first.Wait()
 	if t.Failed() {
 		t.Logf("server log:\n%s", s.logText())
 	}
 }
 
-// waitExited runs act on a pidfd of pid and waits up to 20 s for its exit.
-func waitExited(t *testing.T, pid int, act func(pidfd int)) bool {
+// install replaces the binary the way an install does (a new file at the
+// same path, the running one's inode left alone).
+func (s *upgradeServer) install(t *testing.T, from string) {
 	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return true // gone already
+	if err := os.Remove(s.exe); err != nil {
+		t.Fatal(err)
 	}
-	defer unix.Close(fd)
-	act(fd)
-	n, _ := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 20000)
-	return n > 0
+	copyFile(t, from, s.exe, 0o755)
+}
+
+// nextBinary is termhost built as version "upgrade-next": the binary an
+// upgrade installs.
+var nextBinary = sync.OnceValues(func() (string, error) {
+	path := filepath.Join(filepath.Dir(binary), "termhost-next")
+	out, err := exec.Command(goTool(), "build", "-ldflags", "-X main.version=upgrade-next", "-o", path, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return path, nil
+})
+
+// waitUntil is waitFor with a deadline of d.
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// regexpLoginURL finds the server's URL in its login link.
+var regexpLoginURL = regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/#token=`)
+
+// parentOf is the parent pid of pid, from /proc.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pid (comm) state ppid …: comm may hold spaces, so cut after the last ')'.
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
 }
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {
@@ -243,11 +273,13 @@ func content(st ahp.TerminalState) string {
 	return b.String()
 }
 
-// TestUpgradeKeepsShells: SIGUSR2 in the middle of a loop hands the
-// terminal to a new process: same shell pid, every line exactly once and in
-// order for both subscribers (replayed, not resynced), serverSeq goes on,
-// the old process exits 0, the new one serves, takes input and reports the
-// shell's exit code.
+// TestUpgradeKeepsShells (issue 13 point 3, issue 25 point 1): SIGUSR2 or
+// "termhost upgrade" in the middle of a loop makes the server run the
+// newly installed binary in place: the same process, still the test's
+// child; the same shell pid; every line exactly once and in order for both
+// subscribers (replayed, not resynced); serverSeq goes on; the new program
+// takes input, reports the shell's exit code, and SIGINT (Ctrl-C) still
+// stops it cleanly.
 func TestUpgradeKeepsShells(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -257,11 +289,13 @@ func TestUpgradeKeepsShells(t *testing.T) {
 			if err := s.first.Process.Signal(syscall.SIGUSR2); err != nil {
 				t.Fatal(err)
 			}
+			waitFor(t, "the upgrade in the log", func() bool { return strings.Contains(s.logText(), "termhost upgraded in place") })
 		}},
 		{"termhost upgrade", func(t *testing.T, s *upgradeServer) {
 			out, err := exec.Command(s.exe, "upgrade", "--state-dir", s.stateDir).CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "took over") {
-				t.Fatalf("termhost upgrade: %v, output %q, want \"… took over …\"", err, out)
+			want := fmt.Sprintf("process %d now runs upgrade-next (was dev)", s.first.Process.Pid)
+			if err != nil || !strings.Contains(string(out), want) {
+				t.Fatalf("termhost upgrade: %v, output %q, want %q", err, out, want)
 			}
 		}},
 	} {
@@ -271,6 +305,10 @@ func TestUpgradeKeepsShells(t *testing.T) {
 
 func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServer)) {
 	const n = 400
+	next, err := nextBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := startUpgradable(t)
 	channel := ahp.TerminalURI("loop")
 	a := watch(t, s.url, "upgrade-a")
@@ -285,7 +323,6 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 		t.Fatal("no shell process found")
 	}
 	_, before := a.stream(channel)
-	oldPid := s.first.Process.Pid
 	// A viewer link made before the upgrade lives as long as its terminal.
 	res, err := a.c.Call(t.Context(), methodShareCreate, map[string]any{"channel": ahp.RootURI, "terminal": channel, "role": "viewer"})
 	if err != nil {
@@ -299,17 +336,27 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	}
 	_, shareToken, _ := strings.Cut(link.URL, "#share=")
 
+	s.install(t, next)
 	trigger(t, s)
-	if err := s.first.Wait(); err != nil {
-		t.Fatalf("old process: %v, want exit 0", err)
+	pid := s.first.Process.Pid
+	if got := s.pid(); got != pid {
+		t.Fatalf("pid file after the upgrade names %d, want the same process %d", got, pid)
 	}
-	// The successor writes the pid file just after the old process exits.
-	waitFor(t, "the pid file to name the successor", func() bool { p := s.pid(); return p != oldPid && p != 0 })
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the server process %d is gone after the upgrade: %v", pid, err)
+	}
+	if got := parentOf(t, pid); got != os.Getpid() {
+		t.Fatalf("parent of the server after the upgrade = %d, want the test %d", got, os.Getpid())
+	}
+	if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe != s.exe {
+		t.Fatalf("the server runs %q after the upgrade, want the new file %q", exe, s.exe)
+	}
 	if got := processWith(marker); got != shell {
 		t.Fatalf("shell pid after the upgrade = %d, want %d", got, shell)
 	}
 	for _, w := range []*watcher{a, b} {
-		waitFor(t, "loop-done on "+w.c.ClientID(), func() bool { out, _ := w.stream(channel); return strings.Contains(out, "loop-done") })
+		// The loop forks a sleep per line: on a loaded machine it outlasts waitFor's 20 s.
+		waitUntil(t, time.Minute, "loop-done on "+w.c.ClientID(), func() bool { out, _ := w.stream(channel); return strings.Contains(out, "loop-done") })
 	}
 	viewer, err := client.Dial(t.Context(), s.url, client.Options{Token: shareToken, ClientID: "upgrade-viewer", InitialSubscriptions: []string{channel}})
 	if err != nil {
@@ -338,7 +385,7 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	if sums[0] != sums[1] {
 		t.Fatal("the two subscribers' streams differ")
 	}
-	// The new process drives the shell and learns its exit code.
+	// The new program drives the shell and learns its exit code.
 	if _, err := a.c.Dispatch(t.Context(), channel, ahp.Action{Type: ahp.TerminalInput, Data: "\r"}); err != nil {
 		t.Fatalf("input after the upgrade: %v", err)
 	}
@@ -350,61 +397,87 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	if code := st.Lifecycle.ExitCode; code == nil || *code != 7 {
 		t.Fatalf("exit code after the upgrade = %v, want 7", code)
 	}
+	// Ctrl-C in the server's terminal still stops it, cleanly.
+	if err := s.first.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.first.Wait(); err != nil {
+		t.Fatalf("server after SIGINT: %v, want exit 0", err)
+	}
+	if !strings.Contains(s.logText(), "shutting down") {
+		t.Fatal("no \"shutting down\" in the log after SIGINT")
+	}
 }
 
-// TestUpgradeFailureKeepsServing: when the successor cannot start, or
-// starts and then fails after the terminals were paused, the old process
-// serves on with its shells, and the clients carry on.
+// installScript replaces exe by a bash script.
+func installScript(t *testing.T, exe, body string) {
+	t.Helper()
+	if err := os.Remove(exe); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/bash\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUpgradeFailureKeepsServing: when the new binary cannot run or fails
+// the check of its flags (refused: clients notice nothing), or fails that
+// of the state after the terminals were paused (they resume, clients
+// reconnect), the old program serves on with its shells, and "termhost
+// upgrade" says why.
 func TestUpgradeFailureKeepsServing(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		breakIt func(t *testing.T, exe string)
-		want    string // in the log
+		want    string // in the log and in termhost upgrade's error
 	}{
 		{"binary not executable", func(t *testing.T, exe string) {
 			if err := os.Chmod(exe, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, "upgrade refused"},
-		{"successor dies after hello", func(t *testing.T, exe string) {
-			// Says hello on fd 3 (an 8-byte length, then JSON), then exits.
-			script := "#!/bin/bash\nprintf '\\0\\0\\0\\0\\0\\0\\0\\x0f{\"hello\":\"bad\"}' >&3\nexit 1\n"
-			if err := os.Remove(exe); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
+		{"not a termhost", func(t *testing.T, exe string) {
+			installScript(t, exe, "echo 'this is not termhost' >&2; exit 2")
+		}, "upgrade refused"},
+		// Passes the check of its flags, fails that of the state: the
+		// terminals were paused and resume.
+		{"cannot read the state", func(t *testing.T, exe string) {
+			installScript(t, exe, `if [ -n "$`+handover.EnvFD+`" ]; then echo 'cannot read this state' >&2; exit 1; fi; echo '`+handoverCheckOK+`'`)
 		}, "upgrade failed, serving on"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startUpgradable(t)
 			channel := ahp.TerminalURI("loop")
 			a := watch(t, s.url, "fail-a")
-			marker := "fail-marker-" + strings.ReplaceAll(tc.name, " ", "-")
+			// Unique: other runs of this test may share the machine.
+			marker := fmt.Sprintf("fail-marker-%s-%d", strings.ReplaceAll(tc.name, " ", "-"), time.Now().UnixNano())
 			loopTerminal(t, a, channel, marker, 100)
 			a.start(t, channel)
 			waitFor(t, "line-20", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "line-20\r\n") })
 			shell := processWith(marker)
 			tc.breakIt(t, s.exe)
 
-			if err := s.first.Process.Signal(syscall.SIGUSR2); err != nil {
-				t.Fatal(err)
+			out, err := exec.Command(needBinary(t), "upgrade", "--state-dir", s.stateDir).CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "serves on without upgrading") {
+				t.Fatalf("termhost upgrade: %v, output %q, want a failure saying the server serves on", err, out)
 			}
 			waitFor(t, tc.want+" in the log", func() bool { return strings.Contains(s.logText(), tc.want) })
 			waitFor(t, "loop-done", func() bool { out, _ := a.stream(channel); return strings.Contains(out, "loop-done") })
-			out, _ := a.stream(channel)
-			checkLines(t, "client", out, 100)
+			got, _ := a.stream(channel)
+			checkLines(t, "client", got, 100)
+			if refused := strings.HasPrefix(tc.want, "upgrade refused"); refused == a.saw(client.EventDisconnected) {
+				t.Fatalf("client disconnected = %v; want a disconnect only when the upgrade failed after stopping", !refused)
+			}
 			if got := processWith(marker); got != shell {
 				t.Fatalf("shell pid = %d, want %d", got, shell)
-			}
-			if p := s.pid(); p != s.first.Process.Pid {
-				t.Fatalf("pid file names %d, want the old process %d", p, s.first.Process.Pid)
 			}
 			if _, err := a.c.Dispatch(t.Context(), channel, ahp.Action{Type: ahp.TerminalInput, Data: "\r"}); err != nil {
 				t.Fatalf("input after the failed upgrade: %v", err)
 			}
 			waitFor(t, "the exit", func() bool { st, _ := a.c.Terminal(channel); return st.Lifecycle.Exited() })
+			if st, _ := a.c.Terminal(channel); st.Lifecycle.ExitCode == nil || *st.Lifecycle.ExitCode != 7 {
+				t.Fatalf("exit code after the failed upgrade = %v, want 7", st.Lifecycle.ExitCode)
+			}
 		})
 	}
 }

@@ -1,103 +1,82 @@
-// Package handover moves a running termhost's descriptors and state to its
-// successor over a Unix socket: descriptors as SCM_RIGHTS, then a JSON
-// message, each side's messages length-prefixed. It knows nothing of
-// terminals; cmd/termhost says what is sent.
+// Package handover re-executes a running termhost in place: the same
+// process (same pid, parent, terminal and process group) starts a new
+// binary, keeping the descriptors it names open, and reads the state it
+// left in a memory file. It knows nothing of terminals; cmd/termhost says
+// what is kept and sent.
 package handover
 
 import (
-	"encoding/binary"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// EnvFD names the environment variable that tells a new termhost the
-// descriptor of its end of the hand-over socket.
+// EnvFD names the environment variable that tells a re-executed termhost
+// the descriptor of its hand-over state.
 const EnvFD = "TERMHOST_HANDOVER_FD"
 
-// maxBatch keeps each SCM_RIGHTS message under the kernel's limit (253).
-const maxBatch = 200
-
-// maxMessage bounds a JSON message (contents and replay rings of every
+// maxState bounds the state read back (contents and replay rings of every
 // terminal).
-const maxMessage = 1 << 30
+const maxState = 1 << 30
 
-// Pair returns a connected socket pair: ours, and the child's end as a file
-// for exec.Cmd.ExtraFiles (close it once the child has started).
-func Pair() (*net.UnixConn, *os.File, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("socketpair: %w", err)
-	}
-	ours := os.NewFile(uintptr(fds[0]), "handover")
-	defer ours.Close() // FileConn dups it
-	c, err := net.FileConn(ours)
-	if err != nil {
-		_ = unix.Close(fds[1])
-		return nil, nil, fmt.Errorf("handover conn: %w", err)
-	}
-	return c.(*net.UnixConn), os.NewFile(uintptr(fds[1]), "handover-child"), nil
-}
-
-// Inherited returns the socket named by EnvFD, or nil when this process was
-// not started by a hand-over. It unsets the variable so that shells do not
-// inherit it.
-func Inherited() (*net.UnixConn, error) {
-	v, ok := os.LookupEnv(EnvFD)
-	if !ok {
-		return nil, nil
-	}
-	_ = os.Unsetenv(EnvFD)
-	var fd int
-	if _, err := fmt.Sscan(v, &fd); err != nil || fd < 3 {
-		return nil, fmt.Errorf("%s=%q: not a descriptor", EnvFD, v)
-	}
-	unix.CloseOnExec(fd)
-	f := os.NewFile(uintptr(fd), "handover")
-	defer f.Close()
-	c, err := net.FileConn(f)
-	if err != nil {
-		return nil, fmt.Errorf("handover conn: %w", err)
-	}
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		_ = c.Close()
-		return nil, fmt.Errorf("%s: not a Unix socket", EnvFD)
-	}
-	return uc, nil
-}
-
-// WriteJSON sends v as one length-prefixed JSON message.
-func WriteJSON(c *net.UnixConn, v any) error {
+// Write returns a memory file (close-on-exec) holding v as JSON. Readers
+// read it from offset 0, whatever the shared offset says.
+func Write(v any) (*os.File, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("handover encode: %w", err)
+		return nil, fmt.Errorf("handover encode: %w", err)
 	}
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	if _, err := c.Write(append(n[:], b...)); err != nil {
-		return fmt.Errorf("handover write: %w", err)
+	fd, err := unix.MemfdCreate("termhost-handover", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("handover memfd: %w", err)
 	}
-	return nil
+	f := os.NewFile(uintptr(fd), "termhost-handover")
+	if _, err := f.Write(b); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("handover write: %w", err)
+	}
+	return f, nil
 }
 
-// ReadJSON reads one message of WriteJSON into v.
-func ReadJSON(c *net.UnixConn, v any) error {
-	var n [8]byte
-	if _, err := io.ReadFull(c, n[:]); err != nil {
-		return fmt.Errorf("handover read: %w", err)
+// Inherited reads the state named by EnvFD into v and closes its
+// descriptor; ok is false when this process was not re-executed by a
+// hand-over. It unsets the variable, so that shells do not inherit it.
+func Inherited(v any) (ok bool, err error) {
+	s, set := os.LookupEnv(EnvFD)
+	if !set {
+		return false, nil
 	}
-	size := binary.BigEndian.Uint64(n[:])
-	if size > maxMessage {
-		return fmt.Errorf("handover read: message of %d bytes", size)
+	_ = os.Unsetenv(EnvFD)
+	fd, err := strconv.Atoi(s)
+	if err != nil || fd < 3 {
+		return true, fmt.Errorf("%s=%q: not a descriptor", EnvFD, s)
 	}
-	b := make([]byte, size)
-	if _, err := io.ReadFull(c, b); err != nil {
+	unix.CloseOnExec(fd)
+	f := os.NewFile(uintptr(fd), "termhost-handover")
+	defer f.Close()
+	return true, read(f, v)
+}
+
+func read(f *os.File, v any) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("handover state: %w", err)
+	}
+	if fi.Size() > maxState {
+		return fmt.Errorf("handover state of %d bytes", fi.Size())
+	}
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
+	if err != nil {
 		return fmt.Errorf("handover read: %w", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
@@ -106,75 +85,73 @@ func ReadJSON(c *net.UnixConn, v any) error {
 	return nil
 }
 
-// WriteFDs sends descriptors: their count, then batches of one byte each
-// carrying SCM_RIGHTS. The receiver gets duplicates; ours stay open.
-func WriteFDs(c *net.UnixConn, fds []int) error {
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(len(fds)))
-	if _, err := c.Write(n[:]); err != nil {
-		return fmt.Errorf("handover write: %w", err)
+// Probe runs exe with args, the state (if not nil) as descriptor 3 and
+// EnvFD=3, and waits up to timeout for it to exit 0 with want on its
+// standard output: the new binary has shown that it starts on this machine
+// (and reads this state) before this process gives itself up to it.
+func Probe(exe string, args []string, state *os.File, want string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Env = os.Environ()
+	if state != nil {
+		cmd.ExtraFiles = []*os.File{state}
+		cmd.Env = append(cmd.Env, EnvFD+"=3")
 	}
-	for len(fds) > 0 {
-		batch := fds[:min(len(fds), maxBatch)]
-		fds = fds[len(batch):]
-		if _, _, err := c.WriteMsgUnix([]byte{'F'}, unix.UnixRights(batch...), nil); err != nil {
-			return fmt.Errorf("handover send descriptors: %w", err)
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s did not answer within %v", exe, timeout)
+	}
+	if err != nil || !bytes.Contains(out.Bytes(), []byte(want)) {
+		msg := bytes.TrimSpace(append(errOut.Bytes(), out.Bytes()...))
+		if len(msg) > 500 {
+			msg = msg[:500]
 		}
+		return fmt.Errorf("%s: %v: %q", exe, cmp(err, errors.New("unexpected answer")), msg)
 	}
 	return nil
 }
 
-// ReadFDs receives what WriteFDs sent. The descriptors are close-on-exec.
-// On error, those received so far are closed.
-func ReadFDs(c *net.UnixConn) (fds []int, err error) {
-	defer func() {
-		if err != nil {
-			for _, fd := range fds {
-				_ = unix.Close(fd)
-			}
-			fds = nil
-		}
-	}()
-	var n [4]byte
-	if _, err := io.ReadFull(c, n[:]); err != nil {
-		return nil, fmt.Errorf("handover read: %w", err)
+func cmp(err, other error) error {
+	if err != nil {
+		return err
 	}
-	want := int(binary.BigEndian.Uint32(n[:]))
-	for len(fds) < want {
-		batch := min(want-len(fds), maxBatch)
-		oob := make([]byte, unix.CmsgSpace(batch*4))
-		buf := make([]byte, 1)
-		_, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
-		if err != nil {
-			return fds, fmt.Errorf("handover receive descriptors: %w", err)
-		}
-		got, err := parseRights(oob[:oobn])
-		fds = append(fds, got...)
-		if err != nil {
-			return fds, err
-		}
-		if flags&unix.MSG_CTRUNC != 0 || len(got) != batch {
-			return fds, errors.New("handover receive descriptors: truncated")
-		}
-	}
-	return fds, nil
+	return other
 }
 
-func parseRights(oob []byte) ([]int, error) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return nil, fmt.Errorf("handover control message: %w", err)
-	}
-	var fds []int
-	for _, m := range msgs {
-		got, err := unix.ParseUnixRights(&m)
-		if err != nil {
-			return fds, fmt.Errorf("handover rights: %w", err)
+// Exec replaces this process's program by exe with args, keeping the
+// descriptors keep and state open and naming state in EnvFD. It returns
+// only when the exec failed, with every descriptor as it was.
+//
+// No other goroutine may start a process meanwhile: it would inherit the
+// descriptors (ForkLock keeps os/exec out).
+func Exec(exe string, args []string, state *os.File, keep []int) error {
+	fds := append([]int{int(state.Fd())}, keep...)
+	env := append(os.Environ(), EnvFD+"="+strconv.Itoa(fds[0]))
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
+	for i, fd := range fds {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+			for _, fd := range fds[:i] {
+				unix.CloseOnExec(fd)
+			}
+			return fmt.Errorf("keep descriptor %d: %w", fd, err)
 		}
-		for _, fd := range got {
-			unix.CloseOnExec(fd)
-		}
-		fds = append(fds, got...)
 	}
-	return fds, nil
+	err := syscall.Exec(exe, args, env)
+	for _, fd := range fds {
+		unix.CloseOnExec(fd)
+	}
+	return fmt.Errorf("exec %s: %w", exe, err)
+}
+
+// CloseOnExec marks inherited descriptors close-on-exec again, so that
+// shells started from now on do not get them.
+func CloseOnExec(fds []int) {
+	for _, fd := range fds {
+		unix.CloseOnExec(fd)
+	}
 }

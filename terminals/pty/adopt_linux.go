@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,10 +15,11 @@ import (
 // masterFD is its pty master, pidFD a pidfd of the process, opened by its
 // parent while the process was alive, so the pid cannot have been reused.
 //
-// This process is not the child's parent and cannot wait(2) for it: its
-// exit is seen by polling the pidfd, and its exit code is read from the
-// pidfd (PIDFD_INFO_EXIT, Linux 6.15 and later) or reported as unknown.
-// Whoever inherits the orphan (init, or systemd's service manager) reaps it.
+// After an upgrade in place (the same process re-executed) the process is
+// still this one's child: its exit is seen by polling the pidfd, then it is
+// reaped with its exit code. Were it not a child, the exit code would be
+// read from the pidfd (PIDFD_INFO_EXIT, Linux 6.15 and later) or reported
+// as unknown, and whoever inherited the orphan would reap it.
 func Adopt(masterFD, pidFD, pid int, log *slog.Logger) (*Process, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -38,6 +40,9 @@ func Adopt(masterFD, pidFD, pid int, log *slog.Logger) (*Process, error) {
 	p.reap = func() *int {
 		defer pidfd.Close()
 		pollExit(pidfd)
+		if code, ok := reapChild(pid); ok {
+			return code
+		}
 		return pidfdExitCode(pidfd)
 	}
 	p.startWaiter()
@@ -66,6 +71,26 @@ func pollExit(pidfd *os.File) {
 		n, err := unix.Poll(fds, 0)
 		return err != nil || n > 0
 	})
+}
+
+// reapChild reaps pid, which has exited, if it is this process's child. The
+// pid cannot have been reused: a child's pid stays taken until it is reaped.
+func reapChild(pid int) (code *int, ok bool) {
+	var ws unix.WaitStatus
+	for {
+		got, err := unix.Wait4(pid, &ws, 0, nil) // a zombie by now: returns at once
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || got != pid {
+			return nil, false // not our child (ECHILD)
+		}
+		if !ws.Exited() {
+			return nil, true // killed by a signal
+		}
+		c := ws.ExitStatus()
+		return &c, true
+	}
 }
 
 // pidfdExitCode reads the exit code of an exited process through its pidfd,
