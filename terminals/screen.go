@@ -103,7 +103,13 @@ func (m *Manager) applyScreen(marks screenMarks, snap *ahp.Snapshot) {
 	ctx, cancel := context.WithTimeout(context.Background(), screenWait)
 	defer cancel()
 	scr, ok := p.Wait(ctx)
-	if !ok || !scr.Exact || (!scr.AltScreen && scr.Fed <= int64(m.cfg.Scrollback)) {
+	if ok && scr.OverBudget {
+		// Said once per join: the joiner's screen may be off (see
+		// docs/protocol.md, "Screen snapshots").
+		m.log.Info("screen redraw over budget: joiner gets the history alone",
+			"terminal", snap.Resource, "cols", scr.Cols, "rows", scr.Rows, "budget", screen.RedrawBudget(scr.Cols, scr.Rows))
+	}
+	if !ok || !scr.Exact || scr.Redraw == nil || (!scr.AltScreen && scr.Fed <= int64(m.cfg.Scrollback)) {
 		return
 	}
 	st.Content = withRedraw(st.Content, string(scr.Redraw))
@@ -127,7 +133,7 @@ func withRedraw(parts []ahp.Part, redraw string) []ahp.Part {
 }
 
 // Screen returns the current screen of a terminal s may see, from its
-// model (x-termhost/screen).
+// model (x-termhost/screen), as text: a preview builds no redraw.
 func (m *Manager) Screen(ctx context.Context, s Subscriber, uri string) (screen.State, error) {
 	t := m.live(uri)
 	if t == nil || t.scr.model == nil || !m.hub.Visible(s, uri) {
@@ -135,7 +141,7 @@ func (m *Manager) Screen(ctx context.Context, s Subscriber, uri string) (screen.
 	}
 	ctx, cancel := context.WithTimeout(ctx, screenWait)
 	defer cancel()
-	scr, ok := t.scr.model.Mark().Wait(ctx)
+	scr, ok := t.scr.model.Peek().Wait(ctx)
 	if !ok {
 		return screen.State{}, context.DeadlineExceeded
 	}

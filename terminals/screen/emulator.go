@@ -28,7 +28,7 @@ func newEmulator(cols, rows int) *emulator {
 	e := &emulator{vt: vt.NewEmulator(cols, rows), modes: map[ansi.Mode]bool{}}
 	e.vt.SetScrollbackSize(1) // only the screen matters; 0 would mean vt's default of 10 000 lines
 	e.vt.SetCallbacks(vt.Callbacks{
-		Title:       func(t string) { e.title = t },
+		Title:       func(t string) { e.title = clip(t, maxTitle) },
 		EnableMode:  func(m ansi.Mode) { e.setMode(m, true) },
 		DisableMode: func(m ansi.Mode) { e.setMode(m, false) },
 	})
@@ -88,11 +88,15 @@ func (e *emulator) resize(cols, rows int) {
 
 func (e *emulator) close() {}
 
-// lines returns the screen as text.
+// lines returns the screen as text, each cell's clipped to maxCellText.
 func (e *emulator) lines() []string {
 	out := make([]string, e.vt.Height())
 	for y := range out {
-		out[y] = strings.TrimRight(e.line(y).String(), " ")
+		l := e.line(y)
+		for x := range l {
+			l[x].Content = clip(l[x].Content, maxCellText)
+		}
+		out[y] = strings.TrimRight(l.String(), " ")
 	}
 	return out
 }

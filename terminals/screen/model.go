@@ -68,6 +68,7 @@ type op struct {
 	data       []string // output, kept as given (the strings are immutable)
 	cols, rows int
 	reply      chan State
+	text       bool  // with reply: the lines only, no redraw (a preview)
 	reset      bool  // the queue overflowed: start over blank
 	dropped    int64 // with reset: the output bytes dropped
 }
@@ -81,16 +82,20 @@ type State struct {
 	// Fed is the number of output bytes the screen reflects.
 	Fed int64
 	// Redraw reproduces the screen when written after the stream so far
-	// (see Snapshot).
+	// (see Snapshot); nil for a preview (Peek) and when OverBudget.
 	Redraw []byte
+	// OverBudget: the redraw would be larger than RedrawBudget, so none
+	// was built; a joiner gets the history alone.
+	OverBudget bool
 	// Lines is the screen as text, one string per row, trailing blanks trimmed.
 	Lines []string
 }
 
 // New returns a model of a cols×rows screen. Run must be started for it to
-// make progress.
+// make progress. A screen over MaxCells is clamped and the model is behind.
 func New(cols, rows int) *Model {
-	return &Model{wake: make(chan struct{}, 1), cols: max(cols, 1), rows: max(rows, 1)}
+	c, r, ok := fit(cols, rows)
+	return &Model{wake: make(chan struct{}, 1), cols: c, rows: r, behind: !ok}
 }
 
 // Feed queues output. It never blocks.
@@ -131,13 +136,17 @@ func (m *Model) overflowLocked(data string) {
 }
 
 // Resize queues a change of the screen's size. It waits, like output, for
-// the next drain; a resize right after another replaces it.
+// the next drain; a resize right after another replaces it. A size over
+// MaxCells is clamped and marks the model behind for good: its work and
+// memory stay bounded, and joiners get the history alone.
 func (m *Model) Resize(cols, rows int) {
 	if m == nil || cols < 1 || rows < 1 {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	cols, rows, ok := fit(cols, rows)
+	m.behind = m.behind || !ok
 	o := op{cols: cols, rows: rows}
 	switch n := len(m.ops); {
 	case n > 0 && m.ops[n-1].isResize():
@@ -179,10 +188,15 @@ func (m *Model) NeedsRedraw(scrollback int64) bool {
 }
 
 // Mark queues a snapshot request behind everything fed so far: its State
-// is the screen at exactly that point of the stream.
-func (m *Model) Mark() *Pending {
+// is the screen at exactly that point of the stream, with its Redraw.
+func (m *Model) Mark() *Pending { return m.mark(false) }
+
+// Peek is Mark without the redraw: the screen as text, for previews.
+func (m *Model) Peek() *Pending { return m.mark(true) }
+
+func (m *Model) mark(text bool) *Pending {
 	reply := make(chan State, 1)
-	m.enqueue(op{reply: reply})
+	m.enqueue(op{reply: reply, text: text})
 	return &Pending{reply: reply}
 }
 
@@ -283,7 +297,7 @@ func (m *Model) drain() {
 	var answers []func()
 	for _, o := range ops {
 		if o.reply != nil {
-			st, reply := m.state(behind), o.reply
+			st, reply := m.state(behind, o.text), o.reply
 			answers = append(answers, func() { reply <- st })
 			continue
 		}
@@ -301,8 +315,10 @@ func (m *Model) drain() {
 func (m *Model) apply(o op, behind bool) {
 	switch {
 	case o.reset:
-		m.dropEmulator()
-		m.checkpoint, m.tail = nil, nil
+		if m.emu != nil {
+			m.emu.close()
+		}
+		m.emu, m.joined, m.checkpoint, m.tail = nil, nil, nil, nil
 		m.applied += o.dropped
 	case o.data != nil:
 		b := m.joined[:0]
@@ -314,21 +330,26 @@ func (m *Model) apply(o op, behind bool) {
 		m.applied += int64(len(b))
 		m.joined = b
 	case o.reply != nil:
-		o.reply <- m.state(behind)
+		o.reply <- m.state(behind, o.text)
 	default:
+		// A checkpoint is for the old size: restore it first (an idle model
+		// keeps one instead of its emulator), then resize the emulator.
+		e := m.emulator()
 		m.cols, m.rows = o.cols, o.rows
-		if m.emu != nil {
-			m.emu.resize(o.cols, o.rows)
-		}
-		m.checkpoint = nil // a checkpoint is for the old size: keep the emulator
+		e.resize(o.cols, o.rows)
 	}
 }
 
-// state is the screen at this point of the stream.
-func (m *Model) state(behind bool) State {
+// state is the screen at this point of the stream; text: no redraw.
+func (m *Model) state(behind, text bool) State {
 	e := m.emulator()
-	return State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
-		Fed: m.applied, Redraw: e.snapshot(carry(m.tail)), Lines: e.lines()}
+	st := State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
+		Fed: m.applied, Lines: e.lines()}
+	if !text {
+		redraw, ok := e.snapshot(carry(m.tail))
+		st.Redraw, st.OverBudget = redraw, !ok
+	}
+	return st
 }
 
 // keepTail keeps the end of the stream for carry.
@@ -357,12 +378,17 @@ func (m *Model) emulator() *emulator {
 
 // dropEmulator keeps a checkpoint of the screen and frees the emulator.
 // The checkpoint restores what Snapshot reproduces (see there for what it
-// does not).
+// does not). A screen whose redraw is over budget keeps its emulator (its
+// memory is bounded by MaxCells).
 func (m *Model) dropEmulator() {
 	if m.emu == nil {
 		return
 	}
-	m.checkpoint = m.emu.snapshot(nil)
+	checkpoint, ok := m.emu.snapshot(nil)
+	if !ok {
+		return
+	}
+	m.checkpoint = checkpoint
 	m.emu.close()
 	m.emu, m.joined = nil, nil
 }

@@ -1,0 +1,86 @@
+package screen
+
+import "unicode/utf8"
+
+// Bounds on what a program's output can make the model do (issue 22): the
+// emulator's size, the redraw's size and the title are capped, so that the
+// model's memory and the redraw it builds stay a small multiple of the
+// screen's cells whatever the stream.
+const (
+	// MaxCells is the largest screen (cols×rows) the model emulates. A
+	// bigger size is clamped to fit and the model is marked behind for good
+	// (Exact false): joiners get the history alone.
+	MaxCells = 1 << 16
+	// MaxRedraw bounds a redraw's JSON-encoded size on any screen, far below
+	// a connection's send queue (at least 4 MiB, see handlers.Config).
+	MaxRedraw = 1 << 20
+	// redrawPerCell and redrawFixed make the budget of a cols×rows screen:
+	// room for a truecolour foreground and background on every cell plus
+	// the modes, title and carry.
+	redrawPerCell = 64
+	redrawFixed   = 64 << 10
+	// maxTitle: the longest title kept (as ahp.MaxTitle for a rename).
+	maxTitle = 1024
+	// maxCellText: a preview line keeps this much of a cell's text (a cell
+	// can gather any number of combining marks).
+	maxCellText = 32
+)
+
+// RedrawBudget is the most JSON-encoded bytes a redraw of a cols×rows
+// screen may take; over it the model gives no redraw (State.OverBudget).
+func RedrawBudget(cols, rows int) int {
+	return min(redrawPerCell*cols*rows+redrawFixed, MaxRedraw)
+}
+
+// fit clamps a size to MaxCells, keeping the columns when it can; ok is
+// false when it had to clamp.
+func fit(cols, rows int) (c, r int, ok bool) {
+	cols, rows = max(cols, 1), max(rows, 1)
+	if cols*rows <= MaxCells && cols <= MaxCells && rows <= MaxCells {
+		return cols, rows, true
+	}
+	c = min(cols, MaxCells)
+	return c, max(min(rows, MaxCells/c), 1), false
+}
+
+// clip cuts s to at most n bytes at a UTF-8 boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// jsonLen is an upper bound of b's length as a JSON string's contents
+// (encoding/json: controls and <, >, & as \u00XX, invalid UTF-8 and
+// U+2028/U+2029 as \uXXXX).
+func jsonLen(b []byte) int {
+	n := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			case c == '"' || c == '\\':
+				n += 2
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
