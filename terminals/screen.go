@@ -116,20 +116,34 @@ func (m *Manager) applyScreen(marks screenMarks, snap *ahp.Snapshot) {
 	snap.State = st
 }
 
-// withRedraw appends redraw to the text of the last part (a new
-// unclassified part when there is none).
+// withRedraw places redraw in a snapshot's content so that the content,
+// written in order, ends on the screen, and no command's output holds a
+// byte the command did not print (issue 23 point 4):
+//
+//   - after an unclassified part: at the end of its value;
+//   - after a completed command: in a new unclassified part, where the next
+//     output would start one anyway;
+//   - after a running command: just before it (the end of the unclassified
+//     part before it, or a new one), and this snapshot leaves out what the
+//     command printed so far, as the spec lets a server trim content: the
+//     redraw already draws it. What the command prints from now on goes into
+//     its output, as for every other client.
 func withRedraw(parts []ahp.Part, redraw string) []ahp.Part {
-	if len(parts) == 0 {
-		return []ahp.Part{{Type: ahp.PartUnclassified, Value: redraw}}
-	}
 	out := slices.Clone(parts)
-	last := &out[len(out)-1]
-	if last.Type == ahp.PartCommand {
-		last.Output += redraw
-	} else {
-		last.Value += redraw
+	n := len(out)
+	switch {
+	case n == 0 || (out[n-1].Type == ahp.PartCommand && out[n-1].IsComplete):
+		return append(out, ahp.Part{Type: ahp.PartUnclassified, Value: redraw})
+	case out[n-1].Type != ahp.PartCommand:
+		out[n-1].Value += redraw
+		return out
 	}
-	return out
+	out[n-1].Output = ""
+	if n > 1 && out[n-2].Type == ahp.PartUnclassified {
+		out[n-2].Value += redraw
+		return out
+	}
+	return slices.Insert(out, n-1, ahp.Part{Type: ahp.PartUnclassified, Value: redraw})
 }
 
 // Screen returns the current screen of a terminal s may see, from its

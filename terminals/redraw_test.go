@@ -1,0 +1,102 @@
+package terminals
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals/content"
+	"github.com/termhost/termhost/terminals/screen"
+)
+
+// TestRedrawKeepsCommandOutput (issue 23 point 4): a joiner's redraw never
+// lands in a command's output, and the content, written in order, still
+// draws the watcher's screen, before and after more output.
+func TestRedrawKeepsCommandOutput(t *testing.T) {
+	const cols, rows, budget = 40, 8, 2 << 10
+	var history strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&history, "history line %d\r\n", i)
+	}
+	printed := "\x1b[31mbuild step 1\x1b[0m\r\nbuild step 2\r\n"
+	for _, tc := range []struct {
+		name    string
+		actions []ahp.Action
+	}{
+		{"running command", []ahp.Action{data("$ "), run("make"), data(printed)}},
+		{"running full-screen command", []ahp.Action{data("$ "), run("top"), data("\x1b[?1049h\x1b[Htop screen\x1b[5;3Hload")}},
+		{"running command first", []ahp.Action{run("make"), data(printed)}},
+		{"completed command", []ahp.Action{data("$ "), run("make"), data(printed), finished(), data("$ ")}},
+		{"completed command last", []ahp.Action{data("$ "), run("make"), data(printed), finished()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := content.New(budget)
+			model := screen.New(cols, rows)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { defer close(done); model.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			var watched, cmd strings.Builder // all output; what the command printed
+			inCommand := false
+			apply := func(a ahp.Action) {
+				store.Apply(a)
+				switch a.Type {
+				case ahp.TerminalData:
+					model.Feed(a.Data)
+					watched.WriteString(a.Data)
+					if inCommand {
+						cmd.WriteString(a.Data)
+					}
+				case ahp.TerminalCommandExecuted, ahp.TerminalCommandFinished:
+					inCommand = a.Type == ahp.TerminalCommandExecuted
+				}
+			}
+			apply(data(history.String()))
+			for _, a := range tc.actions {
+				apply(a)
+			}
+			st, ok := model.Mark().Wait(t.Context())
+			if !ok || st.Redraw == nil {
+				t.Fatal("no redraw")
+			}
+			parts := withRedraw(store.Snapshot(), string(st.Redraw))
+
+			var joined strings.Builder
+			for _, p := range parts {
+				joined.WriteString(p.Text())
+				if p.Type == ahp.PartCommand && !strings.HasSuffix(cmd.String(), p.Output) {
+					t.Fatalf("command output %q is not (a suffix of) what the command printed, %q", p.Output, cmd.String())
+				}
+			}
+			want, got := newVT(t, cols, rows, watched.String()), newVT(t, cols, rows, joined.String())
+			if diff := screenDiff(want, got); diff != "" {
+				t.Fatalf("joined screen differs from the watcher's:\n%s", diff)
+			}
+			// More output lands where it does for the watcher.
+			more := data("more output\r\n")
+			state := ahp.ReduceTerminal(ahp.TerminalState{Content: parts}, more)
+			want.write(more.Data)
+			got.write(more.Data)
+			if diff := screenDiff(want, got); diff != "" {
+				t.Fatalf("after more output, joined screen differs from the watcher's:\n%s", diff)
+			}
+			last := state.Content[len(state.Content)-1]
+			if last.Type == ahp.PartCommand && !strings.HasSuffix(cmd.String()+more.Data, last.Output) {
+				t.Fatalf("the running command's output %q is not (a suffix of) what it printed", last.Output)
+			}
+		})
+	}
+}
+
+func data(d string) ahp.Action { return ahp.Action{Type: ahp.TerminalData, Data: d} }
+
+func run(line string) ahp.Action {
+	return ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: "c1", CommandLine: line, Timestamp: 1}
+}
+
+func finished() ahp.Action {
+	code := 0
+	return ahp.Action{Type: ahp.TerminalCommandFinished, CommandID: "c1", ExitCode: &code}
+}
