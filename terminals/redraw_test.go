@@ -24,12 +24,14 @@ func TestRedrawKeepsCommandOutput(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		actions []ahp.Action
+		whole   bool // the running command's output is whole in the snapshot
 	}{
-		{"running command", []ahp.Action{data("$ "), run("make"), data(printed)}},
-		{"running full-screen command", []ahp.Action{data("$ "), run("top"), data("\x1b[?1049h\x1b[Htop screen\x1b[5;3Hload")}},
-		{"running command first", []ahp.Action{run("make"), data(printed)}},
-		{"completed command", []ahp.Action{data("$ "), run("make"), data(printed), finished(), data("$ ")}},
-		{"completed command last", []ahp.Action{data("$ "), run("make"), data(printed), finished()}},
+		{"running command", []ahp.Action{data("$ "), run("make"), data(printed)}, true},
+		{"running full-screen command", []ahp.Action{data("$ "), run("top"), data("\x1b[?1049h\x1b[Htop screen\x1b[5;3Hload")}, true},
+		{"running command first", []ahp.Action{run("make"), data(printed)}, true},
+		{"running command, output trimmed", []ahp.Action{data("$ "), run("yes"), data(history.String())}, false},
+		{"completed command", []ahp.Action{data("$ "), run("make"), data(printed), finished(), data("$ ")}, false},
+		{"completed command last", []ahp.Action{data("$ "), run("make"), data(printed), finished()}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := content.New(budget)
@@ -51,6 +53,9 @@ func TestRedrawKeepsCommandOutput(t *testing.T) {
 					}
 				case ahp.TerminalCommandExecuted, ahp.TerminalCommandFinished:
 					inCommand = a.Type == ahp.TerminalCommandExecuted
+					if inCommand {
+						model.CommandStart() // as screenSlot.publish does
+					}
 				}
 			}
 			apply(data(history.String()))
@@ -61,7 +66,10 @@ func TestRedrawKeepsCommandOutput(t *testing.T) {
 			if !ok || st.Redraw == nil {
 				t.Fatal("no redraw")
 			}
-			parts := withRedraw(store.Snapshot(), string(st.Redraw))
+			parts := withRedraw(store.Snapshot(), st)
+			if last := parts[len(parts)-1]; tc.whole && last.Output != cmd.String() {
+				t.Fatalf("running command's output %q, want all it printed, %q", last.Output, cmd.String())
+			}
 
 			var joined strings.Builder
 			for _, p := range parts {

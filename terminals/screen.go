@@ -56,6 +56,9 @@ func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
 		// (x-termhost/screen takes no lock here) includes it.
 		s.model.Feed(a.Data)
 	}
+	if a.Type == ahp.TerminalCommandExecuted {
+		s.model.CommandStart() // a joiner may get the screen before its output
+	}
 	backlog, _ := h.Publish(uri, a)
 	return backlog
 }
@@ -112,25 +115,29 @@ func (m *Manager) applyScreen(marks screenMarks, snap *ahp.Snapshot) {
 	if !ok || !scr.Exact || scr.Redraw == nil || (!scr.AltScreen && scr.Fed <= int64(m.cfg.Scrollback)) {
 		return
 	}
-	st.Content = withRedraw(st.Content, string(scr.Redraw))
+	st.Content = withRedraw(st.Content, scr)
 	snap.State = st
 }
 
-// withRedraw places redraw in a snapshot's content so that the content,
-// written in order, ends on the screen, and no command's output holds a
-// byte the command did not print (issue 23 point 4):
+// withRedraw places a screen redraw in a snapshot's content so that the
+// content, written in order, ends on the screen, and no command's output
+// holds a byte the command did not print (issue 23 point 4):
 //
 //   - after an unclassified part: at the end of its value;
 //   - after a completed command: in a new unclassified part, where the next
 //     output would start one anyway;
 //   - after a running command: just before it (the end of the unclassified
-//     part before it, or a new one), and this snapshot leaves out what the
-//     command printed so far, as the spec lets a server trim content: the
-//     redraw already draws it. What the command prints from now on goes into
-//     its output, as for every other client.
-func withRedraw(parts []ahp.Part, redraw string) []ahp.Part {
+//     part before it, or a new one). When the snapshot holds the command's
+//     whole output, that is the redraw of the screen where the command
+//     started, and the output follows it. Otherwise (the output was
+//     trimmed, or no start redraw) it is the redraw of the screen now, and
+//     this snapshot leaves out what the command printed so far, as the
+//     spec lets a server trim content: the redraw draws it. What the
+//     command prints from now on goes into its output, as for every client.
+func withRedraw(parts []ahp.Part, scr screen.State) []ahp.Part {
 	out := slices.Clone(parts)
 	n := len(out)
+	redraw := string(scr.Redraw)
 	switch {
 	case n == 0 || (out[n-1].Type == ahp.PartCommand && out[n-1].IsComplete):
 		return append(out, ahp.Part{Type: ahp.PartUnclassified, Value: redraw})
@@ -138,7 +145,11 @@ func withRedraw(parts []ahp.Part, redraw string) []ahp.Part {
 		out[n-1].Value += redraw
 		return out
 	}
-	out[n-1].Output = ""
+	if scr.Start != nil && int64(len(out[n-1].Output)) == scr.SinceStart {
+		redraw = string(scr.Start)
+	} else {
+		out[n-1].Output = ""
+	}
 	if n > 1 && out[n-2].Type == ahp.PartUnclassified {
 		out[n-2].Value += redraw
 		return out

@@ -18,7 +18,7 @@ const (
 	// room for a truecolour foreground and background on every cell plus
 	// the modes, title and carry.
 	redrawPerCell = 64
-	redrawFixed   = 64 << 10
+	redrawFixed   = 16 << 10
 	// maxTitle: the longest title kept (as ahp.MaxTitle for a rename).
 	maxTitle = 1024
 	// maxCellText: a preview line keeps this much of a cell's text (a cell

@@ -150,17 +150,20 @@ func TestIdleResizeKeepsScreen(t *testing.T) {
 	})
 }
 
+const maxFuzzInput = 32 << 10
+
 // FuzzRedrawBound: any stream, at any size, gives a redraw within the
 // budget of its screen (or none, said so) and bounded preview lines.
 func FuzzRedrawBound(f *testing.F) {
 	// Small screens keep each run fast; the budget's fixed part is then
 	// what the hostile streams must beat.
-	f.Add(uint8(3), uint8(3), []byte(alternatingLinks(3, 3, 8<<10)))
-	f.Add(uint8(80), uint8(24), []byte("\x1b]2;"+strings.Repeat("t", 16<<10)+"\x07"))
+	f.Add(uint8(3), uint8(3), []byte(alternatingLinks(3, 3, 2<<10)))
+	f.Add(uint8(80), uint8(24), []byte("\x1b]2;"+strings.Repeat("t", 8<<10)+"\x07"))
 	f.Add(uint8(30), uint8(10), []byte(perCellColours(30, 10)))
 	f.Add(uint8(10), uint8(2), []byte("\x1b]8;;u\x1b\\"+strings.Repeat("\x1b]8;;https://x\x1b\\a\x1b]8;id=1;https://y\x07b", 40)))
 	f.Add(uint8(20), uint8(3), []byte("e"+strings.Repeat("\u0301", 8<<10)+"\x1b[?1049h\x1b[2;3r\x1b[5 q"))
 	f.Fuzz(func(t *testing.T, cols, rows uint8, data []byte) {
+		data = data[:min(len(data), maxFuzzInput)] // keeps each run (and minimizing) fast
 		e := newEmulator(int(cols%100)+1, int(rows%40)+1)
 		e.feed(data)
 		redraw, ok := e.snapshot(carry(data[max(len(data)-tailKeep, 0):]))

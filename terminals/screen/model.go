@@ -61,6 +61,10 @@ type Model struct {
 	// of one per Feed on the pty's goroutine); kept as long as the emulator.
 	joined  []byte
 	applied int64 // output bytes applied (or dropped)
+	// start: the redraw at the last command start (CommandStart), nil when
+	// over budget; startFed: applied then.
+	start    []byte
+	startFed int64
 }
 
 // op is one queued step: output, a resize or a snapshot request.
@@ -69,6 +73,8 @@ type op struct {
 	cols, rows int
 	reply      chan State
 	text       bool  // with reply: the lines only, no redraw (a preview)
+	start      bool  // a command starts here (CommandStart)
+	skip       bool  // with start: no request reads it (skipStarts)
 	reset      bool  // the queue overflowed: start over blank
 	dropped    int64 // with reset: the output bytes dropped
 }
@@ -87,6 +93,12 @@ type State struct {
 	// OverBudget: the redraw would be larger than RedrawBudget, so none
 	// was built; a joiner gets the history alone.
 	OverBudget bool
+	// Start is the redraw of the screen where the last command started
+	// (CommandStart), nil if none (or over budget); SinceStart the output
+	// bytes since then. Written before what the command printed, it draws
+	// the screen too. Nil for a preview.
+	Start      []byte
+	SinceStart int64
 	// Lines is the screen as text, one string per row, trailing blanks trimmed.
 	Lines []string
 }
@@ -202,6 +214,32 @@ func (m *Model) mark(text bool) *Pending {
 
 func (o op) isResize() bool { return o.cols > 0 }
 
+// CommandStart notes that a command starts at this point of the stream:
+// the model keeps the redraw of the screen there (State.Start), so that a
+// joiner can be given the screen before the command's whole output instead
+// of after it. It does not wake the model.
+func (m *Model) CommandStart() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.stopped {
+		m.ops = append(m.ops, op{start: true})
+	}
+}
+
+// skipStarts marks the command starts no request will read: those followed
+// by another before any request. Each kept one costs a redraw.
+func skipStarts(ops []op) {
+	later := false
+	for i := len(ops) - 1; i >= 0; i-- {
+		switch {
+		case ops[i].reply != nil:
+			later = false
+		case ops[i].start:
+			ops[i].skip, later = later, true
+		}
+	}
+}
+
 // Pending is a queued snapshot request.
 type Pending struct{ reply chan State }
 
@@ -229,6 +267,7 @@ func (m *Model) enqueue(o op) {
 // applyStopped applies what a stopped model has queued, under mu, and
 // keeps only the checkpoint.
 func (m *Model) applyStopped() {
+	skipStarts(m.ops)
 	for _, o := range m.ops {
 		m.apply(o, m.behind)
 	}
@@ -295,6 +334,7 @@ func (m *Model) drain() {
 	// Answers go out once the drain is over, so that whoever got one sees
 	// the model as it left it (NeedsRedraw).
 	var answers []func()
+	skipStarts(ops)
 	for _, o := range ops {
 		if o.reply != nil {
 			st, reply := m.state(behind, o.text), o.reply
@@ -318,7 +358,7 @@ func (m *Model) apply(o op, behind bool) {
 		if m.emu != nil {
 			m.emu.close()
 		}
-		m.emu, m.joined, m.checkpoint, m.tail = nil, nil, nil, nil
+		m.emu, m.joined, m.checkpoint, m.tail, m.start = nil, nil, nil, nil, nil
 		m.applied += o.dropped
 	case o.data != nil:
 		b := m.joined[:0]
@@ -331,6 +371,11 @@ func (m *Model) apply(o op, behind bool) {
 		m.joined = b
 	case o.reply != nil:
 		o.reply <- m.state(behind, o.text)
+	case o.start:
+		if !o.skip {
+			m.start, _ = m.emulator().snapshot(carry(m.tail))
+			m.startFed = m.applied
+		}
 	default:
 		// A checkpoint is for the old size: restore it first (an idle model
 		// keeps one instead of its emulator), then resize the emulator.
@@ -348,6 +393,7 @@ func (m *Model) state(behind, text bool) State {
 	if !text {
 		redraw, ok := e.snapshot(carry(m.tail))
 		st.Redraw, st.OverBudget = redraw, !ok
+		st.Start, st.SinceStart = m.start, m.applied-m.startFed
 	}
 	return st
 }

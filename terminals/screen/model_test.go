@@ -285,3 +285,35 @@ func TestStoppedModelAnswersLater(t *testing.T) {
 		t.Fatalf("alt %v cols %d lines %q", s.AltScreen, s.Cols, got)
 	}
 }
+
+// TestCommandStart: a mark gives the redraw of the screen where the last
+// command before it started, and the output since; written before that
+// output, it draws the same screen as the mark's own redraw.
+func TestCommandStart(t *testing.T) {
+	m := New(30, 4)
+	m.Feed("$ make\r\n")
+	m.CommandStart()
+	m.Feed("step 1\r\n")
+	first := m.Mark()
+	m.Feed("$ top\r\n")
+	m.CommandStart()
+	m.Feed("\x1b[?1049h\x1b[Htop")
+	run(t, m)
+	for i, tc := range []struct {
+		p     *Pending
+		since string
+	}{{first, "step 1\r\n"}, {m.Mark(), "\x1b[?1049h\x1b[Htop"}} {
+		st, _ := tc.p.Wait(t.Context())
+		if st.Start == nil || st.SinceStart != int64(len(tc.since)) {
+			t.Fatalf("mark %d: start %q since %d, want a redraw and %d", i, st.Start, st.SinceStart, len(tc.since))
+		}
+		a, b := New(30, 4), New(30, 4)
+		run(t, a)
+		run(t, b)
+		a.Feed(string(st.Start) + tc.since)
+		b.Feed(string(st.Redraw))
+		if sa, sb := wait(t, a), wait(t, b); !slices.Equal(sa.Lines, sb.Lines) || sa.AltScreen != sb.AltScreen {
+			t.Fatalf("mark %d: start redraw + output gives %q, the redraw %q", i, sa.Lines, sb.Lines)
+		}
+	}
+}
