@@ -108,3 +108,38 @@ func finished() ahp.Action {
 	code := 0
 	return ahp.Action{Type: ahp.TerminalCommandFinished, CommandID: "c1", ExitCode: &code}
 }
+
+// TestRedrawNeverOverflowsSnapshot: a redraw that would take a snapshot
+// past what the smallest send queue holds is left out.
+func TestRedrawNeverOverflowsSnapshot(t *testing.T) {
+	m := testManager(t, Config{Scrollback: 16 << 10})
+	defer m.Close()
+	const uri = "ahp-terminal:/big"
+	for _, tc := range []struct {
+		name    string
+		history string
+		redraw  bool
+	}{
+		{"small history", strings.Repeat("line\r\n", 4<<10), true},
+		// As JSON, every control byte takes six: 1 MiB of them is 6 MiB.
+		{"history of control bytes", strings.Repeat("\x1b[m\x01\x02\x03", 256<<10), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := screen.New(40, 8)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { defer close(done); model.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			model.Feed(tc.history)
+			snap := ahp.Snapshot{Resource: uri, State: ahp.TerminalState{Content: []ahp.Part{{Type: ahp.PartUnclassified, Value: tc.history}}}}
+			m.applyScreen(screenMarks{uri: model.Mark()}, &snap)
+			content := snap.State.(ahp.TerminalState).Content
+			if got := content[0].Value != tc.history; got != tc.redraw {
+				t.Fatalf("redraw added %v, want %v (content %d bytes as JSON)", got, tc.redraw, jsonSize(content))
+			}
+			if size := jsonSize(content); tc.redraw && size > maxWithRedraw {
+				t.Fatalf("content with the redraw: %d bytes as JSON, limit %d", size, maxWithRedraw)
+			}
+		})
+	}
+}

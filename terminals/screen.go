@@ -16,6 +16,13 @@ import (
 // joiner gets the history alone.
 const screenWait = 2 * time.Second
 
+// maxWithRedraw bounds a snapshot's content with a redraw in it, as JSON:
+// under the smallest send queue a connection has (4 MiB, handlers'
+// minSendQueue) with room for the rest of the state. A redraw that would
+// take a snapshot past it is left out: the screen model never makes a
+// snapshot too large to send.
+const maxWithRedraw = 4<<20 - 256<<10
+
 // screenSlot is a terminal's screen model (package screen).
 type screenSlot struct {
 	model *screen.Model // nil: no model (an adopted terminal)
@@ -94,9 +101,9 @@ func (m *Manager) marked(uris []string, snap func()) screenMarks {
 // apply adds the screen redraw to a snapshot's content when the history
 // alone would not draw the screen: it was trimmed (more output than the
 // scrollback budget) or a full-screen program is on the alternate screen.
-// The redraw goes at the end of the last part, so any AHP client that
-// writes the content into a terminal draws the exact screen (see
-// docs/protocol.md, "Screen snapshots").
+// See withRedraw for where it goes: any AHP client that writes the content
+// into a terminal draws the exact screen (docs/protocol.md, "Screen
+// snapshots").
 func (m *Manager) applyScreen(marks screenMarks, snap *ahp.Snapshot) {
 	p := marks[snap.Resource]
 	st, ok := snap.State.(ahp.TerminalState)
@@ -115,8 +122,23 @@ func (m *Manager) applyScreen(marks screenMarks, snap *ahp.Snapshot) {
 	if !ok || !scr.Exact || scr.Redraw == nil || (!scr.AltScreen && scr.Fed <= int64(m.cfg.Scrollback)) {
 		return
 	}
-	st.Content = withRedraw(st.Content, scr)
+	content := withRedraw(st.Content, scr)
+	if size := jsonSize(content); size > maxWithRedraw {
+		m.log.Info("snapshot with a screen redraw too large: joiner gets the history alone",
+			"terminal", snap.Resource, "size", size, "limit", maxWithRedraw)
+		return
+	}
+	st.Content = content
 	snap.State = st
+}
+
+// jsonSize bounds the JSON size of parts' texts.
+func jsonSize(parts []ahp.Part) int {
+	n := 0
+	for _, p := range parts {
+		n += screen.JSONLen(p.Text())
+	}
+	return n
 }
 
 // withRedraw places a screen redraw in a snapshot's content so that the

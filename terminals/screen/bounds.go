@@ -54,11 +54,11 @@ func clip(s string, n int) string {
 	return s[:n]
 }
 
-// jsonLen is an upper bound of b's length as a JSON string's contents
+// JSONLen is an upper bound of s's length as a JSON string's contents
 // (encoding/json: controls and <, >, & as \u00XX, invalid UTF-8 and
 // U+2028/U+2029 as \uXXXX).
-func jsonLen(b []byte) int {
-	n := 0
+func JSONLen(s string) int {
+	b, n := s, 0
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
@@ -73,7 +73,7 @@ func jsonLen(b []byte) int {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(b[i:])
+		r, size := utf8.DecodeRuneInString(b[i:])
 		switch {
 		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
 			n += 6

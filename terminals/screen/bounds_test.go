@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func perCellColours(cols, rows int) string {
 func checkBound(t testing.TB, st State) {
 	t.Helper()
 	budget := RedrawBudget(st.Cols, st.Rows)
-	if n := jsonLen(st.Redraw); n > budget || len(st.Redraw) > budget {
+	if n := JSONLen(string(st.Redraw)); n > budget || len(st.Redraw) > budget {
 		t.Fatalf("redraw of %d×%d: %d bytes (%d as JSON), budget %d", st.Cols, st.Rows, len(st.Redraw), n, budget)
 	}
 	if st.OverBudget != (st.Redraw == nil) {
@@ -166,6 +167,9 @@ func FuzzRedrawBound(f *testing.F) {
 		data = data[:min(len(data), maxFuzzInput)] // keeps each run (and minimizing) fast
 		e := newEmulator(int(cols%100)+1, int(rows%40)+1)
 		e.feed(data)
+		if j, _ := json.Marshal(string(data)); len(j)-2 > JSONLen(string(data)) {
+			t.Fatalf("JSONLen %d, encoding/json %d", JSONLen(string(data)), len(j)-2)
+		}
 		redraw, ok := e.snapshot(carry(data[max(len(data)-tailKeep, 0):]))
 		checkBound(t, State{Cols: e.vt.Width(), Rows: e.vt.Height(), Redraw: redraw, OverBudget: !ok, Lines: e.lines()})
 	})

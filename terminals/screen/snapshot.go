@@ -94,7 +94,7 @@ func (e *emulator) snapshot(carry []byte) (redraw []byte, ok bool) {
 		b.WriteString("\x1b[?25h")
 	}
 	b.Write(carry)
-	if jsonLen(b.Bytes()) > budget {
+	if JSONLen(b.String()) > budget {
 		return nil, false
 	}
 	return b.Bytes(), true
