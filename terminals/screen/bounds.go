@@ -1,6 +1,9 @@
 package screen
 
-import "unicode/utf8"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // Bounds on what a program's output can make the model do (issue 22): the
 // emulator's size, the redraw's size and the title are capped, so that the
@@ -25,6 +28,23 @@ const (
 	// can gather any number of combining marks).
 	maxCellText = 32
 )
+
+// The time the emulator may take for output. vt moves every cell of the
+// screen on each scroll, erase or line insertion, so output made of those
+// costs it O(cells) per byte: a MiB of bare line feeds takes about 50 s at
+// 120×40, half an hour at 256×256. Plain floods are skipped (fastForward)
+// and ordinary output takes milliseconds per MiB; past feedTime plus
+// feedTimePerMiB a MiB, the model gives up on the screen for good.
+const (
+	feedTime       = 2 * time.Second
+	feedTimePerMiB = 4 * time.Second
+	writeSlice     = 256 // a few ms of vt even for the costliest bytes
+)
+
+// feedDeadline is when feeding n bytes that start now must be over.
+func feedDeadline(now time.Time, n int) time.Time {
+	return now.Add(feedTime + time.Duration(int64(feedTimePerMiB)*int64(n)>>20))
+}
 
 // RedrawBudget is the most JSON-encoded bytes a redraw of a cols×rows
 // screen may take; over it the model gives no redraw (State.OverBudget).

@@ -151,7 +151,9 @@ func TestIdleResizeKeepsScreen(t *testing.T) {
 	})
 }
 
-const maxFuzzInput = 32 << 10
+// Each run stays fast: vt moves every cell on a scroll, so a fuzzed stream
+// of line feeds costs input × cells.
+const maxFuzzInput = 16 << 10
 
 // FuzzRedrawBound: any stream, at any size, gives a redraw within the
 // budget of its screen (or none, said so) and bounded preview lines.
@@ -165,12 +167,40 @@ func FuzzRedrawBound(f *testing.F) {
 	f.Add(uint8(20), uint8(3), []byte("e"+strings.Repeat("\u0301", 8<<10)+"\x1b[?1049h\x1b[2;3r\x1b[5 q"))
 	f.Fuzz(func(t *testing.T, cols, rows uint8, data []byte) {
 		data = data[:min(len(data), maxFuzzInput)] // keeps each run (and minimizing) fast
-		e := newEmulator(int(cols%100)+1, int(rows%40)+1)
+		e := newEmulator(int(cols%80)+1, int(rows%24)+1)
 		e.feed(data)
 		if j, _ := json.Marshal(string(data)); len(j)-2 > JSONLen(string(data)) {
 			t.Fatalf("JSONLen %d, encoding/json %d", JSONLen(string(data)), len(j)-2)
 		}
 		redraw, ok := e.snapshot(carry(data[max(len(data)-tailKeep, 0):]))
 		checkBound(t, State{Cols: e.vt.Width(), Rows: e.vt.Height(), Redraw: redraw, OverBudget: !ok, Lines: e.lines()})
+	})
+}
+
+// TestCostlyOutputGivesUp: output that takes the emulator longer than its
+// feed deadline (vt moves every cell on each scroll: bare line feeds on a
+// large screen cost half an hour a MiB) makes the model give up for good
+// instead of holding a core: not exact, no redraw wanted, no more work.
+func TestCostlyOutputGivesUp(t *testing.T) {
+	t.Run("line feeds on a large screen", func(t *testing.T) {
+		m := New(128, 128)
+		run(t, m)
+		m.Feed(strings.Repeat("\n", 64<<10)) // about 30 s of vt's work
+		if st := wait(t, m); st.Exact || m.NeedsRedraw(0) {
+			t.Fatalf("exact %v, needs redraw %v after a flood of line feeds: want neither", st.Exact, m.NeedsRedraw(0))
+		}
+	})
+	t.Run("a clock past the deadline", func(t *testing.T) {
+		m := New(40, 5)
+		clock := time.Unix(0, 0)
+		m.now = func() time.Time { clock = clock.Add(time.Hour); return clock }
+		run(t, m)
+		m.Feed("before\r\n")
+		first := wait(t, m)
+		m.Feed("after")
+		st := wait(t, m)
+		if first.Exact || st.Exact || strings.Join(st.Lines, "") != "" || st.Fed != int64(len("before\r\nafter")) {
+			t.Fatalf("exact %v/%v lines %q fed %d: want a blank, inexact screen that counts what it skipped", first.Exact, st.Exact, st.Lines, st.Fed)
+		}
 	})
 }

@@ -31,6 +31,8 @@ const (
 	feedBatch = 1 << 20
 	// idleAfter: an idle model replaces its emulator with a checkpoint.
 	idleAfter = 10 * time.Second
+	// maxStarts: command starts queued before the model drains unasked.
+	maxStarts = 64
 	// tailKeep: the end of the stream kept to find an unfinished escape
 	// sequence or character (see carry).
 	tailKeep = 4 << 10
@@ -42,6 +44,7 @@ type Model struct {
 	mu     sync.Mutex
 	ops    []op  // waiting for Run, in order
 	lag    int   // data bytes in ops
+	starts int   // command starts in ops (see CommandStart)
 	fed    int64 // data bytes accepted since New
 	behind bool  // output was dropped: the screen is not exact
 	// alt: the alternate screen was on after the last drain; draining: Run
@@ -65,6 +68,10 @@ type Model struct {
 	// over budget; startFed: applied then.
 	start    []byte
 	startFed int64
+	// gaveUp: output took the emulator longer than feedDeadline allows;
+	// the model stopped emulating for good (behind, blank screen).
+	gaveUp bool
+	now    func() time.Time // the clock of the feed deadlines
 }
 
 // op is one queued step: output, a resize or a snapshot request.
@@ -107,7 +114,7 @@ type State struct {
 // make progress. A screen over MaxCells is clamped and the model is behind.
 func New(cols, rows int) *Model {
 	c, r, ok := fit(cols, rows)
-	return &Model{wake: make(chan struct{}, 1), cols: c, rows: r, behind: !ok}
+	return &Model{wake: make(chan struct{}, 1), cols: c, rows: r, behind: !ok, now: time.Now}
 }
 
 // Feed queues output. It never blocks.
@@ -217,12 +224,20 @@ func (o op) isResize() bool { return o.cols > 0 }
 // CommandStart notes that a command starts at this point of the stream:
 // the model keeps the redraw of the screen there (State.Start), so that a
 // joiner can be given the screen before the command's whole output instead
-// of after it. It does not wake the model.
+// of after it. It wakes the model only when many are queued (each queued
+// one is a step to keep; a drain builds the last one's redraw only).
 func (m *Model) CommandStart() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.stopped {
-		m.ops = append(m.ops, op{start: true})
+	if m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	m.ops = append(m.ops, op{start: true})
+	m.starts++
+	full := m.starts >= maxStarts
+	m.mu.Unlock()
+	if full {
+		m.signal()
 	}
 }
 
@@ -271,7 +286,8 @@ func (m *Model) applyStopped() {
 	for _, o := range m.ops {
 		m.apply(o, m.behind)
 	}
-	m.ops, m.lag = nil, 0
+	m.ops, m.lag, m.starts = nil, 0, 0
+	m.behind = m.behind || m.gaveUp
 	m.noteAlt()
 	m.dropEmulator()
 }
@@ -324,7 +340,7 @@ func (m *Model) stop() {
 func (m *Model) drain() {
 	m.mu.Lock()
 	ops := m.ops
-	m.ops, m.lag = nil, 0
+	m.ops, m.lag, m.starts = nil, 0, 0
 	behind := m.behind
 	m.draining = len(ops) > 0
 	m.mu.Unlock()
@@ -346,6 +362,7 @@ func (m *Model) drain() {
 	m.mu.Lock()
 	m.noteAlt()
 	m.draining = false
+	m.behind = m.behind || m.gaveUp
 	m.mu.Unlock()
 	for _, answer := range answers {
 		answer()
@@ -360,14 +377,25 @@ func (m *Model) apply(o op, behind bool) {
 		}
 		m.emu, m.joined, m.checkpoint, m.tail, m.start = nil, nil, nil, nil, nil
 		m.applied += o.dropped
+	case o.data != nil && m.gaveUp:
+		for _, d := range o.data {
+			m.applied += int64(len(d))
+		}
 	case o.data != nil:
 		b := m.joined[:0]
 		for _, d := range o.data {
 			b = append(b, d...)
 		}
-		m.emulator().feed(b)
-		m.keepTail(b)
+		e := m.emulator()
+		e.deadline = feedDeadline(m.now(), len(b))
+		e.feed(b)
+		e.deadline = time.Time{}
 		m.applied += int64(len(b))
+		if e.overrun {
+			m.giveUp()
+			break
+		}
+		m.keepTail(b)
 		m.joined = b
 	case o.reply != nil:
 		o.reply <- m.state(behind, o.text)
@@ -385,10 +413,17 @@ func (m *Model) apply(o op, behind bool) {
 	}
 }
 
+// giveUp stops emulating for good: output costs the emulator too much.
+func (m *Model) giveUp() {
+	m.emu.close()
+	m.emu, m.joined, m.checkpoint, m.tail, m.start = nil, nil, nil, nil, nil
+	m.gaveUp = true
+}
+
 // state is the screen at this point of the stream; text: no redraw.
 func (m *Model) state(behind, text bool) State {
 	e := m.emulator()
-	st := State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
+	st := State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind && !m.gaveUp,
 		Fed: m.applied, Lines: e.lines()}
 	if !text {
 		redraw, ok := e.snapshot(carry(m.tail))
@@ -414,6 +449,7 @@ func (m *Model) keepTail(b []byte) {
 func (m *Model) emulator() *emulator {
 	if m.emu == nil {
 		m.emu = newEmulator(m.cols, m.rows)
+		m.emu.now = m.now
 		if m.checkpoint != nil {
 			m.emu.write(m.checkpoint)
 			m.checkpoint = nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"go.uber.org/goleak"
 )
@@ -316,4 +317,24 @@ func TestCommandStart(t *testing.T) {
 			t.Fatalf("mark %d: start redraw + output gives %q, the redraw %q", i, sa.Lines, sb.Lines)
 		}
 	}
+}
+
+// TestCommandStartsStayBounded: command starts nobody asks about do not
+// pile up in the queue: past maxStarts the model drains on its own.
+func TestCommandStartsStayBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(30, 4)
+		run(t, m)
+		for i := range 10 * maxStarts {
+			m.Feed(fmt.Sprintf("$ cmd %d\r\n", i))
+			m.CommandStart()
+			synctest.Wait()
+			m.mu.Lock()
+			queued := len(m.ops)
+			m.mu.Unlock()
+			if queued > 2*maxStarts {
+				t.Fatalf("%d steps queued after %d command starts", queued, i+1)
+			}
+		}
+	})
 }
