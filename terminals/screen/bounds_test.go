@@ -153,16 +153,16 @@ func TestIdleResizeKeepsScreen(t *testing.T) {
 
 // Each run stays fast: vt moves every cell on a scroll, so a fuzzed stream
 // of line feeds costs input × cells.
-const maxFuzzInput = 16 << 10
+const maxFuzzInput = 8 << 10
 
 // FuzzRedrawBound: any stream, at any size, gives a redraw within the
 // budget of its screen (or none, said so) and bounded preview lines.
 func FuzzRedrawBound(f *testing.F) {
 	// Small screens keep each run fast; the budget's fixed part is then
 	// what the hostile streams must beat.
-	f.Add(uint8(3), uint8(3), []byte(alternatingLinks(3, 3, 2<<10)))
-	f.Add(uint8(80), uint8(24), []byte("\x1b]2;"+strings.Repeat("t", 8<<10)+"\x07"))
-	f.Add(uint8(30), uint8(10), []byte(perCellColours(30, 10)))
+	f.Add(uint8(3), uint8(3), []byte(alternatingLinks(3, 3, 800)))
+	f.Add(uint8(80), uint8(24), []byte("\x1b]2;"+strings.Repeat("t", 4<<10)+"\x07"))
+	f.Add(uint8(20), uint8(8), []byte(perCellColours(20, 8)))
 	f.Add(uint8(10), uint8(2), []byte("\x1b]8;;u\x1b\\"+strings.Repeat("\x1b]8;;https://x\x1b\\a\x1b]8;id=1;https://y\x07b", 40)))
 	f.Add(uint8(20), uint8(3), []byte("e"+strings.Repeat("\u0301", 8<<10)+"\x1b[?1049h\x1b[2;3r\x1b[5 q"))
 	f.Fuzz(func(t *testing.T, cols, rows uint8, data []byte) {
