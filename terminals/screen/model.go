@@ -101,8 +101,8 @@ type State struct {
 	// was built; a joiner gets the history alone.
 	OverBudget bool
 	// Start is the redraw of the screen where the last command started
-	// (CommandStart), nil if none (or over budget); SinceStart the output
-	// bytes since then. Written before what the command printed, it draws
+	// (CommandStart), nil if none, over budget or resized since; SinceStart
+	// the output bytes since then. Written before what the command printed, it draws
 	// the screen too. Nil for a preview.
 	Start      []byte
 	SinceStart int64
@@ -408,6 +408,11 @@ func (m *Model) apply(o op, behind bool) {
 		// A checkpoint is for the old size: restore it first (an idle model
 		// keeps one instead of its emulator), then resize the emulator.
 		e := m.emulator()
+		if o.cols != m.cols || o.rows != m.rows {
+			// The output since the command start was printed at two sizes: no
+			// redraw of the start, written at the new size, leads to the screen.
+			m.start = nil
+		}
 		m.cols, m.rows = o.cols, o.rows
 		e.resize(o.cols, o.rows)
 	}

@@ -319,6 +319,20 @@ func TestCommandStart(t *testing.T) {
 	}
 }
 
+// TestResizeDropsCommandStart: after a resize, the start's redraw (at the
+// old size) followed by the output does not give the screen: none is kept.
+func TestResizeDropsCommandStart(t *testing.T) {
+	m := New(30, 4)
+	run(t, m)
+	m.CommandStart()
+	m.Feed("step 1\r\n")
+	m.Resize(20, 4)
+	m.Feed("step 2\r\n")
+	if st := wait(t, m); st.Start != nil {
+		t.Fatalf("a start redraw of %d bytes across a resize", len(st.Start))
+	}
+}
+
 // TestCommandStartsStayBounded: command starts nobody asks about do not
 // pile up in the queue: past maxStarts the model drains on its own.
 func TestCommandStartsStayBounded(t *testing.T) {
