@@ -65,7 +65,7 @@ type Model struct {
 	joined  []byte
 	applied int64 // output bytes applied (or dropped)
 	// start: the redraw at the last command start (CommandStart), nil when
-	// over budget; startFed: applied then.
+	// over budget or resized since; startFed: applied then.
 	start    []byte
 	startFed int64
 	// gaveUp: output took the emulator longer than feedDeadline allows;
@@ -102,8 +102,8 @@ type State struct {
 	OverBudget bool
 	// Start is the redraw of the screen where the last command started
 	// (CommandStart), nil if none, over budget or resized since; SinceStart
-	// the output bytes since then. Written before what the command printed, it draws
-	// the screen too. Nil for a preview.
+	// the output bytes since then. Written before what the command printed,
+	// it draws the screen too. Nil for a preview.
 	Start      []byte
 	SinceStart int64
 	// Lines is the screen as text, one string per row, trailing blanks trimmed.
