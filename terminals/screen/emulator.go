@@ -1,8 +1,11 @@
 package screen
 
 import (
+	"bytes"
 	"io"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -18,6 +21,11 @@ type emulator struct {
 	order   []ansi.Mode // modes in the order first seen, for a stable Redraw
 	title   string
 	margins [2]region // scroll region of the main and the alternate screen
+	// deadline, when set, bounds the time write may take (see feedTime);
+	// overrun: it was passed, the rest of the output was left out.
+	deadline time.Time
+	now      func() time.Time
+	overrun  bool
 }
 
 // region is a scroll region, rows top..bottom (1-based, inclusive); zero
@@ -25,10 +33,10 @@ type emulator struct {
 type region struct{ top, bottom int }
 
 func newEmulator(cols, rows int) *emulator {
-	e := &emulator{vt: vt.NewEmulator(cols, rows), modes: map[ansi.Mode]bool{}}
+	e := &emulator{vt: vt.NewEmulator(cols, rows), modes: map[ansi.Mode]bool{}, now: time.Now}
 	e.vt.SetScrollbackSize(1) // only the screen matters; 0 would mean vt's default of 10 000 lines
 	e.vt.SetCallbacks(vt.Callbacks{
-		Title:       func(t string) { e.title = t },
+		Title:       func(t string) { e.title = clip(t, maxTitle) },
 		EnableMode:  func(m ansi.Mode) { e.setMode(m, true) },
 		DisableMode: func(m ansi.Mode) { e.setMode(m, false) },
 	})
@@ -79,7 +87,29 @@ func (e *emulator) screenIndex() int {
 	return 0
 }
 
-func (e *emulator) write(b []byte) { _, _ = e.vt.Write(b) }
+// write feeds b to vt. With a deadline it writes in pieces of about
+// writeSlice bytes, cut before an ASCII byte (which never extends a
+// character, so vt sees the same characters), and stops at the deadline.
+func (e *emulator) write(b []byte) {
+	if e.deadline.IsZero() {
+		_, _ = e.vt.Write(b)
+		return
+	}
+	for len(b) > 0 && !e.overrun {
+		n := len(b)
+		if n > writeSlice {
+			n = writeSlice + bytes.IndexFunc(b[writeSlice:], func(r rune) bool { return r < utf8.RuneSelf })
+			if n < writeSlice {
+				n = len(b)
+			}
+		}
+		_, _ = e.vt.Write(b[:n])
+		b = b[n:]
+		if e.now().After(e.deadline) {
+			e.overrun = true
+		}
+	}
+}
 
 func (e *emulator) resize(cols, rows int) {
 	e.vt.Resize(cols, rows)
@@ -88,11 +118,15 @@ func (e *emulator) resize(cols, rows int) {
 
 func (e *emulator) close() {}
 
-// lines returns the screen as text.
+// lines returns the screen as text, each cell's clipped to maxCellText.
 func (e *emulator) lines() []string {
 	out := make([]string, e.vt.Height())
 	for y := range out {
-		out[y] = strings.TrimRight(e.line(y).String(), " ")
+		l := e.line(y)
+		for x := range l {
+			l[x].Content = clip(l[x].Content, maxCellText)
+		}
+		out[y] = strings.TrimRight(l.String(), " ")
 	}
 	return out
 }

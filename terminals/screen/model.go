@@ -31,6 +31,8 @@ const (
 	feedBatch = 1 << 20
 	// idleAfter: an idle model replaces its emulator with a checkpoint.
 	idleAfter = 10 * time.Second
+	// maxStarts: command starts queued before the model drains unasked.
+	maxStarts = 64
 	// tailKeep: the end of the stream kept to find an unfinished escape
 	// sequence or character (see carry).
 	tailKeep = 4 << 10
@@ -42,6 +44,7 @@ type Model struct {
 	mu     sync.Mutex
 	ops    []op  // waiting for Run, in order
 	lag    int   // data bytes in ops
+	starts int   // command starts in ops (see CommandStart)
 	fed    int64 // data bytes accepted since New
 	behind bool  // output was dropped: the screen is not exact
 	// alt: the alternate screen was on after the last drain; draining: Run
@@ -61,6 +64,14 @@ type Model struct {
 	// of one per Feed on the pty's goroutine); kept as long as the emulator.
 	joined  []byte
 	applied int64 // output bytes applied (or dropped)
+	// start: the redraw at the last command start (CommandStart), nil when
+	// over budget or resized since; startFed: applied then.
+	start    []byte
+	startFed int64
+	// gaveUp: output took the emulator longer than feedDeadline allows;
+	// the model stopped emulating for good (behind, blank screen).
+	gaveUp bool
+	now    func() time.Time // the clock of the feed deadlines
 }
 
 // op is one queued step: output, a resize or a snapshot request.
@@ -68,6 +79,9 @@ type op struct {
 	data       []string // output, kept as given (the strings are immutable)
 	cols, rows int
 	reply      chan State
+	text       bool  // with reply: the lines only, no redraw (a preview)
+	start      bool  // a command starts here (CommandStart)
+	skip       bool  // with start: no request reads it (skipStarts)
 	reset      bool  // the queue overflowed: start over blank
 	dropped    int64 // with reset: the output bytes dropped
 }
@@ -81,16 +95,26 @@ type State struct {
 	// Fed is the number of output bytes the screen reflects.
 	Fed int64
 	// Redraw reproduces the screen when written after the stream so far
-	// (see Snapshot).
+	// (see Snapshot); nil for a preview (Peek) and when OverBudget.
 	Redraw []byte
+	// OverBudget: the redraw would be larger than RedrawBudget, so none
+	// was built; a joiner gets the history alone.
+	OverBudget bool
+	// Start is the redraw of the screen where the last command started
+	// (CommandStart), nil if none, over budget or resized since; SinceStart
+	// the output bytes since then. Written before what the command printed,
+	// it draws the screen too. Nil for a preview.
+	Start      []byte
+	SinceStart int64
 	// Lines is the screen as text, one string per row, trailing blanks trimmed.
 	Lines []string
 }
 
 // New returns a model of a cols×rows screen. Run must be started for it to
-// make progress.
+// make progress. A screen over MaxCells is clamped and the model is behind.
 func New(cols, rows int) *Model {
-	return &Model{wake: make(chan struct{}, 1), cols: max(cols, 1), rows: max(rows, 1)}
+	c, r, ok := fit(cols, rows)
+	return &Model{wake: make(chan struct{}, 1), cols: c, rows: r, behind: !ok, now: time.Now}
 }
 
 // Feed queues output. It never blocks.
@@ -131,13 +155,17 @@ func (m *Model) overflowLocked(data string) {
 }
 
 // Resize queues a change of the screen's size. It waits, like output, for
-// the next drain; a resize right after another replaces it.
+// the next drain; a resize right after another replaces it. A size over
+// MaxCells is clamped and marks the model behind for good: its work and
+// memory stay bounded, and joiners get the history alone.
 func (m *Model) Resize(cols, rows int) {
 	if m == nil || cols < 1 || rows < 1 {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	cols, rows, ok := fit(cols, rows)
+	m.behind = m.behind || !ok
 	o := op{cols: cols, rows: rows}
 	switch n := len(m.ops); {
 	case n > 0 && m.ops[n-1].isResize():
@@ -179,14 +207,53 @@ func (m *Model) NeedsRedraw(scrollback int64) bool {
 }
 
 // Mark queues a snapshot request behind everything fed so far: its State
-// is the screen at exactly that point of the stream.
-func (m *Model) Mark() *Pending {
+// is the screen at exactly that point of the stream, with its Redraw.
+func (m *Model) Mark() *Pending { return m.mark(false) }
+
+// Peek is Mark without the redraw: the screen as text, for previews.
+func (m *Model) Peek() *Pending { return m.mark(true) }
+
+func (m *Model) mark(text bool) *Pending {
 	reply := make(chan State, 1)
-	m.enqueue(op{reply: reply})
+	m.enqueue(op{reply: reply, text: text})
 	return &Pending{reply: reply}
 }
 
 func (o op) isResize() bool { return o.cols > 0 }
+
+// CommandStart notes that a command starts at this point of the stream:
+// the model keeps the redraw of the screen there (State.Start), so that a
+// joiner can be given the screen before the command's whole output instead
+// of after it. It wakes the model only when many are queued (each queued
+// one is a step to keep; a drain builds the last one's redraw only).
+func (m *Model) CommandStart() {
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	m.ops = append(m.ops, op{start: true})
+	m.starts++
+	full := m.starts >= maxStarts
+	m.mu.Unlock()
+	if full {
+		m.signal()
+	}
+}
+
+// skipStarts marks the command starts no request will read: those followed
+// by another before any request. Each kept one costs a redraw.
+func skipStarts(ops []op) {
+	later := false
+	for i := len(ops) - 1; i >= 0; i-- {
+		switch {
+		case ops[i].reply != nil:
+			later = false
+		case ops[i].start:
+			ops[i].skip, later = later, true
+		}
+	}
+}
 
 // Pending is a queued snapshot request.
 type Pending struct{ reply chan State }
@@ -215,10 +282,12 @@ func (m *Model) enqueue(o op) {
 // applyStopped applies what a stopped model has queued, under mu, and
 // keeps only the checkpoint.
 func (m *Model) applyStopped() {
+	skipStarts(m.ops)
 	for _, o := range m.ops {
 		m.apply(o, m.behind)
 	}
-	m.ops, m.lag = nil, 0
+	m.ops, m.lag, m.starts = nil, 0, 0
+	m.behind = m.behind || m.gaveUp
 	m.noteAlt()
 	m.dropEmulator()
 }
@@ -271,7 +340,7 @@ func (m *Model) stop() {
 func (m *Model) drain() {
 	m.mu.Lock()
 	ops := m.ops
-	m.ops, m.lag = nil, 0
+	m.ops, m.lag, m.starts = nil, 0, 0
 	behind := m.behind
 	m.draining = len(ops) > 0
 	m.mu.Unlock()
@@ -281,9 +350,10 @@ func (m *Model) drain() {
 	// Answers go out once the drain is over, so that whoever got one sees
 	// the model as it left it (NeedsRedraw).
 	var answers []func()
+	skipStarts(ops)
 	for _, o := range ops {
 		if o.reply != nil {
-			st, reply := m.state(behind), o.reply
+			st, reply := m.state(behind, o.text), o.reply
 			answers = append(answers, func() { reply <- st })
 			continue
 		}
@@ -292,6 +362,7 @@ func (m *Model) drain() {
 	m.mu.Lock()
 	m.noteAlt()
 	m.draining = false
+	m.behind = m.behind || m.gaveUp
 	m.mu.Unlock()
 	for _, answer := range answers {
 		answer()
@@ -301,34 +372,70 @@ func (m *Model) drain() {
 func (m *Model) apply(o op, behind bool) {
 	switch {
 	case o.reset:
-		m.dropEmulator()
-		m.checkpoint, m.tail = nil, nil
+		if m.emu != nil {
+			m.emu.close()
+		}
+		m.emu, m.joined, m.checkpoint, m.tail, m.start = nil, nil, nil, nil, nil
 		m.applied += o.dropped
+	case o.data != nil && m.gaveUp:
+		for _, d := range o.data {
+			m.applied += int64(len(d))
+		}
 	case o.data != nil:
 		b := m.joined[:0]
 		for _, d := range o.data {
 			b = append(b, d...)
 		}
-		m.emulator().feed(b)
-		m.keepTail(b)
+		e := m.emulator()
+		e.deadline = feedDeadline(m.now(), len(b))
+		e.feed(b)
+		e.deadline = time.Time{}
 		m.applied += int64(len(b))
+		if e.overrun {
+			m.giveUp()
+			break
+		}
+		m.keepTail(b)
 		m.joined = b
 	case o.reply != nil:
-		o.reply <- m.state(behind)
-	default:
-		m.cols, m.rows = o.cols, o.rows
-		if m.emu != nil {
-			m.emu.resize(o.cols, o.rows)
+		o.reply <- m.state(behind, o.text)
+	case o.start:
+		if !o.skip {
+			m.start, _ = m.emulator().snapshot(carry(m.tail))
+			m.startFed = m.applied
 		}
-		m.checkpoint = nil // a checkpoint is for the old size: keep the emulator
+	default:
+		// A checkpoint is for the old size: restore it first (an idle model
+		// keeps one instead of its emulator), then resize the emulator.
+		e := m.emulator()
+		if o.cols != m.cols || o.rows != m.rows {
+			// The output since the command start was printed at two sizes: no
+			// redraw of the start, written at the new size, leads to the screen.
+			m.start = nil
+		}
+		m.cols, m.rows = o.cols, o.rows
+		e.resize(o.cols, o.rows)
 	}
 }
 
-// state is the screen at this point of the stream.
-func (m *Model) state(behind bool) State {
+// giveUp stops emulating for good: output costs the emulator too much.
+func (m *Model) giveUp() {
+	m.emu.close()
+	m.emu, m.joined, m.checkpoint, m.tail, m.start = nil, nil, nil, nil, nil
+	m.gaveUp = true
+}
+
+// state is the screen at this point of the stream; text: no redraw.
+func (m *Model) state(behind, text bool) State {
 	e := m.emulator()
-	return State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind,
-		Fed: m.applied, Redraw: e.snapshot(carry(m.tail)), Lines: e.lines()}
+	st := State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind && !m.gaveUp,
+		Fed: m.applied, Lines: e.lines()}
+	if !text {
+		redraw, ok := e.snapshot(carry(m.tail))
+		st.Redraw, st.OverBudget = redraw, !ok
+		st.Start, st.SinceStart = m.start, m.applied-m.startFed
+	}
+	return st
 }
 
 // keepTail keeps the end of the stream for carry.
@@ -347,6 +454,7 @@ func (m *Model) keepTail(b []byte) {
 func (m *Model) emulator() *emulator {
 	if m.emu == nil {
 		m.emu = newEmulator(m.cols, m.rows)
+		m.emu.now = m.now
 		if m.checkpoint != nil {
 			m.emu.write(m.checkpoint)
 			m.checkpoint = nil
@@ -357,12 +465,17 @@ func (m *Model) emulator() *emulator {
 
 // dropEmulator keeps a checkpoint of the screen and frees the emulator.
 // The checkpoint restores what Snapshot reproduces (see there for what it
-// does not).
+// does not). A screen whose redraw is over budget keeps its emulator (its
+// memory is bounded by MaxCells).
 func (m *Model) dropEmulator() {
 	if m.emu == nil {
 		return
 	}
-	m.checkpoint = m.emu.snapshot(nil)
+	checkpoint, ok := m.emu.snapshot(nil)
+	if !ok {
+		return
+	}
+	m.checkpoint = checkpoint
 	m.emu.close()
 	m.emu, m.joined = nil, nil
 }

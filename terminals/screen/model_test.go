@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"go.uber.org/goleak"
 )
@@ -125,7 +126,8 @@ func TestFastForwardIsExact(t *testing.T) {
 			slow, fast := newEmulator(40, 10), newEmulator(40, 10)
 			slow.write([]byte(tc.data))
 			fast.feed([]byte(tc.data))
-			if s, f := slow.snapshot(nil), fast.snapshot(nil); !bytes.Equal(s, f) {
+			s, _ := slow.snapshot(nil)
+			if f, _ := fast.snapshot(nil); !bytes.Equal(s, f) {
 				t.Fatalf("fast-forwarded screen differs:\n got %q\nwant %q", f, s)
 			}
 		})
@@ -159,7 +161,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	e := newEmulator(120, 40)
 	e.write(mixed(64 << 10))
 	for b.Loop() {
-		_ = e.snapshot(nil)
+		_, _ = e.snapshot(nil)
 	}
 }
 
@@ -283,4 +285,70 @@ func TestStoppedModelAnswersLater(t *testing.T) {
 	if got := strings.Join(s.Lines, "|"); !s.AltScreen || s.Cols != 30 || got != "full screen|last words||" {
 		t.Fatalf("alt %v cols %d lines %q", s.AltScreen, s.Cols, got)
 	}
+}
+
+// TestCommandStart: a mark gives the redraw of the screen where the last
+// command before it started, and the output since; written before that
+// output, it draws the same screen as the mark's own redraw.
+func TestCommandStart(t *testing.T) {
+	m := New(30, 4)
+	m.Feed("$ make\r\n")
+	m.CommandStart()
+	m.Feed("step 1\r\n")
+	first := m.Mark()
+	m.Feed("$ top\r\n")
+	m.CommandStart()
+	m.Feed("\x1b[?1049h\x1b[Htop")
+	run(t, m)
+	for i, tc := range []struct {
+		p     *Pending
+		since string
+	}{{first, "step 1\r\n"}, {m.Mark(), "\x1b[?1049h\x1b[Htop"}} {
+		st, _ := tc.p.Wait(t.Context())
+		if st.Start == nil || st.SinceStart != int64(len(tc.since)) {
+			t.Fatalf("mark %d: start %q since %d, want a redraw and %d", i, st.Start, st.SinceStart, len(tc.since))
+		}
+		a, b := New(30, 4), New(30, 4)
+		run(t, a)
+		run(t, b)
+		a.Feed(string(st.Start) + tc.since)
+		b.Feed(string(st.Redraw))
+		if sa, sb := wait(t, a), wait(t, b); !slices.Equal(sa.Lines, sb.Lines) || sa.AltScreen != sb.AltScreen {
+			t.Fatalf("mark %d: start redraw + output gives %q, the redraw %q", i, sa.Lines, sb.Lines)
+		}
+	}
+}
+
+// TestResizeDropsCommandStart: after a resize, the start's redraw (at the
+// old size) followed by the output does not give the screen: none is kept.
+func TestResizeDropsCommandStart(t *testing.T) {
+	m := New(30, 4)
+	run(t, m)
+	m.CommandStart()
+	m.Feed("step 1\r\n")
+	m.Resize(20, 4)
+	m.Feed("step 2\r\n")
+	if st := wait(t, m); st.Start != nil {
+		t.Fatalf("a start redraw of %d bytes across a resize", len(st.Start))
+	}
+}
+
+// TestCommandStartsStayBounded: command starts nobody asks about do not
+// pile up in the queue: past maxStarts the model drains on its own.
+func TestCommandStartsStayBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := New(30, 4)
+		run(t, m)
+		for i := range 10 * maxStarts {
+			m.Feed(fmt.Sprintf("$ cmd %d\r\n", i))
+			m.CommandStart()
+			synctest.Wait()
+			m.mu.Lock()
+			queued := len(m.ops)
+			m.mu.Unlock()
+			if queued > 2*maxStarts {
+				t.Fatalf("%d steps queued after %d command starts", queued, i+1)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -34,9 +35,14 @@ var handled = map[ansi.Mode]bool{
 // Not reproduced (vt does not expose them): the main screen under an active
 // alternate screen (the joiner's is blank), the cursor saved by DECSC, the
 // pen (SGR) the program will print with next, tab stops and character sets.
-func (e *emulator) snapshot(carry []byte) []byte {
+//
+// ok is false, and the bytes nil, when the redraw would be larger than
+// RedrawBudget (long hyperlinks changing from cell to cell, cells heavy
+// with combining marks): the work stops at the first line past it.
+func (e *emulator) snapshot(carry []byte) (redraw []byte, ok bool) {
 	var b bytes.Buffer
 	cols, rows := e.vt.Width(), e.vt.Height()
+	budget := RedrawBudget(cols, rows)
 	b.WriteString("\x18\x1b[0m\x1b[?1049l\x1b[r\x1b[?6l")
 	fmt.Fprintf(&b, "\x1b[%d;1H%s\x1b[H", rows, strings.Repeat("\n", rows))
 	alt := e.vt.IsAltScreen()
@@ -44,8 +50,12 @@ func (e *emulator) snapshot(carry []byte) []byte {
 		b.WriteString("\x1b[?1049h")
 	}
 	for y := range rows {
+		line := e.line(y)
+		if b.Len()+heavy(line) > budget { // raw bytes never exceed their JSON
+			return nil, false
+		}
 		fmt.Fprintf(&b, "\x1b[%d;1H", y+1)
-		b.WriteString(e.line(y).Render())
+		b.WriteString(line.Render())
 	}
 	b.WriteString("\x1b[0m")
 	if r := e.margins[e.screenIndex()]; r != (region{}) {
@@ -84,7 +94,25 @@ func (e *emulator) snapshot(carry []byte) []byte {
 		b.WriteString("\x1b[?25h")
 	}
 	b.Write(carry)
-	return b.Bytes()
+	if JSONLen(b.String()) > budget {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// heavy is what a line's render costs beyond a bounded number of bytes per
+// cell: the cells' text and the hyperlinks, written again at each change.
+func heavy(line uv.Line) int {
+	n := 0
+	var link uv.Link
+	for _, c := range line {
+		n += len(c.Content)
+		if c.Link != link {
+			n += len(c.Link.URL) + len(c.Link.Params) + len(link.URL) + 16
+			link = c.Link
+		}
+	}
+	return n
 }
 
 // carry returns the end of tail that is an unfinished escape sequence or
