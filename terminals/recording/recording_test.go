@@ -87,6 +87,12 @@ func TestRecorderWritesAsciicast(t *testing.T) {
 	if got := PlainText(c.Output()); got != "hello red\ncafé\n" {
 		t.Errorf("PlainText: got %q", got)
 	}
+	f, _ := os.Open(r.Path())
+	defer f.Close()
+	var text strings.Builder
+	if err := WriteText(&text, f); err != nil || text.String() != "hello red\ncafé\n" {
+		t.Errorf("WriteText: got %q, %v", text.String(), err)
+	}
 }
 
 func TestRecorderSizeCap(t *testing.T) {
