@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/state"
 )
 
@@ -93,10 +94,13 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 	if err != nil {
 		return err
 	}
+	if f.Loosened != 0 {
+		log.Warn("the state directory was open to other users: made it private (0700)", "path", dir, "was", f.Loosened.String())
+	}
 	var saved savedSignins
 	found, err := f.Load(&saved)
 	if errors.Is(err, state.ErrCorrupt) {
-		aside, aerr := f.SetAside()
+		aside, aerr := f.SetAside("corrupt")
 		log.Error("the sign-in state file is corrupt: starting with no sign-ins (owner sessions and share links must sign in again)",
 			"err", err, "setAside", aside, "setAsideErr", aerr)
 		saved, found = savedSignins{}, false
@@ -113,9 +117,13 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 		} else if len(saved.Sessions) > 0 {
 			log.Info("the owner token changed: owner sessions from before the restart are signed out", "sessions", len(saved.Sessions))
 		}
-		a.shares.load(saved.Shares, saved.Gone, exists)
+		a.shares.load(saved.Shares, saved.Gone, exists, log)
 	} else if found {
-		log.Warn("the sign-in state file has an unknown version: starting with no sign-ins", "path", f.Path(), "version", saved.Version)
+		// Perhaps written by a newer termhost: keep it for a person (or a
+		// downgrade undone) to read, never overwrite it.
+		aside, aerr := f.SetAside(fmt.Sprintf("v%d", saved.Version))
+		log.Warn("the sign-in state file has an unknown version: set aside, starting with no sign-ins",
+			"path", f.Path(), "version", saved.Version, "setAside", aside, "setAsideErr", aerr)
 	}
 	p.owner.MAC = ownerMAC(p.owner.Salt, a.token)
 	a.persist = p
@@ -141,7 +149,7 @@ func (a *auth) loadSessions(list []savedSession) {
 // load adds the saved share links that still hold: not expired, their
 // terminal alive. The others go to gone, so that a browser presenting one
 // again is not taken for a guesser.
-func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) bool) {
+func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) bool, log *slog.Logger) {
 	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -151,6 +159,11 @@ func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) 
 		}
 	}
 	for _, s := range list {
+		if s.Role != RoleViewer && s.Role != RoleDriver {
+			// A share link is never the owner, whatever the file says.
+			log.Warn("a saved share link has an invalid role: dropped", "share", s.ID, "role", ahp.Clip(s.Role))
+			continue
+		}
 		sh := &share{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, hash: [32]byte(s.Hash)}
 		st.byID[sh.ID] = sh
 		if sh.expired(now) || !exists(sh.Terminal) {

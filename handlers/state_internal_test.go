@@ -324,3 +324,66 @@ func TestStateFilePrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestStateFileTampered (issue 22 point 7): what the server loads is
+// checked. A share link edited to "owner" in the file is dropped, not made
+// an owner credential; a file of an unknown version is set aside, not
+// overwritten; a state directory open to others is made private.
+func TestStateFileTampered(t *testing.T) {
+	t.Run("share role edited to owner", func(t *testing.T) {
+		r := newRestartRig(t)
+		s := r.start(restartToken)
+		_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+		r.stop()
+		path := filepath.Join(r.dir, stateFileName)
+		b, _ := os.ReadFile(path)
+		edited := bytes.Replace(b, []byte(`"role":"viewer"`), []byte(`"role":"owner"`), 1)
+		if bytes.Equal(b, edited) {
+			t.Fatalf("no viewer role in %s", b)
+		}
+		_ = os.WriteFile(path, edited, 0o600)
+		r.start(restartToken)
+		if err := r.dialShare(tok); err == nil || !strings.Contains(err.Error(), "401") {
+			t.Errorf("the tampered link: %v, want 401", err)
+		}
+		req, _ := http.NewRequest("GET", r.ts.URL+"/", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode == http.StatusOK {
+			t.Errorf("the tampered link opens the owner's workbench: %v, %v", resp, err)
+		} else {
+			resp.Body.Close()
+		}
+		if !strings.Contains(r.log(), "invalid role") {
+			t.Errorf("the log does not say the link was dropped:\n%s", r.log())
+		}
+	})
+	t.Run("unknown version set aside", func(t *testing.T) {
+		r := newRestartRig(t)
+		r.start(restartToken)
+		r.stop()
+		path := filepath.Join(r.dir, stateFileName)
+		future := `{"version":7,"owner":{},"sessions":[],"shares":[],"gone":[],"more":"of the future"}`
+		_ = os.WriteFile(path, []byte(future), 0o600)
+		r.start(restartToken)
+		if b, err := os.ReadFile(path + ".v7"); err != nil || string(b) != future {
+			t.Errorf("set-aside file: %q, %v; want the version 7 document", b, err)
+		}
+		if b, _ := os.ReadFile(path); strings.Contains(string(b), "future") {
+			t.Errorf("the new state file still holds the old one: %s", b)
+		}
+	})
+	t.Run("loose directory made private", func(t *testing.T) {
+		r := newRestartRig(t)
+		if err := os.MkdirAll(r.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chmod(r.dir, 0o755)
+		r.start(restartToken)
+		if fi, _ := os.Stat(r.dir); fi.Mode().Perm() != 0o700 {
+			t.Errorf("state directory mode %v, want 0700", fi.Mode().Perm())
+		}
+		if !strings.Contains(r.log(), "open to other users") {
+			t.Errorf("the log does not say the directory was tightened:\n%s", r.log())
+		}
+	})
+}
