@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +32,8 @@ type restartRig struct {
 	cur   atomic.Pointer[Server]
 	logMu sync.Mutex
 	logs  bytes.Buffer
+	// nextToken, when set, is the owner token of the next start.
+	nextToken string
 }
 
 const restartTerminal = "ahp-terminal:/kept"
@@ -135,6 +138,25 @@ func (r *restartRig) status(cookie *http.Cookie) int {
 	return resp.StatusCode
 }
 
+// endedWhy is the Termhost-Ended header of the page of the rig's terminal
+// requested with cookie (the owner's) or bearer (a share link's token).
+func (r *restartRig) endedWhy(cookie *http.Cookie, bearer string) string {
+	r.t.Helper()
+	req, _ := http.NewRequest("GET", r.ts.URL+terminalPath(restartTerminal), nil)
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get(endedHeader)
+}
+
 // dialShare opens the WebSocket with a share token: nil when it is let in.
 func (r *restartRig) dialShare(token string) error {
 	ws, _, err := websocket.Dial(r.t.Context(), "ws"+strings.TrimPrefix(r.ts.URL, "http")+"/ws",
@@ -158,10 +180,11 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 		logout     bool
 		restartTok string
 		want       int
+		why        string // the 401's Termhost-Ended (issue 25 point 2)
 	}{
-		{"same token keeps the session", false, restartToken, http.StatusOK},
-		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized},
-		{"signed out before the restart stays out", true, restartToken, http.StatusUnauthorized},
+		{"same token keeps the session", false, restartToken, http.StatusOK, ""},
+		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized, endedTokenChanged},
+		{"signed out before the restart stays out", true, restartToken, http.StatusUnauthorized, endedSignedOut},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRestartRig(t)
@@ -184,6 +207,9 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 			if got := r.status(cookie); got != c.want {
 				t.Errorf("page after a restart with token %q: %d, want %d", c.restartTok, got, c.want)
 			}
+			if got := r.endedWhy(cookie, ""); got != c.why {
+				t.Errorf("the page's %s after the restart: %q, want %q", endedHeader, got, c.why)
+			}
 			if c.restartTok == otherToken && !strings.Contains(r.log(), "the owner token changed") {
 				t.Errorf("log does not say the owner token changed:\n%s", r.log())
 			}
@@ -204,31 +230,42 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 		// after runs with the second server, before the link is tried.
 		after   func(r *restartRig)
 		wantLet bool
+		why     string // the 401's Termhost-Ended (issue 25 point 2)
 	}{
 		{"live link still works", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Hour)
 			return tok
-		}, nil, nil, true},
+		}, nil, nil, true, ""},
 		{"revoked stays revoked", func(r *restartRig, s *Server) string {
 			sh, tok, _ := s.auth.shares.create(restartTerminal, RoleDriver, 0)
 			s.auth.shares.revoke(sh.ID)
 			return tok
-		}, nil, nil, false},
+		}, nil, nil, false, endedRevoked},
 		{"expired stays expired", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
 			r.clk.Advance(time.Minute)
 			return tok
-		}, nil, nil, false},
+		}, nil, nil, false, endedExpired},
 		{"expires while down", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
 			return tok
-		}, func(r *restartRig) { r.clk.Advance(time.Minute) }, nil, false},
+		}, func(r *restartRig) { r.clk.Advance(time.Minute) }, nil, false, endedExpired},
 		// A new terminal that happens to get the old one's URI is not the
 		// old one: its link must not open it.
 		{"terminal gone with the restart", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
 			return tok
-		}, func(r *restartRig) { r.newManager() }, func(r *restartRig) { r.createTerminal() }, false},
+		}, func(r *restartRig) { r.newManager() }, func(r *restartRig) { r.createTerminal() }, false, endedRestart},
+		{"closed by the owner", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+			s.auth.shares.revokeTerminal(restartTerminal)
+			return tok
+		}, nil, nil, false, endedTerminalClosed},
+		{"a new owner token ends every link", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleDriver, 0)
+			r.nextToken = otherToken
+			return tok
+		}, nil, nil, false, endedTokenChanged},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRestartRig(t)
@@ -238,9 +275,12 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 			if c.down != nil {
 				c.down(r)
 			}
-			s = r.start(restartToken)
+			s = r.start(cmp.Or(r.nextToken, restartToken))
 			if c.after != nil {
 				c.after(r)
+			}
+			if got := r.endedWhy(nil, tok); got != c.why {
+				t.Errorf("the link's page after the restart: %s %q, want %q", endedHeader, got, c.why)
 			}
 			err := r.dialShare(tok)
 			if c.wantLet && err != nil {
