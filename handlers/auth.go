@@ -221,7 +221,7 @@ type identity struct {
 	ok    bool
 	why   string   // why a presented credential ended (ended*), when known
 	bad   bool     // a presented credential may be a guess: wrong, or a stale owner session
-	stale []string // our cookies whose session or link is gone
+	stale []string // our cookies whose session or link is gone, and why is not known
 }
 
 // identify checks a request's credentials. terminal, when set, selects
@@ -252,8 +252,12 @@ func (s *Server) identify(r *http.Request, terminal string, names cookieNames) i
 		if a.validSession(c.Value) {
 			return identity{who: principal{role: RoleOwner}, ok: true}
 		}
-		id.why = a.sessionEndedWhy(c.Value)
-		id.stale, guess = append(id.stale, c.Name), id.why == ""
+		// A cookie whose end is known is kept while it is remembered: the
+		// page's next request learns why (tellEnded), which the refused
+		// WebSocket upgrade cannot show it.
+		if id.why = a.sessionEndedWhy(c.Value); id.why == "" {
+			id.stale, guess = append(id.stale, c.Name), true
+		}
 	}
 	for _, c := range r.Cookies() {
 		if !strings.HasPrefix(c.Name, names.sharePrefix) {
@@ -261,10 +265,10 @@ func (s *Server) identify(r *http.Request, terminal string, names cookieNames) i
 		}
 		switch sh := a.shares.lookup(c.Value); {
 		case sh == nil:
-			id.stale = append(id.stale, c.Name)
 			why := a.shares.endedWhy(c.Value)
-			guess = guess || why == ""
-			if id.why == "" {
+			if why == "" {
+				id.stale, guess = append(id.stale, c.Name), true
+			} else if id.why == "" {
 				id.why = why
 			}
 		case !id.ok && inScope(sh):
