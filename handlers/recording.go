@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -152,35 +151,12 @@ func (s *Server) openRecording(uri string) (*os.File, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	size, err := completeLines(f)
+	size, err := recording.CompleteLength(f)
 	if err != nil {
 		_ = f.Close()
 		return nil, 0, err
 	}
 	return f, size, nil
-}
-
-// completeLines is the length of f up to its last newline, read backwards
-// a block at a time (the recorder writes whole lines, so the partial tail
-// is short).
-func completeLines(f *os.File) (int64, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	buf := make([]byte, 32<<10)
-	for end := fi.Size(); end > 0; {
-		start := max(0, end-int64(len(buf)))
-		n, err := f.ReadAt(buf[:end-start], start)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return 0, err
-		}
-		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			return start + int64(i) + 1, nil
-		}
-		end = start
-	}
-	return 0, nil
 }
 
 // terminalAccess answers the request itself unless it may see the
