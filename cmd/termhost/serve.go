@@ -196,6 +196,7 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		_ = ln.Close()
 		return err
 	}
+	m.TidyRecordings() // after any adoption: adopted terminals take theirs back, the rest is stale
 	for first := true; ; first = false {
 		s, err := startServing(o, setup, m, ln, clients, log)
 		if err != nil {

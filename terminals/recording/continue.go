@@ -14,8 +14,9 @@ import (
 // Continue reopens the recording at o.Path, written by an earlier Recorder
 // (a predecessor's, before an upgrade), and goes on appending to it: a
 // partial last line is cut, the times go on from the header's start, and
-// note is written as a marker (with the current size) when not "".
-// o.Cols, o.Rows and o.Title are taken from the file's header.
+// note is written as a marker, then the current size. A recording that
+// was paused (its last event is the pause marker) stays paused: nothing is
+// written until Resume. o.Cols, o.Rows and o.Title come from the header.
 func Continue(o Options, note string, cols, rows int) (*Recorder, error) {
 	o.setDefaults()
 	f, err := os.OpenFile(o.Path, os.O_RDWR, 0)
@@ -29,7 +30,7 @@ func Continue(o Options, note string, cols, rows int) (*Recorder, error) {
 	}
 	go r.run()
 	if note != "" {
-		r.Marker(note)
+		r.Marker(note) // dropped when paused, as every event
 	}
 	r.Resize(cols, rows)
 	return r, nil
@@ -61,7 +62,23 @@ func continueFile(o Options, f *os.File) (*Recorder, error) {
 	r := &Recorder{opts: o, start: start, wake: make(chan struct{}, 1), done: make(chan struct{}), file: f,
 		size: size, truncated: size >= o.Max-reserve}
 	r.last = max(0, o.Clock().Sub(start))
-	return r, nil
+	r.paused, err = endsPaused(f, size)
+	return r, err
+}
+
+// pausedMarker is the marker Pause writes.
+const pausedMarker = "recording paused"
+
+// endsPaused reports whether the last event of the first size bytes of f
+// is the pause marker.
+func endsPaused(f *os.File, size int64) (bool, error) {
+	buf := make([]byte, min(size, 4096))
+	if _, err := f.ReadAt(buf, size-int64(len(buf))); err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("recording file: %w", err)
+	}
+	buf = bytes.TrimSuffix(buf, []byte("\n"))
+	ev, err := parseEvent(buf[bytes.LastIndexByte(buf, '\n')+1:])
+	return err == nil && ev.Code == "m" && ev.Data == pausedMarker, nil
 }
 
 // CompleteLength is the length of f up to its last newline: the recorder

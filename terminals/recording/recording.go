@@ -137,7 +137,7 @@ func (r *Recorder) Marker(label string) { r.add("m", Label(label)) }
 
 // Pause stops recording until Resume; what happens meanwhile is left out.
 func (r *Recorder) Pause() {
-	r.add("m", "recording paused")
+	r.add("m", pausedMarker)
 	r.mu.Lock()
 	r.paused = true
 	r.mu.Unlock()

@@ -236,3 +236,30 @@ func TestContinue(t *testing.T) {
 		t.Errorf("Continue of a missing file: no error")
 	}
 }
+
+// A recording paused when the server was upgraded stays paused after it.
+func TestContinuePaused(t *testing.T) {
+	r, clock := startTest(t, Options{})
+	r.Output("before\r\n")
+	r.Pause()
+	r.Close("recording stopped: the server was upgraded") // dropped: paused
+	r2, err := Continue(Options{Path: r.Path(), Clock: clock.Now}, "recording continues after the upgrade", 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Paused() {
+		t.Errorf("a paused recording continues unpaused")
+	}
+	r2.Output("secret\r\n")
+	r2.Resume(80, 24)
+	r2.Output("after\r\n")
+	r2.Close("")
+	var codes []string
+	for _, ev := range parseFile(t, r.Path()).Events {
+		codes = append(codes, ev.Code+":"+ev.Data)
+	}
+	want := []string{"o:before\r\n", "m:recording paused", "m:recording resumed", "r:80x24", "o:after\r\n"}
+	if strings.Join(codes, "|") != strings.Join(want, "|") {
+		t.Errorf("events:\ngot  %q\nwant %q", codes, want)
+	}
+}
