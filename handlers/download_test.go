@@ -69,11 +69,12 @@ func TestDownloadMemoryBounded(t *testing.T) {
 			if resp.StatusCode != 200 || err != nil || n < size/2 {
 				t.Fatalf("GET %s: status %d, %d bytes, %v", name, resp.StatusCode, n, err)
 			}
-			// Generous: a whole-file read alone is size bytes.
+			// Generous, as other goroutines allocate too: reading the whole
+			// file alone is size bytes.
 			alloc := after.TotalAlloc - before.TotalAlloc
 			t.Logf("GET %s of a %d MiB recording allocated %.2f MiB", name, size>>20, float64(alloc)/(1<<20))
-			if alloc > size/4 {
-				t.Errorf("GET %s of a %d MiB recording allocated %.1f MiB, want < %d MiB", name, size>>20, float64(alloc)/(1<<20), size/4>>20)
+			if alloc > size/2 { // measured: 0.3 MiB (text), 0.1 MiB (cast)
+				t.Errorf("GET %s of a %d MiB recording allocated %.1f MiB, want < %d MiB", name, size>>20, float64(alloc)/(1<<20), size/2>>20)
 			}
 		})
 	}
