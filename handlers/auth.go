@@ -397,6 +397,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if why := s.auth.shares.endedWhy(body.Share); body.Share != "" && why != "" {
+		// A link that worked once, opened again: not a guess; say why it ended.
+		tellEnded(w, why)
+		http.Error(w, endedLinkText[why], http.StatusUnauthorized)
+		return
+	}
 	recordFailure(lim)
 	s.metrics.authFailures.WithLabelValues("bad_credential").Inc()
 	s.log.Warn("failed login", "remote", addr) // never the token itself

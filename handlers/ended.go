@@ -19,6 +19,16 @@ const (
 	endedRestart        = "restart"         // the link's terminal did not survive a restart
 )
 
+// endedLinkText is what the sign-in page says about a share link that
+// ended, by reason.
+var endedLinkText = map[string]string{
+	endedRevoked:        "this share link was revoked: ask the person who shared the terminal for a new link",
+	endedExpired:        "this share link has expired: ask the person who shared the terminal for a new link",
+	endedTerminalClosed: "the shared terminal was closed by its owner, which ended this link",
+	endedRestart:        "termhost restarted and the shared terminal did not survive it, which ended this link: ask for a new one",
+	endedTokenChanged:   "the owner signed everyone out (a new owner token), which ended this link: ask for a new one",
+}
+
 // endedHeader carries the reason on a 401.
 const endedHeader = "Termhost-Ended"
 

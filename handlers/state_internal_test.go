@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"cmp"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -281,6 +282,20 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 			}
 			if got := r.endedWhy(nil, tok); got != c.why {
 				t.Errorf("the link's page after the restart: %s %q, want %q", endedHeader, got, c.why)
+			}
+			if c.why != "" {
+				// Opening the link again: the sign-in page says why it ended.
+				req, _ := http.NewRequest("POST", r.ts.URL+"/auth/login", strings.NewReader(`{"share":"`+tok+`"}`))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusUnauthorized || strings.TrimSpace(string(body)) != endedLinkText[c.why] {
+					t.Errorf("sign-in with the link after the restart: %d %q, want 401 %q", resp.StatusCode, body, endedLinkText[c.why])
+				}
 			}
 			err := r.dialShare(tok)
 			if c.wantLet && err != nil {
