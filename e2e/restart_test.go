@@ -150,3 +150,51 @@ func TestShareLinkSurvivesRestartWithItsTerminal(t *testing.T) {
 	owner.typeKeys(id, "echo after-$((40+2))"+kb.Enter)
 	viewer.waitLine(id, "after-42", 10*time.Second)
 }
+
+// Issue 25 points 2 and 3: after a plain restart (same token, shells gone)
+// the owner's tab says so and opens a new terminal, as on a first visit; a
+// viewer of a terminal that did not survive is told that, not "revoked".
+// A restart with a new owner token signs the owner out and says why.
+func TestRestartSaysWhatHappened(t *testing.T) {
+	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	stateDir := filepath.Join(t.TempDir(), "state")
+	configure := func(c *handlers.Config) { c.NoAuth, c.OwnerToken, c.StateDir = false, token, stateDir }
+	e := newEnvWith(t, configure)
+	e.token = token
+	owner := e.newFirstVisitPage("owner")
+	owner.login()
+	id := owner.waitFocusedPrompt() // the startup terminal
+	cli := e.cliClient("e2e-cli-share")
+	var sh struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(cli.MustCall("x-share/create", map[string]any{"channel": "ahp-root://", "terminal": "ahp-terminal:/" + id, "role": "viewer", "ttlSeconds": 3600}), &sh); err != nil {
+		t.Fatal(err)
+	}
+	viewer := e.openShare("viewer", strings.Replace(sh.URL, e.backend.URL, e.URL, 1), "viewer", id, "dark")
+	viewer.waitLoaded(id)
+
+	e.restartServer(configure)
+	owner.waitJS("the restart notice", `(document.getElementById('restart-banner')?.textContent ?? '').includes('terminals from before the restart are gone')`, 30*time.Second)
+	// Point 3: a terminal opens, as none runs; focused, ready to type.
+	id2 := owner.waitFocusedPrompt()
+	if id2 == id {
+		t.Fatalf("the focused terminal after the restart is the old one %q", id)
+	}
+	owner.typeHere(id2, "after-restart")
+	viewer.waitJS("the viewer's ended message", `(document.getElementById('ended-overlay')?.dataset.title ?? '') === 'termhost restarted — the shared terminal is gone'`, 40*time.Second)
+	viewer.shot("viewer-after-restart")
+
+	token = "e2e-new-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	e.restartServer(configure)
+	owner.waitJS("the owner's ended message", `(document.getElementById('ended-overlay')?.dataset.title ?? '') === 'Signed out: the owner token changed'`, 40*time.Second)
+	owner.shot("owner-after-new-token")
+
+	// Point 3: signing in again with the new login link, in the same tab
+	// (its saved tabs name terminals that are gone), opens a terminal.
+	e.token = token
+	owner.login()
+	if id3 := owner.waitFocusedPrompt(); id3 == id2 || id3 == id {
+		t.Errorf("the terminal after the re-login is an old one: %q", id3)
+	}
+}

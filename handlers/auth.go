@@ -63,12 +63,13 @@ type auth struct {
 
 	mu       sync.Mutex
 	sessions map[[32]byte]time.Time // sha256(session id) → expiry
+	gone     map[[32]byte]goneEntry // sessions ended lately, and why
 	limiters map[string]*rate.Limiter
 }
 
 func newAuth(token string, disabled bool, c clock) *auth {
 	return &auth{disabled: disabled, token: []byte(token), shares: newShares(c),
-		sessions: map[[32]byte]time.Time{}, limiters: map[string]*rate.Limiter{}}
+		sessions: map[[32]byte]time.Time{}, gone: map[[32]byte]goneEntry{}, limiters: map[string]*rate.Limiter{}}
 }
 
 func (a *auth) ownerToken(tok string) bool {
@@ -88,7 +89,7 @@ func (a *auth) addSession(h [32]byte, now time.Time) {
 	defer a.mu.Unlock()
 	for old, exp := range a.sessions {
 		if now.After(exp) {
-			delete(a.sessions, old)
+			a.endLocked(old, endedSessionExpired, now)
 		}
 	}
 	a.sessions[h] = now.Add(sessionLifetime)
@@ -97,9 +98,29 @@ func (a *auth) addSession(h [32]byte, now time.Time) {
 func (a *auth) endSession(id string) {
 	h := sha256.Sum256([]byte(id))
 	a.mu.Lock()
-	delete(a.sessions, h)
+	if _, ok := a.sessions[h]; ok {
+		a.endLocked(h, endedSignedOut, time.Now())
+	}
 	a.mu.Unlock()
 	a.save()
+}
+
+// endLocked drops a session and remembers why it ended.
+func (a *auth) endLocked(h [32]byte, why string, now time.Time) {
+	delete(a.sessions, h)
+	rememberGone(a.gone, h, goneEntry{until: now.Add(goneRetention), why: why}, now)
+}
+
+// sessionEndedWhy is why the owner session id ended lately, "" when unknown.
+func (a *auth) sessionEndedWhy(id string) string {
+	h := sha256.Sum256([]byte(id))
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if exp, ok := a.sessions[h]; ok && !now.Before(exp) {
+		return endedSessionExpired
+	}
+	return goneWhy(a.gone, h, now)
 }
 
 func (a *auth) validSession(id string) bool {
@@ -198,8 +219,9 @@ func (s *Server) publicScheme(r *http.Request) string {
 type identity struct {
 	who   principal
 	ok    bool
+	why   string   // why a presented credential ended (ended*), when known
 	bad   bool     // a presented credential may be a guess: wrong, or a stale owner session
-	stale []string // our cookies whose session or link is gone
+	stale []string // our cookies whose session or link is gone, and why is not known
 }
 
 // identify checks a request's credentials. terminal, when set, selects
@@ -219,7 +241,8 @@ func (s *Server) identify(r *http.Request, terminal string, names cookieNames) i
 		}
 		sh := a.shares.lookup(tok)
 		if sh == nil {
-			return identity{bad: !a.shares.wasValid(tok)}
+			why := a.shares.endedWhy(tok)
+			return identity{bad: why == "", why: why}
 		}
 		return identity{who: principal{role: sh.Role, share: sh}, ok: inScope(sh)}
 	}
@@ -229,7 +252,12 @@ func (s *Server) identify(r *http.Request, terminal string, names cookieNames) i
 		if a.validSession(c.Value) {
 			return identity{who: principal{role: RoleOwner}, ok: true}
 		}
-		id.stale, guess = append(id.stale, c.Name), true
+		// A cookie whose end is known is kept while it is remembered: the
+		// page's next request learns why (tellEnded), which the refused
+		// WebSocket upgrade cannot show it.
+		if id.why = a.sessionEndedWhy(c.Value); id.why == "" {
+			id.stale, guess = append(id.stale, c.Name), true
+		}
 	}
 	for _, c := range r.Cookies() {
 		if !strings.HasPrefix(c.Name, names.sharePrefix) {
@@ -237,13 +265,20 @@ func (s *Server) identify(r *http.Request, terminal string, names cookieNames) i
 		}
 		switch sh := a.shares.lookup(c.Value); {
 		case sh == nil:
-			id.stale = append(id.stale, c.Name)
-			guess = guess || !a.shares.wasValid(c.Value)
+			why := a.shares.endedWhy(c.Value)
+			if why == "" {
+				id.stale, guess = append(id.stale, c.Name), true
+			} else if id.why == "" {
+				id.why = why
+			}
 		case !id.ok && inScope(sh):
 			id.who, id.ok = principal{role: sh.Role, share: sh}, true
 		}
 	}
 	id.bad = !id.ok && guess
+	if id.ok {
+		id.why = ""
+	}
 	return id
 }
 
@@ -278,6 +313,9 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, terminal s
 		return principal{}, false, true
 	}
 	id := s.identify(r, terminal, names)
+	if !id.ok {
+		tellEnded(w, id.why)
+	}
 	for _, name := range id.stale {
 		c := s.cookie(r, name, "")
 		c.MaxAge = -1
@@ -358,6 +396,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			s.log.Info("share link used", "share", sh.ID, "role", sh.Role, "remote", addr)
 			return
 		}
+	}
+	if why := s.auth.shares.endedWhy(body.Share); body.Share != "" && why != "" {
+		// A link that worked once, opened again: not a guess; say why it ended.
+		tellEnded(w, why)
+		http.Error(w, endedLinkText[why], http.StatusUnauthorized)
+		return
 	}
 	recordFailure(lim)
 	s.metrics.authFailures.WithLabelValues("bad_credential").Inc()

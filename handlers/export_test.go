@@ -10,3 +10,6 @@ func NewFakeClock(now time.Time) *FakeClock { return &fakeClock{now: now} }
 
 // UseClock makes share expiry follow clk instead of the wall clock.
 func (c *Config) UseClock(clk *FakeClock) { c.clock = clk }
+
+// MaxDownloads is the bound of recording downloads in progress.
+const MaxDownloads = maxDownloads

@@ -1,12 +1,15 @@
 package handlers
 
 import (
-	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -41,76 +44,119 @@ func (c *conn) recordCommand(msg *ahp.Message) (any, *ahp.Error) {
 	return nil, nil
 }
 
+// maxDownloads bounds the recording downloads served at once, across all
+// clients: each streams with a few buffers, but holds a file and a disk
+// reader; a request over the bound is refused with 503.
+const maxDownloads = 8
+
 // mountRecordings serves a terminal's recording and its output as text,
 // to whoever may see the terminal: the owner, and a share link (viewer or
 // driver) for its own terminal.
 func (s *Server) mountRecordings(r chi.Router) {
-	r.Get("/t/{id}/recording.cast", s.downloadRecording)
-	r.Get("/t/{id}/output.txt", s.downloadOutput)
+	d := &downloads{s: s, slots: make(chan struct{}, maxDownloads)}
+	r.Get("/t/{id}/recording.cast", d.limit(s.downloadRecording))
+	r.Get("/t/{id}/output.txt", d.limit(s.downloadOutput))
+}
+
+// downloads holds the slots of the downloads in progress.
+type downloads struct {
+	s     *Server
+	slots chan struct{}
+}
+
+// limit runs h in a free slot, or answers 503 with Retry-After.
+func (d *downloads) limit(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case d.slots <- struct{}{}:
+			defer func() { <-d.slots }()
+			h(w, r)
+		default:
+			d.s.log.Info("download refused: too many at once", "limit", maxDownloads)
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, fmt.Sprintf("too many downloads at once (at most %d): try again in a few seconds", maxDownloads), http.StatusServiceUnavailable)
+		}
+	}
 }
 
 // downloadRecording sends the .cast file, up to its last complete line
-// (the recorder may be writing it).
+// (the recorder may be writing it), streamed from the disk (with ranges).
 func (s *Server) downloadRecording(w http.ResponseWriter, r *http.Request) {
 	uri, ok := s.terminalAccess(w, r)
 	if !ok {
 		return
 	}
-	data, err := s.readRecording(uri)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		http.Error(w, "this terminal has no recording", http.StatusNotFound)
-		return
-	case err != nil:
-		s.log.Warn("read recording", "terminal", ahp.Clip(uri), "err", err)
-		http.Error(w, "cannot read the recording", http.StatusInternalServerError)
+	f, size, err := s.openRecording(uri)
+	if !s.recordingFound(w, uri, err) {
 		return
 	}
+	defer f.Close()
 	attachment(w, "application/x-asciicast", ahp.TerminalIDOf(uri)+".cast")
-	_, _ = w.Write(data)
+	http.ServeContent(w, r, "", time.Time{}, io.NewSectionReader(f, 0, size))
 }
 
 // downloadOutput sends the terminal's output as plain text: the recording's
-// when there is one, else the scrollback's.
+// when there is one (streamed, event by event), else the scrollback's.
 func (s *Server) downloadOutput(w http.ResponseWriter, r *http.Request) {
 	uri, ok := s.terminalAccess(w, r)
 	if !ok {
 		return
 	}
-	var output string
-	data, err := s.readRecording(uri)
+	f, size, err := s.openRecording(uri)
+	if errors.Is(err, os.ErrNotExist) {
+		output, _ := s.m.Content(uri) // bounded by the scrollback
+		attachment(w, "text/plain; charset=utf-8", ahp.TerminalIDOf(uri)+".txt")
+		_, _ = io.WriteString(w, recording.PlainText(output))
+		return
+	}
+	if !s.recordingFound(w, uri, err) {
+		return
+	}
+	defer f.Close()
+	attachment(w, "text/plain; charset=utf-8", ahp.TerminalIDOf(uri)+".txt")
+	if err := recording.WriteText(w, io.NewSectionReader(f, 0, size)); err != nil {
+		// The status is sent: the client sees a short body. A client that
+		// went away is expected teardown.
+		level := slog.LevelWarn
+		if r.Context().Err() != nil {
+			level = slog.LevelDebug
+		}
+		s.log.Log(r.Context(), level, "stream recording as text", "terminal", ahp.Clip(uri), "err", err)
+	}
+}
+
+// recordingFound answers the request itself when the recording could not
+// be opened: 404 when there is none, 500 on a read error.
+func (s *Server) recordingFound(w http.ResponseWriter, uri string, err error) bool {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		output, _ = s.m.Content(uri)
+		http.Error(w, "this terminal has no recording", http.StatusNotFound)
+		return false
 	case err != nil:
 		s.log.Warn("read recording", "terminal", ahp.Clip(uri), "err", err)
 		http.Error(w, "cannot read the recording", http.StatusInternalServerError)
-		return
-	default:
-		cast, err := recording.Parse(bytes.NewReader(data))
-		if err != nil {
-			s.log.Warn("parse recording", "terminal", ahp.Clip(uri), "err", err)
-			http.Error(w, "cannot read the recording", http.StatusInternalServerError)
-			return
-		}
-		output = cast.Output()
+		return false
 	}
-	attachment(w, "text/plain; charset=utf-8", ahp.TerminalIDOf(uri)+".txt")
-	_, _ = w.Write([]byte(recording.PlainText(output)))
+	return true
 }
 
-// readRecording reads a terminal's recording up to its last complete line;
-// os.ErrNotExist when it has none.
-func (s *Server) readRecording(uri string) ([]byte, error) {
+// openRecording opens a terminal's recording and finds the end of its last
+// complete line; os.ErrNotExist when it has none.
+func (s *Server) openRecording(uri string) (*os.File, int64, error) {
 	path := s.m.RecordingPath(uri)
 	if path == "" {
-		return nil, os.ErrNotExist
+		return nil, 0, os.ErrNotExist
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return data[:bytes.LastIndexByte(data, '\n')+1], nil
+	size, err := recording.CompleteLength(f)
+	if err != nil {
+		_ = f.Close()
+		return nil, 0, err
+	}
+	return f, size, nil
 }
 
 // terminalAccess answers the request itself unless it may see the

@@ -59,20 +59,14 @@ type shares struct {
 	onChange func()
 	// gone holds the token hashes of revoked and expired links for a while:
 	// a browser still presenting one is not guessing (see identify).
-	gone map[[32]byte]time.Time
+	gone map[[32]byte]goneEntry
 }
-
-// Retention and bound of shares.gone.
-const (
-	goneRetention = 24 * time.Hour
-	maxGone       = 10000
-)
 
 func newShares(c clock) *shares {
 	if c == nil {
 		c = wallClock{}
 	}
-	return &shares{byID: map[string]*share{}, clock: c, changed: make(chan struct{}, 1), gone: map[[32]byte]time.Time{}}
+	return &shares{byID: map[string]*share{}, clock: c, changed: make(chan struct{}, 1), gone: map[[32]byte]goneEntry{}}
 }
 
 func (st *shares) now() time.Time { return st.clock.Now() }
@@ -175,7 +169,7 @@ func (st *shares) dropExpired() (expired []*share, next time.Time) {
 		switch {
 		case s.expired(now):
 			expired = append(expired, s)
-			st.removeLocked(s, now)
+			st.removeLocked(s, now, endedExpired)
 		case !s.ExpiresAt.IsZero() && (next.IsZero() || s.ExpiresAt.Before(next)):
 			next = s.ExpiresAt
 		}
@@ -187,31 +181,24 @@ func (st *shares) dropExpired() (expired []*share, next time.Time) {
 	return expired, next
 }
 
-// removeLocked drops a share and remembers its token hash as gone.
-func (st *shares) removeLocked(s *share, now time.Time) {
+// removeLocked drops a share and remembers its token hash as gone, and why.
+func (st *shares) removeLocked(s *share, now time.Time, why string) {
 	delete(st.byID, s.ID)
-	if len(st.gone) >= maxGone {
-		for h, until := range st.gone {
-			if now.After(until) {
-				delete(st.gone, h)
-			}
-		}
-		if len(st.gone) >= maxGone {
-			clear(st.gone)
-		}
-	}
-	st.gone[s.hash] = now.Add(goneRetention)
+	rememberGone(st.gone, s.hash, goneEntry{until: now.Add(goneRetention), why: why}, now)
 }
 
 // wasValid reports whether token belonged to a link revoked or expired
 // recently: presenting it again is a stale cookie or bookmark, not a guess.
-func (st *shares) wasValid(token string) bool {
+func (st *shares) wasValid(token string) bool { return st.endedWhy(token) != "" }
+
+// endedWhy is why token's link ended lately (an ended* reason), "" when it
+// is not known as a link that ended.
+func (st *shares) endedWhy(token string) string {
 	h := sha256.Sum256([]byte(token))
 	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	until, ok := st.gone[h]
-	return ok && !now.After(until)
+	return goneWhy(st.gone, h, now)
 }
 
 // valid reports whether the share still exists and has not expired.
@@ -228,7 +215,7 @@ func (st *shares) revoke(id string) (*share, bool) {
 	st.mu.Lock()
 	s := st.byID[id]
 	if s != nil {
-		st.removeLocked(s, now)
+		st.removeLocked(s, now, endedRevoked)
 	}
 	st.mu.Unlock()
 	if s != nil {
@@ -246,7 +233,7 @@ func (st *shares) revokeTerminal(terminal string) []*share {
 	for _, s := range st.byID {
 		if s.Terminal == terminal {
 			out = append(out, s)
-			st.removeLocked(s, now)
+			st.removeLocked(s, now, endedTerminalClosed)
 		}
 	}
 	st.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/state"
 )
 
@@ -26,6 +27,8 @@ type savedSignins struct {
 	Sessions []savedSession `json:"sessions"`
 	Shares   []savedShare   `json:"shares"`
 	Gone     []savedGone    `json:"gone"` // revoked or expired lately (see shares.gone)
+	// Owner sessions ended lately (see auth.gone).
+	GoneSessions []savedGone `json:"goneSessions,omitempty"`
 }
 
 const savedVersion = 1
@@ -53,6 +56,7 @@ type savedShare struct {
 type savedGone struct {
 	Hash  digest    `json:"hash"`
 	Until time.Time `json:"until"`
+	Why   string    `json:"why,omitempty"` // ended*; older files have none
 }
 
 // digest is a SHA-256 sized value, written in hex.
@@ -93,10 +97,13 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 	if err != nil {
 		return err
 	}
+	if f.Loosened != 0 {
+		log.Warn("the state directory was open to other users: made it private (0700)", "path", dir, "was", f.Loosened.String())
+	}
 	var saved savedSignins
 	found, err := f.Load(&saved)
 	if errors.Is(err, state.ErrCorrupt) {
-		aside, aerr := f.SetAside()
+		aside, aerr := f.SetAside("corrupt")
 		log.Error("the sign-in state file is corrupt: starting with no sign-ins (owner sessions and share links must sign in again)",
 			"err", err, "setAside", aside, "setAsideErr", aerr)
 		saved, found = savedSignins{}, false
@@ -108,14 +115,19 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 	if found && saved.Version == savedVersion {
 		p.owner.Salt = saved.Owner.Salt
 		mac := ownerMAC(saved.Owner.Salt, a.token)
-		if hmac.Equal(mac[:], saved.Owner.MAC[:]) {
-			a.loadSessions(saved.Sessions)
-		} else if len(saved.Sessions) > 0 {
-			log.Info("the owner token changed: owner sessions from before the restart are signed out", "sessions", len(saved.Sessions))
+		sameToken := hmac.Equal(mac[:], saved.Owner.MAC[:])
+		a.loadSessions(saved.Sessions, saved.GoneSessions, sameToken)
+		if !sameToken && len(saved.Sessions)+len(saved.Shares) > 0 {
+			log.Info("the owner token changed: owner sessions and share links from before are signed out",
+				"sessions", len(saved.Sessions), "shares", len(saved.Shares))
 		}
-		a.shares.load(saved.Shares, saved.Gone, exists)
+		a.shares.load(saved.Shares, saved.Gone, exists, sameToken, log)
 	} else if found {
-		log.Warn("the sign-in state file has an unknown version: starting with no sign-ins", "path", f.Path(), "version", saved.Version)
+		// Perhaps written by a newer termhost: keep it for a person (or a
+		// downgrade undone) to read, never overwrite it.
+		aside, aerr := f.SetAside(fmt.Sprintf("v%d", saved.Version))
+		log.Warn("the sign-in state file has an unknown version: set aside, starting with no sign-ins",
+			"path", f.Path(), "version", saved.Version, "setAside", aside, "setAsideErr", aerr)
 	}
 	p.owner.MAC = ownerMAC(p.owner.Salt, a.token)
 	a.persist = p
@@ -127,34 +139,58 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 	return nil
 }
 
-func (a *auth) loadSessions(list []savedSession) {
+// loadSessions restores the owner sessions when the token is the same;
+// after a token change they are remembered as ended by it.
+func (a *auth) loadSessions(list []savedSession, gone []savedGone, sameToken bool) {
 	now := time.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for _, g := range gone {
+		rememberGone(a.gone, [32]byte(g.Hash), goneEntry{until: g.Until, why: g.Why}, now)
+	}
 	for _, s := range list {
-		if now.Before(s.Expires) {
+		switch {
+		case !now.Before(s.Expires):
+		case sameToken:
 			a.sessions[[32]byte(s.Hash)] = s.Expires
+		default:
+			a.endLocked([32]byte(s.Hash), endedTokenChanged, now)
 		}
 	}
 }
 
 // load adds the saved share links that still hold: not expired, their
-// terminal alive. The others go to gone, so that a browser presenting one
-// again is not taken for a guesser.
-func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) bool) {
+// terminal alive, the owner token the same. The others go to gone, so that
+// a browser presenting one again is not taken for a guesser, and is told
+// why its link ended.
+func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) bool, sameToken bool, log *slog.Logger) {
 	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, g := range gone {
 		if now.Before(g.Until) {
-			st.gone[[32]byte(g.Hash)] = g.Until
+			why := g.Why
+			if why == "" {
+				why = endedRevoked // a file from before reasons were kept
+			}
+			rememberGone(st.gone, [32]byte(g.Hash), goneEntry{until: g.Until, why: why}, now)
 		}
 	}
 	for _, s := range list {
+		if s.Role != RoleViewer && s.Role != RoleDriver {
+			// A share link is never the owner, whatever the file says.
+			log.Warn("a saved share link has an invalid role: dropped", "share", s.ID, "role", ahp.Clip(s.Role))
+			continue
+		}
 		sh := &share{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, hash: [32]byte(s.Hash)}
 		st.byID[sh.ID] = sh
-		if sh.expired(now) || !exists(sh.Terminal) {
-			st.removeLocked(sh, now)
+		switch {
+		case sh.expired(now):
+			st.removeLocked(sh, now, endedExpired)
+		case !sameToken:
+			st.removeLocked(sh, now, endedTokenChanged)
+		case !exists(sh.Terminal):
+			st.removeLocked(sh, now, endedRestart)
 		}
 	}
 }
@@ -174,22 +210,28 @@ func (a *auth) saveErr() error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	doc := savedSignins{Version: savedVersion, Owner: p.owner, Sessions: a.savedSessions()}
+	doc := savedSignins{Version: savedVersion, Owner: p.owner}
+	doc.Sessions, doc.GoneSessions = a.savedSessions()
 	doc.Shares, doc.Gone = a.shares.saved()
 	return p.file.Save(doc)
 }
 
-func (a *auth) savedSessions() []savedSession {
+func (a *auth) savedSessions() ([]savedSession, []savedGone) {
 	now := time.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := []savedSession{}
+	out, gone := []savedSession{}, []savedGone{}
 	for h, exp := range a.sessions {
 		if now.Before(exp) {
 			out = append(out, savedSession{Hash: digest(h), Expires: exp})
 		}
 	}
-	return out
+	for h, g := range a.gone {
+		if now.Before(g.until) {
+			gone = append(gone, savedGone{Hash: digest(h), Until: g.until, Why: g.why})
+		}
+	}
+	return out, gone
 }
 
 func (st *shares) saved() ([]savedShare, []savedGone) {
@@ -201,9 +243,9 @@ func (st *shares) saved() ([]savedShare, []savedGone) {
 		shares = append(shares, savedShare{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, Hash: digest(s.hash),
 			CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt})
 	}
-	for h, until := range st.gone {
-		if now.Before(until) {
-			gone = append(gone, savedGone{Hash: digest(h), Until: until})
+	for h, g := range st.gone {
+		if now.Before(g.until) {
+			gone = append(gone, savedGone{Hash: digest(h), Until: g.until, Why: g.why})
 		}
 	}
 	return shares, gone

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +33,8 @@ type restartRig struct {
 	cur   atomic.Pointer[Server]
 	logMu sync.Mutex
 	logs  bytes.Buffer
+	// nextToken, when set, is the owner token of the next start.
+	nextToken string
 }
 
 const restartTerminal = "ahp-terminal:/kept"
@@ -135,6 +139,25 @@ func (r *restartRig) status(cookie *http.Cookie) int {
 	return resp.StatusCode
 }
 
+// endedWhy is the Termhost-Ended header of the page of the rig's terminal
+// requested with cookie (the owner's) or bearer (a share link's token).
+func (r *restartRig) endedWhy(cookie *http.Cookie, bearer string) string {
+	r.t.Helper()
+	req, _ := http.NewRequest("GET", r.ts.URL+terminalPath(restartTerminal), nil)
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get(endedHeader)
+}
+
 // dialShare opens the WebSocket with a share token: nil when it is let in.
 func (r *restartRig) dialShare(token string) error {
 	ws, _, err := websocket.Dial(r.t.Context(), "ws"+strings.TrimPrefix(r.ts.URL, "http")+"/ws",
@@ -158,10 +181,11 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 		logout     bool
 		restartTok string
 		want       int
+		why        string // the 401's Termhost-Ended (issue 25 point 2)
 	}{
-		{"same token keeps the session", false, restartToken, http.StatusOK},
-		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized},
-		{"signed out before the restart stays out", true, restartToken, http.StatusUnauthorized},
+		{"same token keeps the session", false, restartToken, http.StatusOK, ""},
+		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized, endedTokenChanged},
+		{"signed out before the restart stays out", true, restartToken, http.StatusUnauthorized, endedSignedOut},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRestartRig(t)
@@ -184,6 +208,9 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 			if got := r.status(cookie); got != c.want {
 				t.Errorf("page after a restart with token %q: %d, want %d", c.restartTok, got, c.want)
 			}
+			if got := r.endedWhy(cookie, ""); got != c.why {
+				t.Errorf("the page's %s after the restart: %q, want %q", endedHeader, got, c.why)
+			}
 			if c.restartTok == otherToken && !strings.Contains(r.log(), "the owner token changed") {
 				t.Errorf("log does not say the owner token changed:\n%s", r.log())
 			}
@@ -204,31 +231,42 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 		// after runs with the second server, before the link is tried.
 		after   func(r *restartRig)
 		wantLet bool
+		why     string // the 401's Termhost-Ended (issue 25 point 2)
 	}{
 		{"live link still works", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Hour)
 			return tok
-		}, nil, nil, true},
+		}, nil, nil, true, ""},
 		{"revoked stays revoked", func(r *restartRig, s *Server) string {
 			sh, tok, _ := s.auth.shares.create(restartTerminal, RoleDriver, 0)
 			s.auth.shares.revoke(sh.ID)
 			return tok
-		}, nil, nil, false},
+		}, nil, nil, false, endedRevoked},
 		{"expired stays expired", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
 			r.clk.Advance(time.Minute)
 			return tok
-		}, nil, nil, false},
+		}, nil, nil, false, endedExpired},
 		{"expires while down", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
 			return tok
-		}, func(r *restartRig) { r.clk.Advance(time.Minute) }, nil, false},
+		}, func(r *restartRig) { r.clk.Advance(time.Minute) }, nil, false, endedExpired},
 		// A new terminal that happens to get the old one's URI is not the
 		// old one: its link must not open it.
 		{"terminal gone with the restart", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
 			return tok
-		}, func(r *restartRig) { r.newManager() }, func(r *restartRig) { r.createTerminal() }, false},
+		}, func(r *restartRig) { r.newManager() }, func(r *restartRig) { r.createTerminal() }, false, endedRestart},
+		{"closed by the owner", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+			s.auth.shares.revokeTerminal(restartTerminal)
+			return tok
+		}, nil, nil, false, endedTerminalClosed},
+		{"a new owner token ends every link", func(r *restartRig, s *Server) string {
+			_, tok, _ := s.auth.shares.create(restartTerminal, RoleDriver, 0)
+			r.nextToken = otherToken
+			return tok
+		}, nil, nil, false, endedTokenChanged},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRestartRig(t)
@@ -238,9 +276,26 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 			if c.down != nil {
 				c.down(r)
 			}
-			s = r.start(restartToken)
+			s = r.start(cmp.Or(r.nextToken, restartToken))
 			if c.after != nil {
 				c.after(r)
+			}
+			if got := r.endedWhy(nil, tok); got != c.why {
+				t.Errorf("the link's page after the restart: %s %q, want %q", endedHeader, got, c.why)
+			}
+			if c.why != "" {
+				// Opening the link again: the sign-in page says why it ended.
+				req, _ := http.NewRequest("POST", r.ts.URL+"/auth/login", strings.NewReader(`{"share":"`+tok+`"}`))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusUnauthorized || strings.TrimSpace(string(body)) != endedLinkText[c.why] {
+					t.Errorf("sign-in with the link after the restart: %d %q, want 401 %q", resp.StatusCode, body, endedLinkText[c.why])
+				}
 			}
 			err := r.dialShare(tok)
 			if c.wantLet && err != nil {
@@ -323,4 +378,67 @@ func TestStateFilePrivate(t *testing.T) {
 			t.Errorf("the state file holds the %s in the clear", name)
 		}
 	}
+}
+
+// TestStateFileTampered (issue 22 point 7): what the server loads is
+// checked. A share link edited to "owner" in the file is dropped, not made
+// an owner credential; a file of an unknown version is set aside, not
+// overwritten; a state directory open to others is made private.
+func TestStateFileTampered(t *testing.T) {
+	t.Run("share role edited to owner", func(t *testing.T) {
+		r := newRestartRig(t)
+		s := r.start(restartToken)
+		_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+		r.stop()
+		path := filepath.Join(r.dir, stateFileName)
+		b, _ := os.ReadFile(path)
+		edited := bytes.Replace(b, []byte(`"role":"viewer"`), []byte(`"role":"owner"`), 1)
+		if bytes.Equal(b, edited) {
+			t.Fatalf("no viewer role in %s", b)
+		}
+		_ = os.WriteFile(path, edited, 0o600)
+		r.start(restartToken)
+		if err := r.dialShare(tok); err == nil || !strings.Contains(err.Error(), "401") {
+			t.Errorf("the tampered link: %v, want 401", err)
+		}
+		req, _ := http.NewRequest("GET", r.ts.URL+"/", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode == http.StatusOK {
+			t.Errorf("the tampered link opens the owner's workbench: %v, %v", resp, err)
+		} else {
+			resp.Body.Close()
+		}
+		if !strings.Contains(r.log(), "invalid role") {
+			t.Errorf("the log does not say the link was dropped:\n%s", r.log())
+		}
+	})
+	t.Run("unknown version set aside", func(t *testing.T) {
+		r := newRestartRig(t)
+		r.start(restartToken)
+		r.stop()
+		path := filepath.Join(r.dir, stateFileName)
+		future := `{"version":7,"owner":{},"sessions":[],"shares":[],"gone":[],"more":"of the future"}`
+		_ = os.WriteFile(path, []byte(future), 0o600)
+		r.start(restartToken)
+		if b, err := os.ReadFile(path + ".v7"); err != nil || string(b) != future {
+			t.Errorf("set-aside file: %q, %v; want the version 7 document", b, err)
+		}
+		if b, _ := os.ReadFile(path); strings.Contains(string(b), "future") {
+			t.Errorf("the new state file still holds the old one: %s", b)
+		}
+	})
+	t.Run("loose directory made private", func(t *testing.T) {
+		r := newRestartRig(t)
+		if err := os.MkdirAll(r.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chmod(r.dir, 0o755)
+		r.start(restartToken)
+		if fi, _ := os.Stat(r.dir); fi.Mode().Perm() != 0o700 {
+			t.Errorf("state directory mode %v, want 0700", fi.Mode().Perm())
+		}
+		if !strings.Contains(r.log(), "open to other users") {
+			t.Errorf("the log does not say the directory was tightened:\n%s", r.log())
+		}
+	})
 }

@@ -166,7 +166,7 @@ func (p *Paused) Resume() {
 func (p *Paused) Commit() {
 	p.closePidfds()
 	m := p.m
-	for _, t := range p.terms { // the successor does not carry recordings on
+	for _, t := range p.terms { // the successor continues them (TidyRecordings)
 		t.rec.close("recording stopped: the server was upgraded")
 		t.scr.close()
 	}

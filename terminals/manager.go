@@ -193,6 +193,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		return &StartError{Program: inj.Argv[0], Err: err}
 	}
 
+	recorded := m.recordFromStart(t, state, p.Meta) // before the reader publishes anything (t.started)
 	m.mu.Lock()
 	if m.closed {
 		// Close ran while the shell was spawning and only saw live
@@ -200,13 +201,16 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		delete(m.terms, p.Channel)
 		m.mu.Unlock()
 		t.kill(0) // nobody has seen this shell: no grace
+		t.rec.discard(t.log)
 		return fmt.Errorf("%w: server is shutting down", ErrLimit)
 	}
 	t.live = true
 	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback); err != nil {
 		panic("terminals: " + err.Error()) // reserve keeps URIs unique
 	}
-	m.recordFromStart(t, state, p.Meta) // before the reader publishes anything
+	if recorded {
+		m.hub.SetInfoMeta(t.uri, MetaRecording, RecordingOn)
+	}
 	close(t.started)
 	m.mu.Unlock()
 	m.log.Info("terminal created", "terminal", p.Channel, "pid", t.proc.Pid(), "cols", cols, "rows", rows)

@@ -45,6 +45,10 @@ type recorderSlot struct {
 	mu    sync.Mutex // start, pause, resume, close
 	cur   atomic.Pointer[recording.Recorder]
 	ended bool // closed: never started again
+	// owned is the file of an adopted terminal that had exited: no
+	// recorder, but the file is the terminal's (downloadable, deleted
+	// with it). Set once before serving (TidyRecordings).
+	owned atomic.Pointer[string]
 }
 
 // record feeds a published action to the recorder, if any: output, and
@@ -93,11 +97,22 @@ func (s *recorderSlot) closeLocked(final string) bool {
 // discard ends the recording and deletes its file (the terminal is gone).
 func (s *recorderSlot) discard(log *slog.Logger) {
 	s.close("")
-	if r := s.cur.Load(); r != nil {
-		if err := os.Remove(r.Path()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if path := s.path(); path != "" {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			log.Warn("remove recording", "err", err)
 		}
 	}
+}
+
+// path is the file of the recording, "" when there is none.
+func (s *recorderSlot) path() string {
+	if r := s.cur.Load(); r != nil {
+		return r.Path()
+	}
+	if p := s.owned.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // recordingPath is where a terminal's recording is kept: its id when that
@@ -193,10 +208,7 @@ func (m *Manager) RecordingPath(uri string) string {
 	if t == nil || !t.live {
 		return ""
 	}
-	if r := t.rec.cur.Load(); r != nil {
-		return r.Path()
-	}
-	return ""
+	return t.rec.path()
 }
 
 // Content is a terminal's current content (its scrollback) as text with
@@ -222,16 +234,14 @@ func (m *Manager) state(uri string) (st ahp.TerminalState, ok bool) {
 }
 
 // recordFromStart starts recording a new terminal when the server records
-// every terminal or its createTerminal asked for it. Called with m.mu held,
-// before the terminal's reader publishes: a failure is logged, the
-// terminal runs unrecorded.
-func (m *Manager) recordFromStart(t *terminal, st ahp.TerminalState, meta json.RawMessage) {
+// every terminal or its createTerminal asked for it, and reports whether it
+// does. Called before the terminal's reader publishes, and not under m.mu
+// (it creates a file): a failure is logged, the terminal runs unrecorded.
+func (m *Manager) recordFromStart(t *terminal, st ahp.TerminalState, meta json.RawMessage) bool {
 	if m.cfg.RecordDir == "" || (!m.cfg.RecordAll && !wantsRecording(meta)) {
-		return
+		return false
 	}
-	if t.startRecording(st) == nil {
-		m.hub.SetInfoMeta(t.uri, MetaRecording, RecordingOn)
-	}
+	return t.startRecording(st) == nil
 }
 
 // endRecording closes the recording of a terminal that exited; it stays
@@ -250,4 +260,89 @@ func exitMarker(code *int) string {
 		return "exited"
 	}
 	return fmt.Sprintf("exited with code %d", *code)
+}
+
+// TidyRecordings is called once at start-up, after any adoption (an
+// upgrade) and before serving. An adopted terminal whose recording file is
+// there takes it back: a running one goes on recording into it (paused if
+// it was paused), one that had exited owns it, to be downloaded and deleted
+// with it. Every other recording is stale, left by a crash or a killed
+// server whose terminals are gone: it is deleted, as its terminal would
+// have deleted it.
+func (m *Manager) TidyRecordings() {
+	if m.cfg.RecordDir == "" {
+		return
+	}
+	entries, err := os.ReadDir(m.cfg.RecordDir)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			m.log.Warn("recordings directory", "err", err)
+		}
+		return
+	}
+	m.mu.Lock()
+	terms := make([]*terminal, 0, len(m.terms))
+	for _, t := range m.terms {
+		if t.live {
+			terms = append(terms, t)
+		}
+	}
+	m.mu.Unlock()
+	owned := map[string]bool{}
+	for _, t := range terms {
+		if path := t.adoptRecording(); path != "" {
+			owned[filepath.Base(path)] = true
+		}
+	}
+	removed := 0
+	for _, e := range entries {
+		if owned[e.Name()] || !e.Type().IsRegular() || filepath.Ext(e.Name()) != ".cast" {
+			continue
+		}
+		if err := os.Remove(filepath.Join(m.cfg.RecordDir, e.Name())); err != nil {
+			m.log.Warn("remove a stale recording", "err", err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		m.log.Info("removed recordings whose terminals are gone (a crash or a kill)", "count", removed)
+	}
+}
+
+// adoptRecording takes back t's recording file, if there is one, and
+// returns its path.
+func (t *terminal) adoptRecording() string {
+	s := &t.rec
+	if p := s.path(); p != "" {
+		return p
+	}
+	path := t.m.recordingPath(t.uri)
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	st, _ := t.m.state(t.uri)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.Lifecycle.Exited() || s.ended {
+		s.owned.Store(&path)
+		t.m.hub.SetInfoMeta(t.uri, MetaRecording, RecordingStopped)
+		return path
+	}
+	m := t.m
+	r, err := recording.Continue(recording.Options{Path: path, Env: nil, Max: m.cfg.RecordMax, Clock: m.cfg.RecordClock, Logger: t.log},
+		"recording continues: the server was upgraded", st.Cols, st.Rows)
+	if err != nil {
+		t.log.Warn("continue the recording: kept as it is", "err", err)
+		s.owned.Store(&path)
+		t.m.hub.SetInfoMeta(t.uri, MetaRecording, RecordingStopped)
+		return path
+	}
+	s.cur.Store(r)
+	state := RecordingOn
+	if r.Paused() {
+		state = RecordingPaused
+	}
+	t.m.hub.SetInfoMeta(t.uri, MetaRecording, state)
+	return path
 }

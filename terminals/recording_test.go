@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals/recording"
 )
@@ -240,5 +242,104 @@ func TestSetRecording(t *testing.T) {
 				t.Errorf("SetRecording = %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRecordingsAcrossUpgradeAndCrash (issue 22 point 6): recordings follow
+// their terminal in every path. An adopted terminal (an upgrade) goes on
+// recording into its file, which its disposal deletes; at start-up the
+// recordings of terminals that are gone (a crash) are deleted.
+func TestRecordingsAcrossUpgradeAndCrash(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "recordings")
+	cfg := Config{RecordDir: dir, DisposeGrace: 100 * time.Millisecond}
+	old := testManager(t, cfg)
+	defer old.Close()
+	uri := "ahp-terminal:/kept"
+	rec := promptTerminal(ctx, t, old, uri)
+	if err := old.SetRecording(uri, true); err != nil {
+		t.Fatal(err)
+	}
+	old.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, input(t, "echo be''fore\r"), Policy{})
+	if err := rec.waitFor(ctx, "before"); err != nil {
+		t.Fatal(err)
+	}
+	path := old.RecordingPath(uri)
+	stale := filepath.Join(dir, "crashed.cast") // a terminal of a server that crashed
+	other := filepath.Join(dir, "notes.txt")    // not a recording: left alone
+	for _, f := range []string{stale, other} {
+		if err := os.WriteFile(f, []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	p, err := old.Pause()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dups := make([]int, len(p.FDs))
+	for i, fd := range p.FDs {
+		if dups[i], err = unix.Dup(fd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := testManager(t, cfg)
+	defer m.Close()
+	if _, err := m.Adopt(p.State, dups); err != nil {
+		t.Fatal(err)
+	}
+	p.Commit()
+	m.TidyRecordings()
+
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the recording of a terminal that is gone is still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file that is not a recording was removed: %v", err)
+	}
+	if got := m.RecordingPath(uri); got != path {
+		t.Fatalf("adopted terminal's recording = %q, want %q", got, path)
+	}
+	if got := recordingMeta(m, uri); got != RecordingOn {
+		t.Errorf("adopted terminal's %s = %q, want %q", MetaRecording, got, RecordingOn)
+	}
+	rec2 := newRecorder("me")
+	if _, err := m.Subscribe(rec2, uri); err != nil {
+		t.Fatal(err)
+	}
+	m.Dispatch(rec2, ahp.Origin{ClientID: "me", ClientSeq: 2}, uri, input(t, "echo af''ter\r"), Policy{})
+	waitFile(t, path, "after")
+	b, _ := os.ReadFile(path)
+	for _, want := range []string{"before", "recording continues: the server was upgraded", "after"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the recording lacks %q:\n%s", want, b)
+		}
+	}
+	if _, err := recording.Parse(strings.NewReader(string(b))); err != nil {
+		t.Errorf("the continued recording is not asciicast v2: %v", err)
+	}
+
+	if err := m.Dispose(uri); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the adopted terminal's recording outlives its disposal: %v", err)
+	}
+}
+
+// waitFile waits for path to contain want (the recorder writes in the background).
+func waitFile(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %q:\n%s", path, want, b)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessLost, accessProbeUrl, expiryLabel, linksWorkForOthers, parseRole, revokedMessage, serverRestarted, shareExpiries, shareRoleNote, wsUrl } from './access';
+import { accessLost, accessProbeUrl, endedMessage, expiryLabel, linksWorkForOthers, parseRole, revokedMessage, serverRestarted, shareExpiries, shareRoleNote, wsUrl, type Role } from './access';
 
 describe('wsUrl', () => {
   const http = { protocol: 'http:', host: '127.0.0.1:8080' };
@@ -55,10 +55,38 @@ describe('share expiry', () => {
   }
 });
 
-test('revokedMessage', () => {
-  assert.equal(revokedMessage('share link revoked').title, 'This share link was revoked or has expired');
+test('revokedMessage: the live close reasons (handlers: disconnectShare)', () => {
+  assert.equal(revokedMessage('share link revoked').title, 'This share link was revoked');
+  assert.equal(revokedMessage('share link expired').title, 'This share link has expired');
   assert.match(revokedMessage('share link expired').detail, /new link/);
-  assert.match(revokedMessage('the terminal was disposed').detail, /closed by its owner/);
+  assert.equal(revokedMessage('the terminal was disposed').title, 'The shared terminal was closed');
+  assert.equal(revokedMessage('share link revoked or expired').title, 'This share link was revoked or has expired');
+  assert.equal(revokedMessage('').title, 'This share link was revoked or has expired');
+});
+
+// Issue 25 point 2: each reason the server gives (handlers/ended.go) has its own words, for each role.
+describe('endedMessage', () => {
+  const titles = new Set<string>();
+  for (const [role, why, want] of [
+    ['owner', 'token-changed', /owner token changed/],
+    ['owner', 'signed-out', /signed out/],
+    ['owner', 'session-expired', /expired/],
+    ['owner', '', /signed out/],
+    ['viewer', 'revoked', /revoked$/],
+    ['viewer', 'expired', /has expired/],
+    ['driver', 'terminal-closed', /terminal was closed/],
+    ['viewer', 'restart', /restarted/],
+    ['driver', 'token-changed', /signed everyone out/],
+    ['viewer', 'nonsense', /revoked or has expired/],
+  ] as const) {
+    test(`${role} ${why || '(none)'}`, () => {
+      const m = endedMessage(role, why);
+      assert.match(m.title, want);
+      assert.ok(m.detail.length > 0);
+      titles.add(`${role === 'owner'}:${m.title}`);
+    });
+  }
+  test('every reason reads differently', () => assert.equal(titles.size, 9)); // owner '' and 'signed-out' share a title
 });
 
 describe('access probe after failed reconnects', () => {
@@ -68,9 +96,11 @@ describe('access probe after failed reconnects', () => {
     assert.equal(accessProbeUrl('/term/', 'owner', 'abc'), '/term/');
     assert.equal(accessProbeUrl('', 'owner', ''), '/');
   });
-  for (const [role, status, want] of [
+  const cases: [Role, number, string | undefined, string?][] = [
     ['owner', 401, 'You are signed out'],
     ['viewer', 401, 'This share link was revoked or has expired'],
+    ['viewer', 401, 'termhost restarted — the shared terminal is gone', 'restart'],
+    ['owner', 401, 'Signed out: the owner token changed', 'token-changed'],
     ['driver', 401, 'This share link was revoked or has expired'],
     ['viewer', 404, 'This terminal no longer exists'],
     ['owner', 404, undefined],
@@ -78,8 +108,9 @@ describe('access probe after failed reconnects', () => {
     ['viewer', 200, undefined],
     ['viewer', 502, undefined],
     ['viewer', 429, undefined],
-  ] as const) {
-    test(`${role} ${status} → ${want ?? 'keep retrying'}`, () => assert.equal(accessLost(role, status)?.title, want));
+  ];
+  for (const [role, status, want, why] of cases) {
+    test(`${role} ${status} ${why ?? ''} → ${want ?? 'keep retrying'}`, () => assert.equal(accessLost(role, status, why)?.title, want));
   }
 });
 

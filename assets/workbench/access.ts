@@ -83,14 +83,59 @@ export function expiryLabel(expiresAt: number | undefined, now: number): string 
   return `expires in ${days} d${h ? ` ${h} h` : ''}`;
 }
 
-/** The message a page shows when the server ended its share link (close 4003). */
-export function revokedMessage(reason: string): { title: string; detail: string } {
+/** A page's words for the end of its access: a title and what to do. */
+export interface EndedMessage {
+  title: string;
+  detail: string;
+}
+
+const askForNewLink = 'Ask the person who shared this terminal for a new link.';
+const signInAgain = 'Open the login link that termhost serve printed to sign in again.';
+
+/**
+ * Why a credential ended, as the server says it in the Termhost-Ended header
+ * of a 401 (handlers/ended.go), in words for the page's role. An unknown or
+ * missing reason gets the general message.
+ */
+export function endedMessage(role: Role, why: string): EndedMessage {
+  if (role === 'owner') {
+    switch (why) {
+      case 'token-changed':
+        return {
+          title: 'Signed out: the owner token changed',
+          detail: 'termhost was started with a new owner token (--new-token), which signs everyone out. Open the new login link that termhost serve printed.',
+        };
+      case 'signed-out':
+        return { title: 'You are signed out', detail: `This browser signed out (Sign Out, in this tab or another). ${signInAgain}` };
+      case 'session-expired':
+        return { title: 'Your session expired', detail: signInAgain };
+      default:
+        return { title: 'You are signed out', detail: `Your session ended (signed out, or it expired). ${signInAgain}` };
+    }
+  }
+  switch (why) {
+    case 'revoked':
+      return { title: 'This share link was revoked', detail: askForNewLink };
+    case 'expired':
+      return { title: 'This share link has expired', detail: askForNewLink };
+    case 'terminal-closed':
+      return { title: 'The shared terminal was closed', detail: 'Its owner closed it, which ended this link.' };
+    case 'restart':
+      return { title: 'termhost restarted — the shared terminal is gone', detail: `The server restarted and the terminal shared with you did not survive it, so this link ended. ${askForNewLink}` };
+    case 'token-changed':
+      return { title: 'The owner signed everyone out', detail: `termhost's owner token was changed, which ends every share link. ${askForNewLink}` };
+    default:
+      return { title: 'This share link was revoked or has expired', detail: askForNewLink };
+  }
+}
+
+/** The message a page shows when the server ended its share link (close 4003), from the close reason. */
+export function revokedMessage(reason: string): EndedMessage {
   const r = reason.trim().toLowerCase();
-  const detail =
-    r.includes('dispos')
-      ? 'The terminal was closed by its owner.'
-      : 'Ask the person who shared this terminal for a new link.';
-  return { title: 'This share link was revoked or has expired', detail };
+  if (r.includes('dispos')) return endedMessage('viewer', 'terminal-closed');
+  if (r.includes('expired') && !r.includes('revoked')) return endedMessage('viewer', 'expired');
+  if (r.includes('revoked') && !r.includes('expired')) return endedMessage('viewer', 'revoked');
+  return endedMessage('viewer', '');
 }
 
 /**
@@ -103,8 +148,10 @@ export function accessProbeUrl(basePath: string, role: Role, terminalId: string)
   return role !== 'owner' && terminalId ? `${base}/t/${encodeURIComponent(terminalId)}` : `${base}/`;
 }
 
-/** What a page says after termhost restarted under it: still signed in, its terminals gone. */
-export const restartedMessage = 'termhost restarted — terminals from before the restart are gone.';
+/** What a page says after termhost restarted under it: still signed in, its terminals gone or kept. */
+export function restartedMessage(kept: boolean): string {
+  return kept ? 'termhost restarted — your terminals are still running.' : 'termhost restarted — terminals from before the restart are gone.';
+}
 
 /**
  * Whether a re-initialize (the server no longer knew our clientId) was a
@@ -117,17 +164,12 @@ export function serverRestarted(seqBefore: number, seqNow: number, before: reado
   return before.length > 0 && before.every((t) => !live.has(t));
 }
 
-/** What a page says when the probe shows its access is gone; undefined = keep retrying. */
-export function accessLost(role: Role, status: number): { title: string; detail: string } | undefined {
-  if (status === 401) {
-    if (role === 'owner') {
-      return {
-        title: 'You are signed out',
-        detail: 'Your session ended (signed out, or it expired). Open the login link that termhost serve printed to sign in again.',
-      };
-    }
-    return revokedMessage('');
-  }
+/**
+ * What a page says when the probe shows its access is gone (why: the 401's
+ * Termhost-Ended header); undefined = keep retrying.
+ */
+export function accessLost(role: Role, status: number, why = ''): EndedMessage | undefined {
+  if (status === 401) return endedMessage(role, why);
   if (status === 404 && role !== 'owner') return { title: 'This terminal no longer exists', detail: 'It was closed by its owner.' };
   return undefined;
 }

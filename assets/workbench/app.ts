@@ -205,17 +205,15 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   #onRoot(st: RootState, reinitialized = false): void {
     const list = st.terminals ?? [];
-    if (!this.#sawCatalogue) {
-      this.#sawCatalogue = true;
-      this.#openStartupTerminal(list);
-    }
+    const first = !this.#sawCatalogue;
+    this.#sawCatalogue = true;
     const before = new Set(this.#catalogue.map((t) => t.resource));
     this.#catalogue = list;
     this.sidebar.renderTerminals(list);
     const now = new Set(list.map((t) => t.resource));
     // The server forgot us: a restart (one banner says it for every terminal) or an expired reconnect window.
     const restarted = reinitialized && serverRestarted(this.#seqAtOffline, this.client.lastSeenServerSeq, [...before], [...now]);
-    if (restarted) this.#banner.showRestarted();
+    if (restarted) this.#banner.showRestarted([...before].some((uri) => now.has(uri)));
     // Terminals disposed elsewhere, or gone with a restart: close their tabs.
     for (const v of [...this.#views.all()]) {
       if (before.has(v.uri) && !now.has(v.uri)) {
@@ -223,6 +221,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
         this.#closeView(v, false);
       }
     }
+    if (first || restarted) this.#openStartupTerminal(list);
     this.#editor.renderTabs();
     for (const v of this.#views.all()) v.renderClaim(); // presence lives in the catalogue
     this.statusBar.render();
@@ -245,12 +244,13 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   /**
-   * The owner's first visit (or any load with nothing running) opens a
-   * terminal, focused, as ttyd and VS Code do: typing can start at once.
-   * Not on a deep link, nor when tabs were restored.
+   * The owner's first visit (or any load, or a restart, with nothing
+   * running) opens a terminal, focused, as ttyd and VS Code do: typing can
+   * start at once. With nothing running, restored tabs and a deep link name
+   * terminals that are gone (a restart, a re-login): they do not count.
    */
   #openStartupTerminal(list: TerminalInfo[]): void {
-    if (this.role !== 'owner' || list.length > 0 || this.config.terminalId || this.#views.all().next().value || !startupTerminal()) return;
+    if (this.role !== 'owner' || list.length > 0 || !startupTerminal()) return;
     void this.#views.create(false, true);
   }
 

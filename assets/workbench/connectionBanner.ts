@@ -81,13 +81,13 @@ export class ConnectionBanner {
    * termhost restarted under us: still signed in (not "signed out"), but
    * its terminals of before are gone. Says so until dismissed.
    */
-  showRestarted(): void {
+  showRestarted(kept: boolean): void {
     document.getElementById('restart-banner')?.remove();
     const b = h(
       'div.access-banner.restart-banner#restart-banner',
       { role: 'status' },
       svg(icons.info),
-      h('span', null, restartedMessage),
+      h('span', null, restartedMessage(kept)),
       h('button.link-button', { type: 'button', onclick: () => b.remove() }, 'Dismiss'),
     );
     this.#banner.after(b);
@@ -116,13 +116,15 @@ export class ConnectionBanner {
     this.#probeAt = now;
     const { client, role, basePath, terminalId } = this.#host;
     let status: number;
+    let why: string;
     try {
       const r = await fetch(accessProbeUrl(basePath, role, terminalId), { credentials: 'same-origin', cache: 'no-store', redirect: 'manual' });
       status = r.status;
+      why = r.headers.get('Termhost-Ended') ?? ''; // why our credential ended, when the server knows
     } catch {
       return; // the server is unreachable: the retries go on
     }
-    const lost = accessLost(role, status);
+    const lost = accessLost(role, status, why);
     if (!lost || client.online) return;
     client.close();
     this.#showEnded(lost.title, lost.detail, '');

@@ -86,8 +86,8 @@ export class StatusBar {
     this.#renderConnection();
     this.#set('protocol', undefined, c.protocolVersion ? `AHP ${c.protocolVersion}` : '', `Agent Host Protocol version negotiated with the server${c.serverInfo ? `\nServer: ${c.serverInfo.name} ${c.serverInfo.version ?? ''}` : ''}`);
     const roleIcon = role === 'viewer' ? icons.eye : role === 'driver' ? icons.keyboard : icons.person;
-    const ended = this.#src.endedTitle() !== undefined;
-    this.#set('role', roleIcon, role === 'viewer' ? 'Viewer · View Only' : roleLabels[role], `Your role: ${roleLabels[role]}\n${roleDescriptions[role]}${ended ? '\nThe share link was revoked or has expired.' : ''}`, '');
+    const ended = this.#src.endedTitle(); // what ended our access, in the page's words
+    this.#set('role', roleIcon, role === 'viewer' ? 'Viewer · View Only' : roleLabels[role], `Your role: ${roleLabels[role]}\n${roleDescriptions[role]}${ended !== undefined ? `\n${ended}.` : ''}`, '');
     this.#items.role!.classList.toggle('role-shared', role !== 'owner');
     this.#renderTerminal(this.#src.activeView());
     const on = this.#src.notificationsOn();

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,6 +40,7 @@ type serveOptions struct {
 	allowedOrigins   listFlag
 	token            string
 	tokenFile        string
+	newToken         bool
 	authMode         string
 	basePath         string
 	publicURL        string
@@ -70,8 +69,9 @@ func (o *serveOptions) flags() *flagSet {
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.Var(&o.allowedOrigins, "allowed-origin", "extra browser `origin` allowed to open the WebSocket, e.g. https://dev.example.com (repeatable)")
-	fs.StringVar(&o.token, "token", "", "owner token (prefer the environment variable; default: random at start)")
+	fs.StringVar(&o.token, "token", "", "owner token (prefer the environment variable; default: the one kept in <state-dir>/token, made at the first start)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the owner token from this file")
+	fs.BoolVar(&o.newToken, "new-token", false, "replace the owner token kept in <state-dir>/token with a new random one: signs out every owner session and ends every share link")
 	fs.StringVar(&o.authMode, "auth", "token", "authentication: token, or none (only allowed on a loopback listener)")
 	fs.StringVar(&o.basePath, "base-path", "", "serve every page, asset, WebSocket and cookie under this prefix, e.g. /term")
 	fs.StringVar(&o.publicURL, "public-url", "", "URL browsers use to reach termhost (behind a proxy), e.g. https://dev.example.com/term; login and share links use it and its origin may open the WebSocket")
@@ -138,6 +138,7 @@ type serveSetup struct {
 	addr        *net.TCPAddr
 	tls         *tls.Config // nil: plain HTTP
 	token       string
+	freshToken  bool // made at this start: saveToken keeps it
 	proxies     []netip.Prefix
 	stateDir    string
 	compression handlers.Compression
@@ -195,7 +196,11 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		clients = msg.Clients
 	} else if ln, err = net.ListenTCP("tcp", setup.addr); err != nil {
 		return fmt.Errorf("listen: %w", err)
+	} else if err = setup.saveToken(log); err != nil { // not by a successor: it keeps its predecessor's
+		_ = ln.Close()
+		return err
 	}
+	m.TidyRecordings() // after any adoption: adopted terminals take theirs back, the rest is stale
 	for first := true; ; first = false {
 		s, err := startServing(o, setup, m, ln, clients, log)
 		if err != nil {
@@ -361,13 +366,13 @@ func (o *serveOptions) validate() (serveSetup, error) {
 		}
 		setup.tls = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
-	if setup.token, err = o.ownerToken(); err != nil {
+	if setup.stateDir, err = o.resolveStateDir(); err != nil {
+		return serveSetup{}, err
+	}
+	if setup.token, setup.freshToken, err = o.ownerToken(setup.stateDir); err != nil {
 		return serveSetup{}, err
 	}
 	if setup.proxies, err = parsePrefixes(o.trustedProxies); err != nil {
-		return serveSetup{}, err
-	}
-	if setup.stateDir, err = o.resolveStateDir(); err != nil {
 		return serveSetup{}, err
 	}
 	if setup.compression, err = handlers.ParseCompression(o.compression); err != nil {
@@ -404,29 +409,6 @@ func (o *serveOptions) check() error {
 		}
 	}
 	return nil
-}
-
-// ownerToken is --token / $TERMHOST_TOKEN, else --token-file, else random.
-func (o *serveOptions) ownerToken() (string, error) {
-	tok := o.token
-	if tok == "" && o.tokenFile != "" {
-		b, err := os.ReadFile(o.tokenFile)
-		if err != nil {
-			return "", fmt.Errorf("--token-file: %w", err)
-		}
-		tok = strings.TrimSpace(string(b))
-	}
-	if tok == "" {
-		b := make([]byte, 24)
-		if _, err := rand.Read(b); err != nil {
-			return "", fmt.Errorf("random token: %w", err)
-		}
-		return base64.RawURLEncoding.EncodeToString(b), nil
-	}
-	if len(tok) < 16 {
-		return "", fmt.Errorf("the owner token must have at least 16 characters")
-	}
-	return tok, nil
 }
 
 // resolveStateDir is --state-dir, else the directory of the local token

@@ -104,17 +104,44 @@ func TestServeSetup(t *testing.T) {
 			t.Errorf("token = %q, %v; want the flag's", setup.token, err)
 		}
 	})
-	t.Run("random token and default state dir", func(t *testing.T) {
-		a, errA := parseServe(t).validate()
-		b, errB := parseServe(t).validate()
-		if errA != nil || errB != nil {
-			t.Fatal(errA, errB)
+	// Issue 25 point 2: with no token given, the first start makes one and
+	// keeps it in the state directory (0600); later starts use it again, so
+	// that a restart signs nobody out; --new-token replaces it.
+	t.Run("random token kept in the default state dir", func(t *testing.T) {
+		log := slog.New(slog.NewTextHandler(t.Output(), nil))
+		a, err := parseServe(t).validate()
+		if err != nil {
+			t.Fatal(err)
 		}
-		if len(a.token) != 32 || a.token == b.token || strings.ContainsAny(a.token, "+/=") {
-			t.Errorf("random tokens %q and %q: want two different 32-character URL-safe tokens", a.token, b.token)
+		if len(a.token) != 32 || !a.freshToken || strings.ContainsAny(a.token, "+/=") {
+			t.Fatalf("first start: token %q (fresh %v), want a new 32-character URL-safe token", a.token, a.freshToken)
 		}
 		if want := filepath.Join(state, "termhost"); a.stateDir != want {
 			t.Errorf("state dir = %q, want %q (beside the CLI's token)", a.stateDir, want)
+		}
+		if err := a.saveToken(log); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(a.stateDir, "token")
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("saved token %s: %v, %v; want mode 0600", path, fi, err)
+		}
+		b, err := parseServe(t).validate()
+		if err != nil || b.token != a.token || b.freshToken {
+			t.Errorf("restart: token %q (fresh %v), %v; want the saved %q", b.token, b.freshToken, err, a.token)
+		}
+		c, err := parseServe(t, "--new-token").validate()
+		if err != nil || c.token == a.token || !c.freshToken {
+			t.Fatalf("--new-token: token %q (fresh %v), %v; want a new one", c.token, c.freshToken, err)
+		}
+		if err := c.saveToken(log); err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := parseServe(t).validate(); d.token != c.token {
+			t.Errorf("start after --new-token: token %q, want the new %q", d.token, c.token)
+		}
+		if _, err := parseServe(t, "--new-token", "--token", "from-the-flag-0123456789").validate(); err == nil {
+			t.Errorf("--new-token with --token: no error")
 		}
 	})
 	t.Run("TLS", func(t *testing.T) {

@@ -19,17 +19,46 @@ var ErrCorrupt = errors.New("corrupt state file")
 // File is one JSON document: private to the user (file 0600, directory 0700).
 type File struct {
 	path string
+	// Loosened is the mode dir had when Open found it open to others (and
+	// made it 0700), else 0: the caller logs it.
+	Loosened os.FileMode
 }
 
-// Open prepares dir (created 0700 when missing) for the document name.
+// Open prepares dir for the document name: see Private.
 func Open(dir, name string) (*File, error) {
+	loose, err := Private(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &File{path: filepath.Join(dir, name), Loosened: loose}, nil
+}
+
+// Private makes sure dir exists and only its owner may enter it: created
+// 0700 when missing; one that exists with access for the group or others
+// (made by hand, or by an umask) is tightened to 0700 and its old mode
+// returned, so that the caller can say so. What is not a directory, or
+// cannot be tightened, is an error: termhost does not keep secrets there.
+func Private(dir string) (loosened os.FileMode, err error) {
 	if dir == "" {
-		return nil, errors.New("state: no state directory")
+		return 0, errors.New("state: no state directory")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
+		return 0, fmt.Errorf("state directory: %w", err)
 	}
-	return &File{path: filepath.Join(dir, name)}, nil
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, fmt.Errorf("state directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return 0, fmt.Errorf("state directory %s is not a directory", dir)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return 0, fmt.Errorf("state directory %s is open to others (%v) and cannot be made private: %w", dir, perm, err)
+		}
+		return perm, nil
+	}
+	return 0, nil
 }
 
 // Path is where the document lives.
@@ -51,10 +80,11 @@ func (f *File) Load(v any) (found bool, err error) {
 	return true, nil
 }
 
-// SetAside renames a corrupt document to <name>.corrupt (replacing an older
-// one) so that the next Save does not destroy what a person may want to read.
-func (f *File) SetAside() (string, error) {
-	aside := f.path + ".corrupt"
+// SetAside renames a document that cannot be used (corrupt, or of a version
+// this termhost does not know) to <name>.<why> (replacing an older one), so
+// that the next Save does not destroy what a person may want to read.
+func (f *File) SetAside(why string) (string, error) {
+	aside := f.path + "." + why
 	if err := os.Rename(f.path, aside); err != nil {
 		return "", fmt.Errorf("set aside %s: %w", f.path, err)
 	}

@@ -143,7 +143,7 @@ func TestCorruptIsReported(t *testing.T) {
 			if found || !errors.Is(err, state.ErrCorrupt) || !strings.Contains(err.Error(), f.Path()) {
 				t.Fatalf("Load of %q = %v, %v; want ErrCorrupt naming %s", c.content, found, err, f.Path())
 			}
-			aside, err := f.SetAside()
+			aside, err := f.SetAside("corrupt")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,6 +154,34 @@ func TestCorruptIsReported(t *testing.T) {
 				t.Errorf("Load after SetAside = %v, %v; want a missing document", found, err)
 			}
 		})
+	}
+}
+
+// TestLooseDirectoryIsTightened (issue 22 point 7): a state directory that
+// exists open to others is made 0700, and the old mode reported.
+func TestLooseDirectoryIsTightened(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	f, err := state.Open(dir, "doc.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(dir)
+	if fi.Mode().Perm() != 0o700 || f.Loosened != 0o755 {
+		t.Errorf("Open of a 0755 directory: mode now %v, Loosened %v; want 0700 and 0755", fi.Mode().Perm(), f.Loosened)
+	}
+	if f, _ := state.Open(dir, "doc.json"); f.Loosened != 0 {
+		t.Errorf("Open of a private directory: Loosened %v, want 0", f.Loosened)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	_ = os.WriteFile(file, nil, 0o600)
+	if _, err := state.Open(file, "doc.json"); err == nil {
+		t.Errorf("Open of a file as the directory: no error")
 	}
 }
 

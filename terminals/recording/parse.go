@@ -9,8 +9,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Header is an asciicast v2 header line.
@@ -107,10 +105,4 @@ func (c *Cast) Output() string {
 		}
 	}
 	return b.String()
-}
-
-// PlainText is terminal output as plain text: escape sequences stripped,
-// CRLF as LF.
-func PlainText(output string) string {
-	return strings.ReplaceAll(ansi.Strip(output), "\r\n", "\n")
 }

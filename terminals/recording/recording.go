@@ -47,6 +47,21 @@ type Options struct {
 	Logger     *slog.Logger
 }
 
+func (o *Options) setDefaults() {
+	if o.Max <= 0 {
+		o.Max = DefaultMax
+	}
+	if o.Pending <= 0 {
+		o.Pending = DefaultPending
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
 // event is one queued asciicast event.
 type event struct {
 	at   time.Duration
@@ -82,18 +97,7 @@ type Recorder struct {
 
 // Start creates the file, writes the header and starts the writer.
 func Start(o Options) (*Recorder, error) {
-	if o.Max <= 0 {
-		o.Max = DefaultMax
-	}
-	if o.Pending <= 0 {
-		o.Pending = DefaultPending
-	}
-	if o.Clock == nil {
-		o.Clock = time.Now
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
+	o.setDefaults()
 	if err := os.MkdirAll(filepath.Dir(o.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("recording directory: %w", err)
 	}
@@ -133,7 +137,7 @@ func (r *Recorder) Marker(label string) { r.add("m", Label(label)) }
 
 // Pause stops recording until Resume; what happens meanwhile is left out.
 func (r *Recorder) Pause() {
-	r.add("m", "recording paused")
+	r.add("m", pausedMarker)
 	r.mu.Lock()
 	r.paused = true
 	r.mu.Unlock()

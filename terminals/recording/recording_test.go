@@ -87,6 +87,12 @@ func TestRecorderWritesAsciicast(t *testing.T) {
 	if got := PlainText(c.Output()); got != "hello red\ncafé\n" {
 		t.Errorf("PlainText: got %q", got)
 	}
+	f, _ := os.Open(r.Path())
+	defer f.Close()
+	var text strings.Builder
+	if err := WriteText(&text, f); err != nil || text.String() != "hello red\ncafé\n" {
+		t.Errorf("WriteText: got %q, %v", text.String(), err)
+	}
 }
 
 func TestRecorderSizeCap(t *testing.T) {
@@ -195,4 +201,65 @@ func BenchmarkRecorderOutput(b *testing.B) {
 		r.Output(chunk)
 	}
 	r.Close("")
+}
+
+// TestContinue (issue 22 point 6): a recording reopened after an upgrade
+// goes on in the same file: a cut last line is dropped, the header kept,
+// times go on, the note and the size come first.
+func TestContinue(t *testing.T) {
+	r, clock := startTest(t, Options{Title: "bash"})
+	r.Output("before\r\n")
+	r.Close("recording stopped: the server was upgraded")
+	f, _ := os.OpenFile(r.Path(), os.O_APPEND|os.O_WRONLY, 0)
+	_, _ = f.WriteString(`[9.0, "o", "cut by a cra`) // a crash mid-line
+	f.Close()
+
+	r2, err := Continue(Options{Path: r.Path(), Clock: clock.Now}, "recording continues after the upgrade", 100, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Output("after\r\n")
+	r2.Close("exited")
+	c := parseFile(t, r.Path())
+	if c.Header.Title != "bash" || c.Header.Width != 80 {
+		t.Errorf("header after Continue: %+v", c.Header)
+	}
+	var codes []string
+	for _, ev := range c.Events {
+		codes = append(codes, ev.Code+":"+ev.Data)
+	}
+	want := []string{"o:before\r\n", "m:recording stopped: the server was upgraded", "m:recording continues after the upgrade", "r:100x30", "o:after\r\n", "m:exited"}
+	if strings.Join(codes, "|") != strings.Join(want, "|") {
+		t.Errorf("events:\ngot  %q\nwant %q", codes, want)
+	}
+	if _, err := Continue(Options{Path: filepath.Join(t.TempDir(), "none.cast")}, "", 80, 24); err == nil {
+		t.Errorf("Continue of a missing file: no error")
+	}
+}
+
+// A recording paused when the server was upgraded stays paused after it.
+func TestContinuePaused(t *testing.T) {
+	r, clock := startTest(t, Options{})
+	r.Output("before\r\n")
+	r.Pause()
+	r.Close("recording stopped: the server was upgraded") // dropped: paused
+	r2, err := Continue(Options{Path: r.Path(), Clock: clock.Now}, "recording continues after the upgrade", 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Paused() {
+		t.Errorf("a paused recording continues unpaused")
+	}
+	r2.Output("secret\r\n")
+	r2.Resume(80, 24)
+	r2.Output("after\r\n")
+	r2.Close("")
+	var codes []string
+	for _, ev := range parseFile(t, r.Path()).Events {
+		codes = append(codes, ev.Code+":"+ev.Data)
+	}
+	want := []string{"o:before\r\n", "m:recording paused", "m:recording resumed", "r:80x24", "o:after\r\n"}
+	if strings.Join(codes, "|") != strings.Join(want, "|") {
+		t.Errorf("events:\ngot  %q\nwant %q", codes, want)
+	}
 }
