@@ -137,7 +137,8 @@ export class TerminalView {
   /** A tap anywhere in the terminal's area (also below its rows) gives it the keyboard. */
   #focusOnTap(): void {
     this.element.querySelector('.terminal-body')!.addEventListener('click', (e) => {
-      if ((e.target as Element).closest('button, input, textarea, a, .find-widget, .terminal-claimbar')) return;
+      // Not from the replay over it: its keyboard stays in the player (Escape closes it).
+      if ((e.target as Element).closest('button, input, textarea, a, .find-widget, .terminal-claimbar, .replay-panel')) return;
       if (!this.term.hasSelection()) this.term.focus();
     });
   }
