@@ -206,6 +206,9 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback); err != nil {
 		panic("terminals: " + err.Error()) // reserve keeps URIs unique
 	}
+	if argv != nil {
+		m.hub.SetInfoMeta(p.Channel, MetaRunsCommand, true)
+	}
 	m.recordFromStart(t, state, p.Meta) // before the reader publishes anything
 	close(t.started)
 	m.mu.Unlock()
@@ -300,6 +303,11 @@ func fmtCode(code *int) any {
 // runs a command in the new terminal instead of a shell:
 // "_meta": {"termhost/command": ["make", "build"]}.
 const MetaCommand = "termhost/command"
+
+// MetaRunsCommand is the catalogue _meta key set (true) on a terminal that
+// runs a command instead of a shell: it has no prompt, so shell integration
+// reports no command lines, and clients say so instead of blaming it.
+const MetaRunsCommand = "termhost/runsCommand"
 
 func commandFromMeta(meta json.RawMessage) ([]string, error) {
 	if len(meta) == 0 {
