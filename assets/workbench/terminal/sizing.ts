@@ -2,7 +2,8 @@
 // terminal to its pane and sends the size (terminal/resized, debounced);
 // every other tab mirrors the pty's size and scales it down to fit, but not
 // below a legible font size: past that (a phone showing a 130×49 terminal)
-// the text keeps that size and the pane pans (scrolls both ways).
+// the text keeps that size and the pane pans (scrolls both ways). A "1:1"
+// choice (per browser) keeps the real size and always pans.
 
 import type { Terminal } from '@xterm/xterm';
 import type { FitAddon } from '@xterm/addon-fit';
@@ -13,14 +14,43 @@ import { h } from '../dom';
 export const LEGIBLE_FONT_PX = 10;
 
 /**
+ * How a terminal someone else sizes is shown when it is bigger than the
+ * pane: scaled down to fit (not below a legible font), or at its real size
+ * ("1:1") with the pane panning. Chosen per browser (localStorage).
+ */
+export type MirrorMode = 'fit' | 'actual';
+
+const MIRROR_KEY = 'termhost.mirrorMode';
+/** Dispatched on window when the mode changes here; other tabs get a storage event. */
+export const MIRROR_MODE_EVENT = 'termhost-mirror-mode';
+
+export function mirrorMode(): MirrorMode {
+  try {
+    return localStorage.getItem(MIRROR_KEY) === 'actual' ? 'actual' : 'fit';
+  } catch {
+    return 'fit';
+  }
+}
+
+export function setMirrorMode(mode: MirrorMode): void {
+  try {
+    localStorage.setItem(MIRROR_KEY, mode);
+  } catch {
+    // Storage denied: the mode lasts until the page reloads.
+  }
+  window.dispatchEvent(new Event(MIRROR_MODE_EVENT));
+}
+
+/**
  * The scale that fits `content` (w×h) in `pane`, but no smaller than keeps
  * `fontSize` at LEGIBLE_FONT_PX, and never enlarged; `pan` if it still
- * does not fit.
+ * does not fit. In 'actual' mode the scale is 1. `oversize`: the content
+ * does not fit the pane at its real size.
  */
-export function mirrorScale(pane: { w: number; h: number }, content: { w: number; h: number }, fontSize: number): { scale: number; pan: boolean } {
+export function mirrorScale(pane: { w: number; h: number }, content: { w: number; h: number }, fontSize: number, mode: MirrorMode = 'fit'): { scale: number; pan: boolean; oversize: boolean } {
   const fit = Math.min(1, pane.w / content.w, pane.h / content.h);
-  const scale = Math.max(fit, Math.min(1, LEGIBLE_FONT_PX / fontSize));
-  return { scale, pan: scale > fit };
+  const scale = mode === 'actual' ? 1 : Math.max(fit, Math.min(1, LEGIBLE_FONT_PX / fontSize));
+  return { scale, pan: scale > fit, oversize: fit < 1 };
 }
 
 export interface SizingHost {
@@ -41,6 +71,7 @@ export class TerminalSizing {
   /** The pane: scrolls (pans) when the scaled terminal still does not fit. */
   readonly scaleBox = h('div.terminal-scale', null, this.frame);
   #scaled = false;
+  #oversize = false;
   #term: Terminal;
   #fit: FitAddon;
   #host: SizingHost;
@@ -94,7 +125,15 @@ export class TerminalSizing {
   observe(el: HTMLElement, onResize: () => void): void {
     this.#observer = new ResizeObserver(onResize);
     this.#observer.observe(el);
+    // The fit / 1:1 choice changed, here or in another tab.
+    this.#onMode = (e: Event) => {
+      if (!(e instanceof StorageEvent) || e.key === MIRROR_KEY) onResize();
+    };
+    window.addEventListener(MIRROR_MODE_EVENT, this.#onMode);
+    window.addEventListener('storage', this.#onMode);
   }
+
+  #onMode: ((e: Event) => void) | undefined;
 
   /** Run `layout` once in the next frame, however often this is called. */
   schedule(layout: () => void): void {
@@ -109,6 +148,11 @@ export class TerminalSizing {
     return this.#scaled;
   }
 
+  /** Mirroring a terminal bigger than the pane (the fit / 1:1 choice applies). */
+  get oversize(): boolean {
+    return this.#oversize;
+  }
+
   /** Lay out in `body`; false if it has no size (hidden). */
   layout(body: HTMLElement): boolean {
     if (body.clientWidth === 0 || body.clientHeight === 0) return false;
@@ -121,6 +165,7 @@ export class TerminalSizing {
   /** We size the pty: fit to the pane. */
   #fitToPane(st: TerminalState | undefined): void {
     this.#setScale(1, false);
+    this.#oversize = false;
     for (const el of [this.xtermBox, this.frame]) {
       el.style.width = '';
       el.style.height = '';
@@ -143,7 +188,8 @@ export class TerminalSizing {
     const hh = screen.offsetHeight + parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom);
     this.xtermBox.style.width = `${w}px`;
     this.xtermBox.style.height = `${hh}px`;
-    const { scale, pan } = mirrorScale({ w: body.clientWidth, h: body.clientHeight }, { w, h: hh }, this.#term.options.fontSize ?? 14);
+    const { scale, pan, oversize } = mirrorScale({ w: body.clientWidth, h: body.clientHeight }, { w, h: hh }, this.#term.options.fontSize ?? 14, mirrorMode());
+    this.#oversize = oversize;
     this.#setScale(scale, pan);
     this.frame.style.width = `${w * scale}px`;
     this.frame.style.height = `${hh * scale}px`;
@@ -182,5 +228,9 @@ export class TerminalSizing {
 
   dispose(): void {
     this.#observer?.disconnect();
+    if (this.#onMode) {
+      window.removeEventListener(MIRROR_MODE_EVENT, this.#onMode);
+      window.removeEventListener('storage', this.#onMode);
+    }
   }
 }

@@ -124,7 +124,9 @@ export class TerminalView {
       'div.terminal-view',
       { 'data-terminal': this.id, tabindex: -1 },
       this.#claimBar.infobar,
-      h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element, this.#claimBar.claimbar),
+      // Above the terminal, never over its text (the holder's control requests float).
+      this.#claimBar.claimbar,
+      h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element),
     );
     this.#sizing.observe(this.element, () => this.scheduleLayout());
     this.#focusOnTap();
@@ -460,7 +462,7 @@ export class TerminalView {
   }
 
   #renderClaimBar(): void {
-    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
   }
 
   /** Presence or a control request changed: redraw the claim bar. */
