@@ -58,6 +58,7 @@ type Manager struct {
 	creating sync.WaitGroup // Creates between reserving a URI and publishing it
 
 	presence presence
+	sizes    sizeWants // sizepolicy.go
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.
