@@ -2,11 +2,17 @@ package e2e
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/testserver"
+	"github.com/termhost/termhost/terminals"
 )
 
 // TestWatcherReadableSize (issue 25 point 4): a CLI attached at 200×50 holds
@@ -60,4 +66,32 @@ func TestWatcherReadableSize(t *testing.T) {
 		p.waitJS("the browser holding and sizing the terminal", `(v => v.isHolder && v.state.cols !== 200 && v.state.cols === v.term.cols)(window.__termhost.view('wide'))`, 5*time.Second)
 		p.waitJS("no claim bar", `window.__termhost.view('wide').element.querySelector('.terminal-claimbar').hidden`, 5*time.Second)
 	})
+}
+
+// TestSizePolicySmallestInBrowser (issue 25 point 4): under
+// --size-policy smallest a browser that does not hold the claim still sizes
+// the terminal down to its pane, so it shows the terminal unscaled; the
+// wide CLI holding the claim sees the smaller size.
+func TestSizePolicySmallestInBrowser(t *testing.T) {
+	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	s := testserver.New(t, shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
+		testserver.Terminals(func(c *terminals.Config) { c.SizePolicy = terminals.SizeSmallest }),
+		testserver.Handlers(func(c *handlers.Config) { c.Version, c.NoAuth, c.OwnerToken = "e2e", false, token }))
+	proxy := testserver.NewProxy(t, s.Listener.Addr().String())
+	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, proxy: proxy, URL: proxy.URL(), home: s.Home, token: token}
+	t.Cleanup(e.startBrowser())
+	cli := e.cliClient("e2e-cli")
+	createSizedTerminal(t, cli, "wide", 200, 50)
+
+	p := e.newPage("watcher")
+	p.login()
+	p.eval(`(window.__termhost.open('wide'), true)`, nil)
+	p.waitJS("the terminal sized to the browser's pane", `(v => v && v.loaded && !v.isHolder && v.state.cols < 200 && v.state.rows < 50 && v.term.cols === v.state.cols)(window.__termhost.view('wide'))`, 10*time.Second)
+	var cols int
+	p.eval(`window.__termhost.view('wide').state.cols`, &cols)
+	cli.WaitAction("the smaller size at the CLI", func(env ahp.Envelope) bool {
+		return env.Action.Type == ahp.TerminalResized && env.Action.Cols == cols
+	})
+	p.waitJS("the terminal shown unscaled", `window.__termhost.view('wide').element.querySelector('.terminal-xterm').style.transform === ''`, 5*time.Second)
+	p.shot("size-policy-smallest")
 }

@@ -59,6 +59,8 @@ export interface SizingHost {
   isHolder(): boolean;
   /** This tab may send a size now (online, not a viewer, not exited). */
   mayResize(): boolean;
+  /** The server's size policy: under 'smallest' every view that may type reports its size. */
+  sizePolicy(): string | undefined;
   /** Dispatch terminal/resized if still wanted; true once sent. */
   dispatchResize(cols: number, rows: number): boolean;
 }
@@ -157,19 +159,42 @@ export class TerminalSizing {
   layout(body: HTMLElement): boolean {
     if (body.clientWidth === 0 || body.clientHeight === 0) return false;
     const st = this.#host.state();
-    if (!st || this.#host.isHolder() || !st.cols || !st.rows) this.#fitToPane(st);
-    else this.#mirror(body, st.cols, st.rows);
+    const smallest = this.#host.sizePolicy() === 'smallest';
+    if (!st || !st.cols || !st.rows || (this.#host.isHolder() && !smallest)) this.#fitToPane(st);
+    else {
+      // Under 'smallest' the pty is the smallest view's size: report ours, show the pty's.
+      const d = smallest && this.#host.mayResize() ? this.#paneSize() : undefined;
+      if (d) this.#sendSize(st, d.cols, d.rows);
+      if (d && st.cols <= d.cols && st.rows <= d.rows) this.#showUnscaled(st.cols, st.rows);
+      else this.#mirror(body, st.cols, st.rows);
+    }
     return true;
   }
 
-  /** We size the pty: fit to the pane. */
-  #fitToPane(st: TerminalState | undefined): void {
+  /** What fits the pane: measured with the mirrored size taken off (#mirror sets it again). */
+  #paneSize(): { cols: number; rows: number } | undefined {
+    this.#unsize();
+    return this.propose();
+  }
+
+  #unsize(): void {
     this.#setScale(1, false);
-    this.#oversize = false;
     for (const el of [this.xtermBox, this.frame]) {
       el.style.width = '';
       el.style.height = '';
     }
+  }
+
+  /** The pty fits the pane (the smallest view's size): shown as it is, in the pane's top left. */
+  #showUnscaled(cols: number, rows: number): void {
+    this.#oversize = false;
+    if (cols !== this.#term.cols || rows !== this.#term.rows) this.#term.resize(cols, rows);
+  }
+
+  /** We size the pty: fit to the pane. */
+  #fitToPane(st: TerminalState | undefined): void {
+    this.#unsize();
+    this.#oversize = false;
     const dims = this.#fit.proposeDimensions();
     if (dims && dims.cols > 1 && dims.rows > 1 && Number.isFinite(dims.cols)) {
       if (dims.cols !== this.#term.cols || dims.rows !== this.#term.rows) this.#term.resize(dims.cols, dims.rows);

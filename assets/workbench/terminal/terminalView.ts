@@ -115,8 +115,10 @@ export class TerminalView {
       state: () => this.state,
       isHolder: () => this.isHolder,
       mayResize: () => host.online() && host.role !== 'viewer' && !this.exited,
+      sizePolicy: () => host.client.serverMeta?.['termhost/sizePolicy'] as string | undefined,
       dispatchResize: (cols, rows) => {
-        if (!this.isHolder || this.term.cols !== cols || this.term.rows !== rows) return false;
+        // Under 'smallest' every view reports its size (sizing.ts); else only the holder sizes.
+        if (host.client.serverMeta?.['termhost/sizePolicy'] !== 'smallest' && (!this.isHolder || this.term.cols !== cols || this.term.rows !== rows)) return false;
         return host.client.dispatch(this.uri, { type: 'terminal/resized', cols, rows }) !== undefined;
       },
     });
