@@ -156,6 +156,8 @@ export interface ReplayTarget {
   castUrl: string;
   exited: boolean;
   exitCode: number | undefined;
+  /** The terminal ran a program directly (termhost run), not a shell. */
+  runsCommand?: boolean;
 }
 
 /** The replay panel over one terminal's area; Escape or Close removes it. */
@@ -283,7 +285,8 @@ export class ReplayPanel {
   #renderTicks(ticks: Tick[]): void {
     clear(this.#ticks);
     if (!ticks.some((t) => t.kind === 'command')) {
-      this.#ticks.append(h('li.replay-empty', null, 'No commands were marked (shell integration was off).'));
+      const why = this.#target.runsCommand ? 'this terminal ran a program directly, not a shell' : 'shell integration was off';
+      this.#ticks.append(h('li.replay-empty', null, `No commands were marked (${why}).`));
     }
     for (const t of ticks) {
       this.#ticks.append(
