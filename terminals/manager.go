@@ -254,6 +254,7 @@ func (m *Manager) Dispose(uri string) error {
 	delete(m.terms, uri)
 	m.mu.Unlock()
 	m.hub.RemoveTerminal(uri)
+	m.sizes.forget(uri)
 	t.kill(m.cfg.DisposeGrace)
 	t.rec.discard(t.log)
 	m.log.Info("terminal disposed", "terminal", uri)

@@ -78,6 +78,13 @@ func (w *sizeWants) drop(s Subscriber, uri string) map[string][2]int {
 	return changed
 }
 
+// forget drops a disposed terminal's wishes.
+func (w *sizeWants) forget(uri string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.by, uri)
+}
+
 func smallestOf(wishes map[Subscriber][2]int) (cols, rows int, ok bool) {
 	for _, sz := range wishes {
 		if !ok || sz[0] < cols {

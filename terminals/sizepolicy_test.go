@@ -64,6 +64,20 @@ func TestSizePolicySmallest(t *testing.T) {
 			check("after the narrow client left", [2]int{200, 50})
 			m.Unsubscribe(wide, uri)
 			check("with nobody left to size it", [2]int{200, 50})
+			if _, err := m.Subscribe(wide, uri); err != nil {
+				t.Fatal(err)
+			}
+			resize(wide, 150, 40)
+			check("the one view left", [2]int{150, 40})
+			if err := m.Dispose(uri); err != nil {
+				t.Fatal(err)
+			}
+			m.sizes.mu.Lock()
+			left := len(m.sizes.by)
+			m.sizes.mu.Unlock()
+			if left != 0 {
+				t.Errorf("%d terminals' size wishes kept after the dispose", left)
+			}
 		})
 	}
 }
