@@ -4,6 +4,7 @@
 // link) for a cookie, then goes where the server says.
 
 import { sentence } from './workbench/format';
+import { loginFragment } from './loginLink';
 
 interface LoginConfig {
   endpoint: string;
@@ -52,8 +53,35 @@ async function signIn(): Promise<void> {
   msg.textContent = reason;
 }
 
+/** A field to paste a login link, share link or token into; it signs in from that fragment. */
+function addPasteField(): void {
+  const card = document.querySelector('#login .notfound-card');
+  if (!card) return;
+  const form = document.createElement('form');
+  form.className = 'login-paste';
+  const input = document.createElement('input');
+  Object.assign(input, { type: 'password', name: 'link', autocomplete: 'off', spellcheck: false, placeholder: 'Paste a login link, share link or token' });
+  input.setAttribute('aria-label', 'Login link, share link or token');
+  const button = document.createElement('button');
+  Object.assign(button, { type: 'submit', className: 'button', textContent: 'Sign In' });
+  const hint = document.createElement('p');
+  hint.className = 'login-paste-error';
+  hint.setAttribute('role', 'alert');
+  form.append(input, button, hint);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const fragment = loginFragment(input.value);
+    hint.textContent = fragment ? '' : 'That is not a login link, share link or token.';
+    if (!fragment) return;
+    input.value = '';
+    location.hash = fragment; // hashchange signs in, as when a link is pasted into the address bar
+  });
+  card.append(form);
+}
+
 function start(): void {
   if (!document.getElementById('login')) return;
+  addPasteField();
   void signIn();
   // Pasting another link into the same tab changes only the fragment: no
   // reload, so sign in again from it (a wrong link, then the right one).

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,27 +28,8 @@ import (
 // clicking the second tick moves the player to that command's marker;
 // the speed changes without losing the position; Escape closes it.
 func TestReplayPlayer(t *testing.T) {
-	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	s := testserver.New(t, shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
-		testserver.Terminals(func(c *terminals.Config) { c.RecordDir = t.TempDir() }),
-		testserver.Handlers(func(c *handlers.Config) { c.Version, c.NoAuth, c.OwnerToken = "e2e", false, token }))
-	proxy := testserver.NewProxy(t, s.Listener.Addr().String())
-	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, proxy: proxy, URL: proxy.URL(), home: s.Home, token: token}
-	t.Cleanup(e.startBrowser())
-
 	const id = "replayme"
-	uri := ahp.TerminalURIOf(id)
-	claim := ahp.ClientClaim("e2e-run")
-	meta, _ := json.Marshal(map[string]any{terminals.MetaRecord: true})
-	if err := s.Manager.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim, Cols: 80, Rows: 24, Meta: meta}); err != nil {
-		t.Fatalf("create the recorded terminal: %v", err)
-	}
-
-	owner := e.newPage("owner")
-	owner.login()
-	owner.eval(fmt.Sprintf(`(window.__termhost.open(%q), true)`, id), nil)
-	owner.waitJS("the terminal", fmt.Sprintf(`window.__termhost.views().some(v => v.id === %q && v.loaded)`, id), 10*time.Second)
-	owner.waitPrompt(id)
+	e, owner := recordedTerminal(t, id, 80, 24)
 	// `exit 3` is a command line too: shell integration marks it.
 	commands := []string{"echo first-step", "sleep 0.5; echo second-step", "exit 3"}
 	owner.typeKeys(id, commands[0]+kb.Enter)
@@ -122,5 +104,77 @@ func TestReplayPlayer(t *testing.T) {
 	viewer.run(t, "Escape closes the replay", func(t *testing.T) {
 		viewer.do(chromedp.KeyEvent(kb.Escape))
 		viewer.waitJS("no replay panel", `!document.querySelector('.replay-panel') && window.__termhost.replay() === undefined`, 5*time.Second)
+	})
+}
+
+// recordedTerminal starts a server that records, creates terminal id of
+// cols×rows recorded from its start (held by a CLI-like client, so the
+// browser mirrors its size), and opens it in the owner's page.
+func recordedTerminal(t *testing.T, id string, cols, rows int) (*env, *page) {
+	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	s := testserver.New(t, shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
+		testserver.Terminals(func(c *terminals.Config) { c.RecordDir = t.TempDir() }),
+		testserver.Handlers(func(c *handlers.Config) { c.Version, c.NoAuth, c.OwnerToken = "e2e", false, token }))
+	proxy := testserver.NewProxy(t, s.Listener.Addr().String())
+	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, proxy: proxy, URL: proxy.URL(), home: s.Home, token: token}
+	t.Cleanup(e.startBrowser())
+
+	uri := ahp.TerminalURIOf(id)
+	claim := ahp.ClientClaim("e2e-run")
+	meta, _ := json.Marshal(map[string]any{terminals.MetaRecord: true})
+	if err := s.Manager.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim, Cols: cols, Rows: rows, Meta: meta}); err != nil {
+		t.Fatalf("create the recorded terminal: %v", err)
+	}
+	owner := e.newPage("owner")
+	owner.login()
+	owner.eval(fmt.Sprintf(`(window.__termhost.open(%q), true)`, id), nil)
+	owner.waitJS("the terminal", fmt.Sprintf(`window.__termhost.views().some(v => v.id === %q && v.loaded)`, id), 10*time.Second)
+	owner.waitPrompt(id)
+	return e, owner
+}
+
+// TestReplayWideRecording (issue 25 point 5): a 200-column recording
+// replays at a legible size (the commands list makes room, the player
+// scrolls instead of shrinking the text), starts by itself, and Escape
+// closes it after a click in the player.
+func TestReplayWideRecording(t *testing.T) {
+	const id = "widecast"
+	_, owner := recordedTerminal(t, id, 200, 50)
+	owner.typeKeys(id, "printf 'wide-%0190d|\\n' 7"+kb.Enter)
+	owner.waitLine(id, "wide-"+strings.Repeat("0", 189)+"7|", 10*time.Second)
+	owner.typeKeys(id, "exit 0"+kb.Enter)
+	owner.waitJS("the exit", fmt.Sprintf(`window.__termhost.view(%q)?.exited === true`, id), 10*time.Second)
+	owner.waitJS("the Replay button", `!!document.querySelector('.terminal-infobar .replay-open')`, 10*time.Second)
+	owner.do(chromedp.Click(chromedp.CSS(`.terminal-infobar .replay-open`)))
+	owner.waitJS("the player", `window.__termhost.replay()?.ready === true && !!document.querySelector('.replay-panel .ap-term')`, 15*time.Second)
+
+	owner.run(t, "starts by itself", func(t *testing.T) {
+		owner.waitJS("the player playing or played", `window.__termhost.replay().playing || window.__termhost.replay().time > 0`, 10*time.Second)
+	})
+	owner.run(t, "legible text", func(t *testing.T) {
+		owner.waitJS("the recording's text", `(document.querySelector('.replay-player .ap-term')?.textContent || '').includes('0007|')`, 15*time.Second)
+		owner.shot("replay-wide")
+		var font float64
+		owner.eval(`parseFloat(getComputedStyle(document.querySelector('.replay-player .ap-term')).fontSize)`, &font)
+		if font < 10 {
+			t.Errorf("player font %.1f px, want at least 10 (fit %q)", font, owner.evalString(`window.__termhost.replay().fit`))
+		}
+		if owner.evalString(`(b => String(b.scrollWidth > b.clientWidth))(document.querySelector('.replay-player'))`) != "true" {
+			t.Errorf("the player does not scroll sideways over the wide recording")
+		}
+		if owner.evalString(`String(document.querySelector('.replay-panel').classList.contains('ticks-hidden'))`) != "true" {
+			t.Errorf("the commands list still takes room beside a recording too wide to fit")
+		}
+	})
+	owner.run(t, "the commands list comes back on demand", func(t *testing.T) {
+		owner.do(chromedp.Click(chromedp.CSS(`.replay-ticks-toggle`)))
+		owner.waitJS("the list shown", `document.querySelector('.replay-ticks').offsetHeight > 0`, 5*time.Second)
+		owner.do(chromedp.Click(chromedp.CSS(`.replay-ticks-toggle`)))
+		owner.waitJS("the list hidden", `document.querySelector('.replay-ticks').offsetHeight === 0`, 5*time.Second)
+	})
+	owner.run(t, "Escape closes it after a click in the player", func(t *testing.T) {
+		owner.do(chromedp.Click(chromedp.CSS(`.replay-player .ap-term`)))
+		owner.do(chromedp.KeyEvent(kb.Escape))
+		owner.waitJS("no replay panel", `!document.querySelector('.replay-panel') && window.__termhost.replay() === undefined`, 5*time.Second)
 	})
 }

@@ -40,6 +40,16 @@ func TestSidebarScreenPreview(t *testing.T) {
 		}
 		p.shot("sidebar-preview")
 	})
+	p.run(t, "readable and inside the window", func(t *testing.T) { // issue 25 point 7: it was 9 px
+		var got struct{ Font, Left, Right, Top, Bottom, W, H float64 }
+		p.eval(`(e => { const r = e.getBoundingClientRect(); return {Font: parseFloat(getComputedStyle(e).fontSize), Left: r.left, Right: r.right, Top: r.top, Bottom: r.bottom, W: innerWidth, H: innerHeight}; })(document.querySelector('pre.screen-preview'))`, &got)
+		if got.Font < 12 {
+			t.Errorf("preview font %.1f px, want at least 12", got.Font)
+		}
+		if got.Left < 0 || got.Top < 0 || got.Right > got.W || got.Bottom > got.H {
+			t.Errorf("preview at %+v, outside the window", got)
+		}
+	})
 	p.run(t, "updates while hovered", func(t *testing.T) {
 		p.eval(fmt.Sprintf(`(window.__termhost.type('printf "\\033[?1049h\\033[HFULL-%%s" SCREEN\r', %q), true)`, hidden), nil)
 		p.waitJS("the full-screen program's screen", fmt.Sprintf(`(%s).startsWith('FULL-SCREEN')`, preview), 5*time.Second)

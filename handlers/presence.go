@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode"
 
@@ -54,12 +53,6 @@ func (c *conn) PresenceMember() terminals.Member {
 		m.Name = "Owner"
 	}
 	return m
-}
-
-// presenceMeta is the initialize result's _meta: the connection's own
-// presence id.
-func presenceMeta(clientID string) json.RawMessage {
-	return mustMarshal(map[string]string{metaPresenceID: terminals.PresenceID(clientID)})
 }
 
 // deviceLabel names a browser for people ("Chrome on Android"), or "".

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
@@ -187,4 +189,55 @@ func TestStaleHolderReleased(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDetachedHolderReleasedAtOnce (issue 25 point 4): a holder that says
+// goodbye (a normal close, as `termhost attach` sends when you detach)
+// hands the claim on at once, so the tab still there gets the terminal's
+// size back; a dropped connection keeps it for the claim grace.
+func TestDetachedHolderReleasedAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		detach   bool
+		wantHeir bool
+	}{
+		{"normal close hands on at once", true, true},
+		{"dropped connection keeps it for the grace", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newServer(t, testserver.Terminals(func(c *terminalsConfig) { c.ClaimGrace = time.Hour }))
+			holder := ts.dial(t)
+			holder.Initialize("1.0.0", "wide")
+			uri, _ := holder.CreateTerminal("wide", "wide", nil)
+			holder.Dispatch(uri, map[string]any{"type": ahp.TerminalResized, "cols": 200, "rows": 50})
+			stay := ts.dial(t)
+			stay.Initialize("1.0.0", "narrow")
+			stay.Subscribe(uri)
+			waitMembers(t, stay, uri, 2)
+			if tc.detach {
+				_ = holder.Conn().Close(websocket.StatusNormalClosure, "detached")
+				e := stay.WaitAction("claim handed on", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed })
+				if e.Action.Claim != ahp.ClientClaim("narrow") {
+					t.Fatalf("claim after the detach = %+v, want narrow's", e.Action.Claim)
+				}
+				// The new holder sizes the terminal.
+				stay.Dispatch(uri, map[string]any{"type": ahp.TerminalResized, "cols": 80, "rows": 24})
+				stay.WaitAction("resized", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalResized && e.Action.Cols == 80 })
+				return
+			}
+			_ = holder.Conn().CloseNow()
+			waitMembers(t, stay, uri, 1)
+			if claim, _ := ts.m.Claim(uri); claim != ahp.ClientClaim("wide") {
+				t.Errorf("claim after a drop = %+v, want still wide's within the grace", claim)
+			}
+		})
+	}
+}
+
+// waitMembers waits for a catalogue in which uri has n members.
+func waitMembers(t *testing.T, c *client, uri string, n int) {
+	t.Helper()
+	c.WaitAction(fmt.Sprintf("%d present", n), func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.RootTerminalsChanged && len(presenceOf(e.Action.Terminals, uri)) == n
+	})
 }

@@ -183,7 +183,7 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
 	c.log.Debug("initialized", "client", ahp.Clip(p.ClientID), "version", version)
 	return ahp.InitializeResult{ProtocolVersion: version, ServerSeq: seq, Snapshots: snaps,
-		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}, Meta: presenceMeta(p.ClientID)}, nil
+		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}, Meta: c.s.initializeMeta(p.ClientID)}, nil
 }
 
 func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {

@@ -388,11 +388,16 @@ func (s *Server) bindClaimed(clientID, principal string) {
 }
 
 // forget counts a connection of clientID out; the record is kept for the
-// retention once none is left.
-func (s *Server) forget(clientID string) {
+// retention once none is left. A client that left (closed normally) hands
+// its claims on at once, one that dropped after the claim grace.
+func (s *Server) forget(clientID string, left bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.m.Disconnected(clientID) > 0 {
+	disconnected := s.m.Disconnected
+	if left {
+		disconnected = s.m.Left
+	}
+	if disconnected(clientID) > 0 {
 		return
 	}
 	if rec := s.clients[clientID]; rec != nil {

@@ -352,7 +352,8 @@ func (c *conn) run() {
 	wg.Wait()
 	c.s.m.Leave(c)
 	if c.initialized {
-		c.s.forget(c.clientID)
+		// 1000 from the client: it left on purpose (attach detached, a tab signed out).
+		c.s.forget(c.clientID, websocket.CloseStatus(err) == websocket.StatusNormalClosure)
 		c.s.controlLeft(c.clientID)
 	}
 }

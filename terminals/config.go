@@ -48,6 +48,10 @@ type Config struct {
 	// ClaimGrace is how long a claim stays with a client that has no
 	// connection left before it is handed on (default 10 s).
 	ClaimGrace time.Duration
+
+	// SizePolicy decides a terminal's size with several clients connected:
+	// SizeHolder (default) or SizeSmallest (sizepolicy.go).
+	SizePolicy string
 }
 
 func (c *Config) setDefaults() {
@@ -74,6 +78,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ClaimGrace == 0 {
 		c.ClaimGrace = 10 * time.Second
+	}
+	if c.SizePolicy == "" {
+		c.SizePolicy = SizeHolder
 	}
 	if c.ReplayBytes == 0 {
 		c.ReplayBytes = 4 << 20
@@ -144,6 +151,9 @@ var ErrConfig = errors.New("invalid configuration")
 // validate checks the roots and that the default cwd lies under them, so a
 // terminal created without a cwd cannot start outside the roots.
 func (c *Config) validate() error {
+	if err := checkSizePolicy(c.SizePolicy); err != nil {
+		return err
+	}
 	if len(c.Roots) == 0 {
 		return nil
 	}

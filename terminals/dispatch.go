@@ -70,6 +70,10 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 		if reason == "" {
 			reason = m.check(tx, t, uri, s, origin, a, policy.TakeClaim)
 		}
+		if reason == "" && t != nil && a.Type == ahp.TerminalResized && m.cfg.SizePolicy == SizeSmallest {
+			// s's view asks for this size; the pty gets the smallest asked for.
+			a.Cols, a.Rows = m.sizes.want(uri, s, a.Cols, a.Rows)
+		}
 		if reason == "" && t != nil {
 			reason = m.effect(t, a)
 		}
@@ -141,7 +145,9 @@ func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin
 		switch {
 		case a.Cols < 1 || a.Rows < 1 || a.Cols > ahp.MaxDimension || a.Rows > ahp.MaxDimension:
 			return fmt.Sprintf("cols and rows must be between 1 and %d", ahp.MaxDimension)
-		case !isHolder && holderConnected:
+		case m.cfg.SizePolicy == SizeSmallest && s.ViewOnly():
+			return "a viewer cannot resize the terminal"
+		case !isHolder && holderConnected && m.cfg.SizePolicy != SizeSmallest:
 			return "only the claim holder can resize the terminal"
 		}
 	case ahp.TerminalClaimed:

@@ -2,6 +2,7 @@ package terminals
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -116,3 +117,26 @@ func TestExitReleasesPty(t *testing.T) {
 }
 
 func sameCode(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// TestRunsCommandMeta (issue 25 point 7): a terminal that runs a command
+// instead of a shell says so in its catalogue _meta (the workbench then
+// does not blame shell integration for listing no commands); a shell's
+// terminal does not.
+func TestRunsCommandMeta(t *testing.T) {
+	m := testManager(t, Config{})
+	defer m.Close()
+	claim := ahp.ClientClaim("c")
+	create := func(uri, meta string) {
+		if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim, Cols: 80, Rows: 24, Meta: json.RawMessage(meta)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("ahp-terminal:/cmd", `{"termhost/command": ["/bin/sleep", "60"]}`)
+	create("ahp-terminal:/shell", "")
+	for _, info := range m.hub.Terminals() {
+		runs := strings.Contains(string(info.Meta), `"`+MetaRunsCommand+`":true`)
+		if want := info.Resource == "ahp-terminal:/cmd"; runs != want {
+			t.Errorf("%s _meta %s: runsCommand %v, want %v", info.Resource, info.Meta, runs, want)
+		}
+	}
+}

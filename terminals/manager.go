@@ -58,6 +58,7 @@ type Manager struct {
 	creating sync.WaitGroup // Creates between reserving a URI and publishing it
 
 	presence presence
+	sizes    sizeWants // sizepolicy.go
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.
@@ -211,6 +212,9 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	if recorded {
 		m.hub.SetInfoMeta(t.uri, MetaRecording, RecordingOn)
 	}
+	if argv != nil {
+		m.hub.SetInfoMeta(p.Channel, MetaRunsCommand, true)
+	}
 	close(t.started)
 	m.mu.Unlock()
 	m.log.Info("terminal created", "terminal", p.Channel, "pid", t.proc.Pid(), "cols", cols, "rows", rows)
@@ -254,6 +258,7 @@ func (m *Manager) Dispose(uri string) error {
 	delete(m.terms, uri)
 	m.mu.Unlock()
 	m.hub.RemoveTerminal(uri)
+	m.sizes.forget(uri)
 	t.kill(m.cfg.DisposeGrace)
 	t.rec.discard(t.log)
 	m.log.Info("terminal disposed", "terminal", uri)
@@ -304,6 +309,11 @@ func fmtCode(code *int) any {
 // runs a command in the new terminal instead of a shell:
 // "_meta": {"termhost/command": ["make", "build"]}.
 const MetaCommand = "termhost/command"
+
+// MetaRunsCommand is the catalogue _meta key set (true) on a terminal that
+// runs a command instead of a shell: it has no prompt, so shell integration
+// reports no command lines, and clients say so instead of blaming it.
+const MetaRunsCommand = "termhost/runsCommand"
 
 func commandFromMeta(meta json.RawMessage) ([]string, error) {
 	if len(meta) == 0 {

@@ -77,6 +77,18 @@ func (m *Manager) Connected(clientID string) {
 // clientID remain. When none is left, the claims the client holds are
 // handed on after the grace period unless it comes back.
 func (m *Manager) Disconnected(clientID string) int {
+	return m.disconnected(clientID, m.cfg.ClaimGrace)
+}
+
+// Left is Disconnected for a client that said goodbye (a normal close, as
+// `termhost attach` sends on detach): with no connection left, its claims
+// are handed on at once, so whoever stays gets the terminal's size back
+// without waiting out the grace meant for dropped connections.
+func (m *Manager) Left(clientID string) int {
+	return m.disconnected(clientID, 0)
+}
+
+func (m *Manager) disconnected(clientID string, grace time.Duration) int {
 	m.presence.mu.Lock()
 	defer m.presence.mu.Unlock()
 	n := m.presence.count[clientID] - 1
@@ -91,7 +103,7 @@ func (m *Manager) Disconnected(clientID string) int {
 	if t := m.presence.release[clientID]; t != nil {
 		t.Stop()
 	}
-	m.presence.release[clientID] = time.AfterFunc(m.cfg.ClaimGrace, func() { m.releaseClaims(clientID) })
+	m.presence.release[clientID] = time.AfterFunc(grace, func() { m.releaseClaims(clientID) })
 	return 0
 }
 

@@ -79,3 +79,34 @@ func TestClaimReleasedAfterGrace(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimHandedOnWhenLeft: a client that left (Left, a normal close)
+// hands its claim on at once, without waiting out the grace.
+func TestClaimHandedOnWhenLeft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := testManager(t, Config{ClaimGrace: time.Hour})
+		defer m.Close()
+		const uri = "ahp-terminal:/left"
+		if err := m.hub.AddTerminal(uri, ahp.TerminalState{Claim: ahp.ClientClaim("gone")}, 1024); err != nil {
+			t.Fatal(err)
+		}
+		m.Connected("tab")
+		if _, err := m.Subscribe(&member{id: "tab", kind: KindOwner}, uri); err != nil {
+			t.Fatal(err)
+		}
+		m.Connected("gone")
+		m.Connected("gone")
+		if n := m.Left("gone"); n != 1 {
+			t.Fatalf("Left with a connection remaining = %d, want 1", n)
+		}
+		synctest.Wait()
+		if c, _ := m.Claim(uri); c != ahp.ClientClaim("gone") {
+			t.Fatalf("claim moved to %+v while the client still had a connection", c)
+		}
+		m.Left("gone")
+		synctest.Wait()
+		if c, _ := m.Claim(uri); c != ahp.ClientClaim("tab") {
+			t.Errorf("claim after Left = %+v, want tab's at once", c)
+		}
+	})
+}

@@ -40,12 +40,14 @@ func (m *Manager) Initialize(s Subscriber, uris []string) (seq int64, snaps []ah
 func (m *Manager) Unsubscribe(s Subscriber, uri string) {
 	m.hub.Unsubscribe(s, uri)
 	m.publishPresence()
+	m.resizeForLeaver(s, uri)
 }
 
 // Leave drops s from every channel (its connection closed).
 func (m *Manager) Leave(s Subscriber) {
 	m.hub.Leave(s)
 	m.publishPresence()
+	m.resizeForLeaver(s, "")
 }
 
 // Reconnect resumes a client's subscriptions on a new connection s: replay

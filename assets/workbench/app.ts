@@ -476,7 +476,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   replay(view: TerminalView): void {
     const castUrl = downloadUrl(this.config.basePath, view.uri, 'recording.cast');
-    const target = { title: this.#titleOfUri(view.uri), castUrl, exited: view.exited, exitCode: view.state && exitCodeOf(view.state) };
+    const runsCommand = this.#catalogue.find((t) => t.resource === view.uri)?._meta?.['termhost/runsCommand'] === true;
+    const target = { title: this.#titleOfUri(view.uri), castUrl, exited: view.exited, exitCode: view.state && exitCodeOf(view.state), runsCommand };
     this.replays.open(target, view.element, () => view.focus());
   }
 

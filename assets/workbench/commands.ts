@@ -19,6 +19,8 @@ export interface Action {
   when?: () => boolean;
   /** Current state of a setting, shown next to it in the palette. */
   state?: () => string;
+  /** Loses something (Sign Out, Kill): last in the palette, never among the recently used. */
+  destructive?: boolean;
   run: () => void | Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import { themeLabels, type Themes, type ThemeSetting } from './theme';
 import type { QuickInput } from './quickinput';
 import { primaryKey, type CommandRegistry } from './commands';
 import { commandLabel, commandStatus } from './terminal/commandTracker';
+import { matchRank, noteCommandRun, orderCommands, paletteLabel, recentCommands } from './paletteOrder';
 import type { TerminalView } from './terminal/terminalView';
 
 export interface PaletteHost {
@@ -30,14 +31,19 @@ export class Palette {
 
   /** Show All Commands; `query` is typed after the ">". */
   showCommands(query = ''): void {
-    const items = this.#commands
-      .enabled()
-      .map((a) => ({ label: `${a.category}: ${a.title}`, description: a.state?.(), keybinding: primaryKey(a), action: a }))
-      .sort((x, y) => x.label.localeCompare(y.label));
+    const items = orderCommands(this.#commands.enabled(), recentCommands()).map(({ action: a, group }) => ({
+      label: paletteLabel(a),
+      description: a.state?.(),
+      keybinding: primaryKey(a),
+      group: group || undefined,
+      action: a,
+    }));
     void this.#quick
       .pick(items, {
         placeholder: 'Type the name of a command to run.',
         value: '>' + query,
+        // Destructive commands stay last however well they match.
+        rank: (it, q) => (matchRank(q, it.label) ?? 3) + (it.action.destructive ? 10 : 0),
         onValue: (val) => {
           if (val.startsWith('>')) return false;
           // Without ">" the palette becomes the terminal picker, as in VS Code.
@@ -46,7 +52,11 @@ export class Palette {
           return true;
         },
       })
-      .then((it) => it && void it.action.run());
+      .then((it) => {
+        if (!it) return;
+        noteCommandRun(it.action);
+        void it.action.run();
+      });
   }
 
   /** Open Terminal…: the terminals of the catalogue; ">" switches to the commands. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { exitSummary, formatClock, summarizeCast } from './player';
+import { exitSummary, formatClock, playerFit, summarizeCast } from './player';
 
 // A recording as terminals/recording writes it: header, output, a marker per
 // command line, the exit marker last.
@@ -79,4 +79,27 @@ test('exitSummary', () => {
     [false, undefined, 12, 'Still running (recorded so far) · 12 s'],
   ];
   for (const [exited, code, d, want] of cases) assert.equal(exitSummary(exited, code, d), want, `exitSummary(${exited}, ${code}, ${d})`);
+});
+
+test('summarizeCast: the widest and tallest size', () => {
+  const cases: [string, string, number, number][] = [
+    ['the header', '{"version":2,"width":200,"height":50}\n[0.1,"o","x"]\n', 200, 50],
+    ['a resize wider than the header', cast, 100, 30],
+    ['no header', '[1,"m","ls"]\n', 0, 0],
+  ];
+  for (const [name, text, cols, rows] of cases) {
+    const got = summarizeCast(text);
+    assert.deepEqual([got.cols, got.rows], [cols, rows], name);
+  }
+});
+
+test('playerFit', () => {
+  const cases: [string, { w: number; h: number }, number, number, string][] = [
+    ['80×24 in a wide pane fits', { w: 1000, h: 600 }, 80, 24, 'both'],
+    ['200 columns in 348 px stays legible and scrolls', { w: 348, h: 500 }, 200, 50, 'none'],
+    ['200 columns in a full-width pane fits its width', { w: 1240, h: 400 }, 200, 50, 'width'],
+    ['200×50 on a big screen fits', { w: 1900, h: 1000 }, 200, 50, 'both'],
+    ['unknown size fits', { w: 348, h: 500 }, 0, 0, 'both'],
+  ];
+  for (const [name, box, cols, rows, want] of cases) assert.equal(playerFit(box, cols, rows), want, name);
 });

@@ -23,6 +23,9 @@ export interface CastSummary {
   ticks: Tick[];
   /** Seconds from the start to the last event. */
   duration: number;
+  /** The widest and tallest the terminal was (the header, then "r" events); 0 if unknown. */
+  cols: number;
+  rows: number;
 }
 
 // The markers termhost's recorder writes itself (terminals/recording):
@@ -38,15 +41,53 @@ export function summarizeCast(text: string): CastSummary {
   const ticks: Tick[] = [];
   let duration = 0;
   let markers = 0;
-  for (const line of text.split('\n')) {
+  let cols = 0;
+  let rows = 0;
+  const lines = text.split('\n');
+  const header = parseHeader(lines[0] ?? '');
+  if (header) [cols, rows] = header;
+  for (const line of lines) {
     const ev = parseEvent(line);
     if (!ev) continue;
     const [time, code, data] = ev;
     duration = Math.max(duration, time);
+    if (code === 'r') {
+      const m = /^(\d+)x(\d+)$/.exec(data);
+      if (m) [cols, rows] = [Math.max(cols, Number(m[1])), Math.max(rows, Number(m[2]))];
+    }
     if (code !== 'm') continue;
     ticks.push({ index: markers++, time, label: data, kind: noteMarker.test(data) ? 'note' : 'command' });
   }
-  return { ticks, duration };
+  return { ticks, duration, cols, rows };
+}
+
+function parseHeader(line: string): [number, number] | undefined {
+  try {
+    const v = JSON.parse(line) as { width?: unknown; height?: unknown };
+    if (typeof v.width === 'number' && typeof v.height === 'number') return [v.width, v.height];
+  } catch {
+    // Not a header: the sizes stay unknown.
+  }
+  return undefined;
+}
+
+/** The smallest font the player's text is fitted down to, in CSS pixels. */
+export const PLAYER_LEGIBLE_PX = 10;
+// A monospace cell is about 0.6 of the font size wide and 1.25 high
+// (asciinema-player's line height).
+const CELL_W = 0.6;
+const CELL_H = 1.25;
+
+/**
+ * How the player fits a cols×rows recording in a box: scaled to the whole
+ * box while the text stays legible, else to its width (the box scrolls
+ * down), else not at all ("none": a legible fixed font, the box scrolls
+ * both ways).
+ */
+export function playerFit(box: { w: number; h: number }, cols: number, rows: number): 'both' | 'width' | 'none' {
+  if (!cols || !rows || !box.w || !box.h) return 'both';
+  if (box.w / (cols * CELL_W) < PLAYER_LEGIBLE_PX) return 'none';
+  return box.h / (rows * CELL_H) < PLAYER_LEGIBLE_PX ? 'width' : 'both';
 }
 
 function parseEvent(line: string): [number, string, string] | undefined {
@@ -115,6 +156,8 @@ export interface ReplayTarget {
   castUrl: string;
   exited: boolean;
   exitCode: number | undefined;
+  /** The terminal ran a program directly (termhost run), not a shell. */
+  runsCommand?: boolean;
 }
 
 /** The replay panel over one terminal's area; Escape or Close removes it. */
@@ -132,6 +175,9 @@ export class ReplayPanel {
   #player: Player | undefined;
   #playing = false;
   #closed = false;
+  #size = { cols: 0, rows: 0 };
+  #ticksToggle: HTMLButtonElement;
+  #onDocKey = (e: KeyboardEvent) => this.#onKey(e);
 
   constructor(assets: PlayerAssets, target: ReplayTarget, onClose: () => void) {
     this.#assets = assets;
@@ -139,6 +185,7 @@ export class ReplayPanel {
     this.#onClose = onClose;
     this.#speed = h('select.replay-speed', { 'aria-label': 'Playback speed', onchange: () => this.setSpeed(Number(this.#speed.value)) });
     for (const s of speeds) this.#speed.append(h('option', { value: String(s), selected: s === 1 }, `${s}×`));
+    this.#ticksToggle = h('button.link-button.replay-ticks-toggle', { type: 'button', 'aria-pressed': 'true', title: 'Show or hide the list of commands', onclick: () => this.showTicks(this.element.classList.contains('ticks-hidden')) }, 'Commands');
     this.element = h(
       'div.replay-panel',
       { role: 'dialog', 'aria-label': `Replay of ${target.title}`, tabindex: -1 },
@@ -146,13 +193,22 @@ export class ReplayPanel {
         'div.replay-header',
         null,
         this.#summary,
+        this.#ticksToggle,
         h('label.replay-speed-label', null, 'Speed ', this.#speed),
         h('button.link-button.replay-close', { type: 'button', title: 'Close the replay (Escape)', onclick: () => this.close() }, 'Close'),
       ),
       h('div.replay-main', null, this.#playerBox, this.#ticks),
     );
-    // Capture: before the player's own key handling.
-    this.element.addEventListener('keydown', (e) => this.#onKey(e), true);
+    // On the document, capturing: Escape closes the replay wherever the
+    // keyboard is (the player, the list, or a terminal a click focused).
+    document.addEventListener('keydown', this.#onDocKey, true);
+  }
+
+  /** Shows or hides the list of commands beside (or, when narrow, below) the player. */
+  showTicks(on: boolean): void {
+    this.element.classList.toggle('ticks-hidden', !on);
+    this.#ticksToggle.setAttribute('aria-pressed', String(on));
+    if (this.#player) this.#mount(this.#player.getCurrentTime(), this.#playing);
   }
 
   /** Fetches the recording and the player, then shows both. */
@@ -168,22 +224,28 @@ export class ReplayPanel {
       return;
     }
     if (this.#closed) return;
-    const { ticks, duration } = summarizeCast(this.#cast);
+    const { ticks, duration, cols, rows } = summarizeCast(this.#cast);
+    this.#size = { cols, rows };
     this.#summary.textContent = exitSummary(this.#target.exited, this.#target.exitCode, duration);
     this.#renderTicks(ticks);
-    this.#mount(0, false);
+    // A recording too wide to read beside the list gets the whole width.
+    if (playerFit({ w: this.#playerBox.clientWidth, h: this.#playerBox.clientHeight }, cols, rows) !== 'both') this.element.classList.add('ticks-hidden');
+    this.#ticksToggle.setAttribute('aria-pressed', String(!this.element.classList.contains('ticks-hidden')));
+    this.#mount(0, true);
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    document.removeEventListener('keydown', this.#onDocKey, true);
     this.#player?.dispose();
     this.element.remove();
     this.#onClose();
   }
 
-  /** Jumps to a marker (a command's start). */
+  /** Jumps to a marker (a command's start) and holds there to be read. */
   async seekTick(index: number): Promise<void> {
+    await this.#player?.pause();
     await this.#player?.seek({ marker: index });
   }
 
@@ -195,15 +257,23 @@ export class ReplayPanel {
   }
 
   /** For the e2e tests: where the player is. */
-  state(): { time: number | undefined; duration: number | undefined; speed: number; ready: boolean } {
-    return { time: this.#player?.getCurrentTime(), duration: this.#player?.getDuration(), speed: Number(this.#speed.value), ready: !!this.#player };
+  state(): { time: number | undefined; duration: number | undefined; speed: number; ready: boolean; playing: boolean; fit: string } {
+    return { time: this.#player?.getCurrentTime(), duration: this.#player?.getDuration(), speed: Number(this.#speed.value), ready: !!this.#player, playing: this.#playing, fit: this.#playerBox.dataset.fit ?? '' };
   }
 
   #mount(startAt: number, autoPlay: boolean, speed = Number(this.#speed.value)): void {
     this.#player?.dispose();
     clear(this.#playerBox);
     this.#playing = false;
-    const player = this.#create!({ data: this.#cast }, this.#playerBox, { speed, preload: true, fit: 'both', controls: true });
+    const fit = playerFit({ w: this.#playerBox.clientWidth, h: this.#playerBox.clientHeight }, this.#size.cols, this.#size.rows);
+    this.#playerBox.dataset.fit = fit;
+    const player = this.#create!({ data: this.#cast }, this.#playerBox, {
+      speed,
+      preload: true,
+      controls: true,
+      fit: fit === 'none' ? false : fit,
+      terminalFontSize: `${PLAYER_LEGIBLE_PX + 2}px`,
+    });
     player.addEventListener('play', () => (this.#playing = true));
     player.addEventListener('pause', () => (this.#playing = false));
     player.addEventListener('ended', () => (this.#playing = false));
@@ -215,7 +285,8 @@ export class ReplayPanel {
   #renderTicks(ticks: Tick[]): void {
     clear(this.#ticks);
     if (!ticks.some((t) => t.kind === 'command')) {
-      this.#ticks.append(h('li.replay-empty', null, 'No commands were marked (shell integration was off).'));
+      const why = this.#target.runsCommand ? 'this terminal ran a program directly, not a shell' : 'shell integration was off';
+      this.#ticks.append(h('li.replay-empty', null, `No commands were marked (${why}).`));
     }
     for (const t of ticks) {
       this.#ticks.append(
@@ -235,6 +306,8 @@ export class ReplayPanel {
 
   #onKey(e: KeyboardEvent): void {
     if (e.key !== 'Escape') return;
+    // Escape in a picker or dialog over the workbench is theirs.
+    if ((e.target as Element | null)?.closest?.('.quick-input-widget, .dialog-overlay, .share-dialog')) return;
     e.preventDefault();
     e.stopPropagation();
     this.close();

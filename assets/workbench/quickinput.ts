@@ -14,13 +14,15 @@ export interface QuickPickItem {
   picked?: boolean;
 }
 
-interface PickOptions {
+interface PickOptions<T extends QuickPickItem = QuickPickItem> {
   placeholder?: string;
   value?: string;
   /** Called when the typed value starts with another mode's prefix. */
   onValue?: (v: string) => boolean;
   matchOnDescription?: boolean;
   title?: string;
+  /** With a query, list the items by this (lower first; ties keep their order). */
+  rank?: (item: T, query: string) => number;
 }
 
 interface InputOptions {
@@ -98,10 +100,10 @@ export class QuickInput {
     return !this.element.hidden;
   }
 
-  pick<T extends QuickPickItem>(items: T[], o: PickOptions = {}): Promise<T | undefined> {
+  pick<T extends QuickPickItem>(items: T[], o: PickOptions<T> = {}): Promise<T | undefined> {
     this.#finish(undefined);
     this.#mode = 'pick';
-    this.#pickOpts = o;
+    this.#pickOpts = o as PickOptions;
     this.#items = items;
     this.#show(o.title, o.placeholder, o.value ?? '');
     this.#message.hidden = true;
@@ -186,10 +188,18 @@ export class QuickInput {
     this.#visible = [];
     const q = this.#query();
     let lastGroup: string | undefined;
+    const matched: { item: QuickPickItem; ranges: [number, number][] }[] = [];
     for (const item of this.#items) {
       let ranges = fuzzyMatch(q, item.label);
       if (!ranges && this.#pickOpts.matchOnDescription && item.description && fuzzyMatch(q, item.description)) ranges = [];
-      if (!ranges) continue;
+      if (ranges) matched.push({ item, ranges });
+    }
+    const rank = this.#pickOpts.rank;
+    if (rank && q.trim()) {
+      const r = new Map(matched.map((m) => [m.item, rank(m.item, q)]));
+      matched.sort((x, y) => r.get(x.item)! - r.get(y.item)!);
+    }
+    for (const { item, ranges } of matched) {
       const el = h(
         'div.quick-input-list-entry',
         { role: 'option', 'aria-selected': 'false' },
@@ -262,8 +272,15 @@ export function confirmDialog(o: { message: string; detail?: string; preview?: s
       resolve(v);
       overlayClosed();
     };
-    const ok = h('button.button.primary', { type: 'button', onclick: () => done(true) }, o.primary);
-    const cancel = h('button.button.secondary', { type: 'button', onclick: () => done(false) }, 'Cancel');
+    // The key that opened the dialog (Enter in the palette) may still send its
+    // keypress to the button just focused: a click from the keyboard counts
+    // only after a key went down in the dialog.
+    let keyDown = false;
+    const click = (v: boolean) => (e: Event) => {
+      if ((e as MouseEvent).detail > 0 || keyDown) done(v);
+    };
+    const ok = h('button.button.primary', { type: 'button', onclick: click(true) }, o.primary);
+    const cancel = h('button.button.secondary', { type: 'button', onclick: click(false) }, 'Cancel');
     const box = h(
       'div.dialog-box',
       { role: 'alertdialog', 'aria-modal': 'true', 'aria-label': o.message },
@@ -277,6 +294,7 @@ export function confirmDialog(o: { message: string; detail?: string; preview?: s
     );
     const overlay = h('div.dialog-overlay', null, box);
     const onKey = (e: KeyboardEvent) => {
+      keyDown = true;
       if (e.key === 'Escape') {
         e.preventDefault();
         e.stopPropagation();

@@ -1,5 +1,5 @@
 // Live preview of a terminal's screen when its sidebar row is hovered
-// (issue 16 point 5): the text of x-termhost/screen in a small <pre>,
+// (issue 16 point 5): the text of x-termhost/screen in a <pre> at a readable size,
 // refreshed while the pointer stays on the row.
 
 import { h } from './dom';
@@ -24,8 +24,9 @@ export function attachScreenPreview(row: HTMLElement, uri: string, source: Scree
     const lines = await source(uri).catch(() => undefined);
     if (timer === undefined || !row.isConnected) return stop(); // left, or the list was redrawn
     if (lines) {
-      pre ??= place(row.appendChild(h('pre.screen-preview', { 'aria-hidden': 'true' })), row);
+      pre ??= row.appendChild(h('pre.screen-preview', { 'aria-hidden': 'true' }));
       pre.textContent = withoutBlankEnd(lines).join('\n');
+      place(pre, row);
     }
     timer = window.setTimeout(() => void refresh(), refreshMs);
   };
@@ -36,12 +37,18 @@ export function attachScreenPreview(row: HTMLElement, uri: string, source: Scree
   row.addEventListener('mouseleave', stop);
 }
 
-/** Fixed beside the row, so the side bar's overflow does not clip it. */
-function place(pre: HTMLElement, row: HTMLElement): HTMLElement {
+/**
+ * Fixed beside the row, so the side bar's overflow does not clip it; inside
+ * the window (moved up if it would run off the bottom), and showing the
+ * screen's last lines (the prompt) when it is cut.
+ */
+function place(pre: HTMLElement, row: HTMLElement): void {
+  const margin = 8;
   const r = row.getBoundingClientRect();
   pre.style.left = `${r.right + 4}px`;
-  pre.style.top = `${r.top}px`;
-  return pre;
+  pre.style.maxWidth = `min(100ch, ${Math.max(120, innerWidth - r.right - 4 - margin)}px)`;
+  pre.style.top = `${Math.max(margin, Math.min(r.top, innerHeight - margin - pre.offsetHeight))}px`;
+  pre.scrollTop = pre.scrollHeight;
 }
 
 function withoutBlankEnd(lines: string[]): string[] {

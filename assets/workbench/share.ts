@@ -17,6 +17,9 @@ export interface ShareHost {
   copyText(text: string): Promise<void>;
 }
 
+/** The expiry a new link gets unless changed: the same as `termhost share`'s --ttl default (cmd/termhost/share.go). */
+export const DEFAULT_SHARE_TTL_SECONDS = 86400;
+
 const roleChoices = [
   { role: 'viewer' as const, label: 'Viewer — can watch (view only)' },
   { role: 'driver' as const, label: 'Driver — can type: full shell access' },
@@ -37,7 +40,10 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
       overlay.remove();
       document.removeEventListener('keydown', onKey, true);
       clearInterval(tick);
-      if (restore?.isConnected) restore.focus();
+      // Back to where typing was (a terminal, an input); not to the Share
+      // button that opened the dialog: with the keyboard idle, the workbench
+      // gives it to the active terminal (overlayClosed).
+      if (restore?.isConnected && !restore.closest('button, a, [role="button"], [role="menuitem"]')) restore.focus();
       resolve();
       overlayClosed();
     };
@@ -59,7 +65,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
     const labelInput = h('input.share-label-input#share-name', { type: 'text', maxlength: 64, placeholder: 'e.g. alice (optional)', spellcheck: 'false', 'aria-label': 'Name' }) as HTMLInputElement;
     const expirySelect = h('select.select-box#share-expiry', { 'aria-label': 'Expires' }) as HTMLSelectElement;
     for (const e of shareExpiries) expirySelect.append(h('option', { value: String(e.seconds) }, e.label));
-    expirySelect.value = '86400';
+    expirySelect.value = String(DEFAULT_SHARE_TTL_SECONDS);
 
     const createBtn = h('button.button.primary#share-create', { type: 'button' }, 'Create Link');
     const error = h('div.share-error', { role: 'alert', hidden: true });

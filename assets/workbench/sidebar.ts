@@ -184,9 +184,14 @@ export class Sidebar {
     const all = view.commands;
     if (all.length === 0) {
       const detected = view.state?.supportsCommandDetection;
-      body.append(
-        h('div.welcome-view', null, h('p', null, detected ? 'No commands have run in this terminal yet.' : 'Shell integration has not reported any command in this terminal (bash, zsh and fish are supported).')),
-      );
+      // termhost run -- CMD: no shell, so no command lines; not a failure of shell integration.
+      const runsCommand = this.#catalogue.find((t) => t.resource === view.uri)?._meta?.['termhost/runsCommand'] === true;
+      const note = runsCommand
+        ? 'This terminal runs a program directly (termhost run), not an interactive shell, so there are no command lines to list: its output and exit code are in the terminal.'
+        : detected
+          ? 'No commands have run in this terminal yet.'
+          : 'Shell integration has not reported any command in this terminal (bash, zsh and fish are supported).';
+      body.append(h('div.welcome-view', null, h('p', null, note)));
       return;
     }
     const shown = this.failedOnly ? all.filter((c) => commandStatus(c) === 'failure') : all;

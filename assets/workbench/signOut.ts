@@ -1,6 +1,8 @@
 // Sign Out: drop the owner session cookie, then reload into the sign-in page.
 
 import type { AhpClient } from '../ahp/client';
+import { icons } from './icons';
+import { confirmDialog } from './quickinput';
 
 export async function signOut(basePath: string, client: AhpClient, notifyError: (message: string) => void): Promise<void> {
   try {
@@ -13,4 +15,16 @@ export async function signOut(basePath: string, client: AhpClient, notifyError: 
   }
   client.close();
   location.reload();
+}
+
+/** Sign Out from the palette: asks first (it closes every terminal tab of this browser). */
+export async function confirmSignOut(basePath: string, client: AhpClient, notifyError: (message: string) => void): Promise<void> {
+  const ok = await confirmDialog({
+    message: 'Sign out of termhost?',
+    detail: 'This browser forgets the owner session; the terminals keep running. Sign in again with the login link termhost serve printed.',
+    primary: 'Sign Out',
+    icon: icons.signOut,
+    severity: 'warning',
+  });
+  if (ok) await signOut(basePath, client, notifyError);
 }

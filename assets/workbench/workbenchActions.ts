@@ -19,7 +19,7 @@ import { copySelection, copyText, pasteClipboard } from './clipboardActions';
 import type { Notify } from './quickinput';
 import { showAbout, toggleClipboardWrite, toggleNotifications, toggleScreenReaderMode, toggleStartupTerminal, toggleTabFocusMode } from './preferences';
 import type { SettingId } from './settingsEditor';
-import { signOut } from './signOut';
+import { confirmSignOut } from './signOut';
 import type { TerminalInfo } from '../ahp/types';
 import { download, downloadUrl, recordingStateOf, setRecording } from './recording';
 
@@ -68,7 +68,7 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'terminal.nextTab', category: 'View', title: 'Open Next Terminal Tab', key: 'Alt+PageDown', inTerminal: true, when: hasView, run: () => wb.focusNextTab(1) });
   add({ id: 'terminal.prevTab', category: 'View', title: 'Open Previous Terminal Tab', key: 'Alt+PageUp', inTerminal: true, when: hasView, run: () => wb.focusNextTab(-1) });
   add({ id: 'terminal.rename', category: 'Terminal', title: 'Rename…', when: () => hasView() && canEdit(), run: () => wb.rename(view().uri) });
-  add({ id: 'terminal.kill', category: 'Terminal', title: 'Kill the Active Terminal', when: () => hasView() && isOwner(), run: () => wb.kill(view().uri) });
+  add({ id: 'terminal.kill', category: 'Terminal', title: 'Kill the Active Terminal', destructive: true, when: () => hasView() && isOwner(), run: () => wb.kill(view().uri) });
   add({ id: 'terminal.share', category: 'Terminal', title: 'Share Terminal…', when: () => hasView() && isOwner(), run: () => wb.share(view().uri) });
   // Recordings (recording.ts): the owner toggles, whoever sees the terminal downloads.
   const recording = () => recordingStateOf(wb.catalogue.find((t) => t.resource === view().uri));
@@ -107,6 +107,6 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'settings.startupTerminal', category: 'Preferences', title: 'Open a Terminal When None Is Running', state: () => (startupTerminal() ? 'on' : 'off'), when: isOwner, run: () => toggleStartupTerminal(wb.notify) });
   add({ id: 'notifications.toggle', category: 'Notifications', title: 'Notify When Commands Finish in a Background Tab', run: () => toggleNotifications(wb.notifier, wb.notify).then(() => wb.statusBar.render()) });
   add({ id: 'connection.reconnect', category: 'Connection', title: 'Reconnect Now', run: () => (wb.client.online ? wb.client.dropConnection() : wb.client.retryNow()) });
-  add({ id: 'account.signOut', category: 'Account', title: 'Sign Out', when: isOwner, run: () => signOut(wb.config.basePath, wb.client, (m) => wb.notify('error', m)) });
+  add({ id: 'account.signOut', category: 'Account', title: 'Sign Out', destructive: true, when: isOwner, run: () => confirmSignOut(wb.config.basePath, wb.client, (m) => wb.notify('error', m)) });
   add({ id: 'help.about', category: 'Help', title: 'About', run: () => showAbout(wb.config.version, wb.client, wb.role) });
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -184,6 +186,26 @@ func TestResyncOutput(t *testing.T) {
 		got, ok := resyncOutput(tt.tail, tt.text)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("resyncOutput(%q, %q) = %q, %v; want %q, %v", tt.tail, tt.text, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestHelpListsClientFlags (issue 25 point 7): the top-level help shows
+// every flag of the client commands it lists with their flags (it left out
+// ls --preview and share --label); the connection flags are described once.
+func TestHelpListsClientFlags(t *testing.T) {
+	var top bytes.Buffer
+	usage(&top)
+	conn := map[string]bool{"--server": true, "--token-file": true, "--connect-timeout": true, "--help": true}
+	for _, cmd := range []string{"ls", "share", "kill", "attach"} {
+		code, stdout, stderr := call(t, nil, cmd, "--help")
+		if code != exitOK {
+			t.Fatalf("%s --help: exit %d, %s", cmd, code, stderr)
+		}
+		for _, m := range regexp.MustCompile(`(?m)^  (--[a-z-]+)`).FindAllStringSubmatch(stdout+stderr, -1) {
+			if !conn[m[1]] && !regexp.MustCompile(`(?m)^  termhost `+cmd+` .*`+m[1]+`\b`).MatchString(top.String()) {
+				t.Errorf("termhost --help does not show %s %s:\n%s", cmd, m[1], top.String())
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
@@ -39,5 +40,7 @@ func (a *app) killCommand(args []string) int {
 		}
 		return a.fail("kill", base, err)
 	}
+	// On stderr, like share's note: stdout stays empty for scripts.
+	fmt.Fprintf(a.stderr, "termhost: closed terminal %s\n", t.id)
 	return exitOK
 }

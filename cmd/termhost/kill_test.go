@@ -12,7 +12,7 @@ func TestKill(t *testing.T) {
 	c := ts.dial(t)
 	id := ts.shell(t, c, "doomed", c.ClientID())
 	code, stdout, stderr := call(t, ownerEnv(ts), "kill", id)
-	if code != 0 || stdout != "" || stderr != "" {
+	if code != 0 || stdout != "" || stderr != "termhost: closed terminal doomed\n" {
 		t.Fatalf("kill: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, ok := ts.info(ahp.TerminalURI(id)); ok {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -54,7 +55,7 @@ func runCLI(args []string) int {
 
 func isFlag(s string) bool { return len(s) > 0 && s[0] == '-' }
 
-func usage(w *os.File) {
+func usage(w io.Writer) {
 	fmt.Fprint(w, `termhost — terminals in the browser, over the Agent Host Protocol
 
 Usage:
@@ -62,10 +63,14 @@ Usage:
   termhost run [flags] -- CMD [ARGS…]
                              run a command in a new terminal on the server, stream
                              its output, exit with its exit code
-  termhost attach <id|url>   attach this terminal to a server terminal (detach: Ctrl-\ Ctrl-\)
-  termhost ls [--json]       list the server's terminals
-  termhost share <id|url> [--role viewer|driver] [--ttl 1h|24h|7d|0]
-                             create a share link for a terminal
+  termhost attach [--take] <id|url>
+                             attach this terminal to a server terminal (detach:
+                             Ctrl-\ Ctrl-\; --take: take or ask for control)
+  termhost ls [--json] [--preview]
+                             list the server's terminals (--preview: their screens)
+  termhost share <id|url> [--role viewer|driver] [--ttl 1h|24h|7d|0] [--label L]
+                             create a share link for a terminal (default: viewer,
+                             24h; --label names whoever gets it)
   termhost kill <id|url>     close a terminal
   termhost bench [--quick]   measure speed and memory against the raw pty
   termhost upgrade           hand the running server's shells to the binary now

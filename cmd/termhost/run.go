@@ -41,7 +41,7 @@ func (a *app) runCommand(args []string) int {
 	name := f.String("name", "", "title of the terminal (default: the command's name)")
 	cwd := f.String("cwd", "", "working directory of the command on the server (default: the current directory\n      when the server is on this machine, else the server's default)")
 	role := f.String("share", "", "also create a share link with this role: viewer (read-only, the safe choice) or driver\n      (full shell access as the server's Unix user: it can read the owner token and become owner)")
-	ttlFlag := f.String("ttl", "1h", "lifetime of the --share link: e.g. 1h, 24h, 7d, or 0 for no expiry")
+	ttlFlag := f.String("ttl", defaultShareTTL, "lifetime of the --share link: e.g. 1h, 24h, 7d, or 0 for no expiry")
 	record := f.Bool("record", false, "record the terminal on the server as an asciicast v2 file: <terminal URL>/recording.cast\n      (and /output.txt as plain text), kept until the terminal is closed")
 	pos, code, ok := f.parse(a, args, true)
 	if !ok {

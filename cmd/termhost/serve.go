@@ -35,6 +35,7 @@ type serveOptions struct {
 	scrollback       sizeFlag
 	maxTerminals     int
 	shellIntegration string
+	sizePolicy       string
 	logLevel         string
 	logFormat        string
 	allowedOrigins   listFlag
@@ -66,6 +67,7 @@ func (o *serveOptions) flags() *flagSet {
 	fs.Var(&o.scrollback, "scrollback", "scrollback kept per terminal, a `size` such as 1MiB")
 	fs.IntVar(&o.maxTerminals, "max-terminals", 64, "most terminals at once")
 	fs.StringVar(&o.shellIntegration, "shell-integration", "on", "inject bash/zsh/fish shell integration: on or off")
+	fs.StringVar(&o.sizePolicy, "size-policy", terminals.SizeHolder, "who sizes a terminal several clients show: holder (whoever has control) or smallest (the smallest view of those who may type, like tmux)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.Var(&o.allowedOrigins, "allowed-origin", "extra browser `origin` allowed to open the WebSocket, e.g. https://dev.example.com (repeatable)")
@@ -179,7 +181,7 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		Shell: o.shell, Cwd: o.cwd, Roots: o.roots, Scrollback: int(o.scrollback),
 		MaxTerminals: o.maxTerminals, ShellIntegration: o.shellIntegration == "on", Logger: log,
 		RecordDir: filepath.Join(setup.stateDir, "recordings"), RecordAll: o.recordAll, RecordMax: int64(o.recordMax),
-		NoScreenModel: !o.screenModel,
+		NoScreenModel: !o.screenModel, SizePolicy: o.sizePolicy,
 	})
 	if err != nil {
 		return err
@@ -385,6 +387,9 @@ func (o *serveOptions) validate() (serveSetup, error) {
 func (o *serveOptions) check() error {
 	if o.shellIntegration != "on" && o.shellIntegration != "off" {
 		return fmt.Errorf("--shell-integration must be on or off")
+	}
+	if o.sizePolicy != terminals.SizeHolder && o.sizePolicy != terminals.SizeSmallest {
+		return fmt.Errorf("--size-policy must be %s or %s", terminals.SizeHolder, terminals.SizeSmallest)
 	}
 	if o.authMode != "token" && o.authMode != "none" {
 		return fmt.Errorf("--auth must be token or none")

@@ -38,7 +38,7 @@ const methodShareCreate = "x-share/create"
 func (a *app) shareCommand(args []string) int {
 	f := newCmdFlags("share", "share [flags] <id|url>", shareAbout, shareExamples)
 	role := f.String("role", "viewer", "what the link allows: viewer (read-only, the safe choice) or driver (full shell\n      access as the server's Unix user: it can read the owner token and become owner)")
-	ttlFlag := f.String("ttl", "1h", "how long the link works: e.g. 1h, 24h, 7d, or 0 for no expiry")
+	ttlFlag := f.String("ttl", defaultShareTTL, "how long the link works: e.g. 1h, 24h, 7d, or 0 for no expiry")
 	label := f.String("label", "", "who the link is for (e.g. alice): its name for everyone on the terminal")
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {
@@ -71,6 +71,11 @@ func (a *app) shareCommand(args []string) int {
 	fmt.Fprintf(a.stderr, "termhost: share link to %s (%s)\n", t.id, sh.describe())
 	return exitOK
 }
+
+// defaultShareTTL is how long a share link works unless --ttl says
+// otherwise: the same as the Share dialog's default (DEFAULT_SHARE_TTL_SECONDS
+// in assets/workbench/share.ts; TestShareDefaultTTL keeps them equal).
+const defaultShareTTL = "24h"
 
 func checkRole(role string) error {
 	if role != "viewer" && role != "driver" {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +112,25 @@ func TestShareHelpSaysWhatADriverCanDo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShareDefaultTTL (issue 25 point 7): a link from `termhost share` and
+// one from the Share dialog last as long by default.
+func TestShareDefaultTTL(t *testing.T) {
+	d, err := parseTTL(defaultShareTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../assets/workbench/share.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`DEFAULT_SHARE_TTL_SECONDS = (\d+);`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("assets/workbench/share.ts declares no DEFAULT_SHARE_TTL_SECONDS")
+	}
+	if want := strconv.FormatInt(int64(d.Seconds()), 10); string(m[1]) != want {
+		t.Errorf("the Share dialog's default expiry is %s s, the CLI's %s (%s s): want one default", m[1], defaultShareTTL, want)
 	}
 }

@@ -8,6 +8,7 @@ import { h, clear, svg } from '../dom';
 import { icons } from '../icons';
 import { claimLabel } from '../format';
 import type { Control } from './presence';
+import { mirrorMode, setMirrorMode } from './sizing';
 
 export interface ClaimBarInput {
   state: TerminalState | undefined;
@@ -15,6 +16,8 @@ export interface ClaimBarInput {
   isHolder: boolean;
   /** The mirrored terminal is scaled down to fit the pane. */
   scaled: boolean;
+  /** The mirrored terminal is bigger than the pane: offer fit / 1:1. */
+  oversize?: boolean;
   clientId: string;
   role: string;
   uri?: string;
@@ -62,6 +65,7 @@ export class ClaimBar {
     }
     const holder = control && x.uri ? control.holderLabel(x.uri, st.claim) : claimLabel(st.claim, x.clientId);
     claim.append(svg(icons.eye), h('span.claim-holder', null, `Controlled by ${holder} · ${st.cols ?? '?'}×${st.rows ?? '?'}${x.scaled ? ' (scaled)' : ''}`));
+    const scaleToggle = x.oversize ? this.#scaleToggle() : undefined;
     const asked = control && x.uri ? control.outgoing(x.uri) : undefined;
     if (asked) {
       const auto = asked.autoGrantMs ? ` (yours in ${Math.round(asked.autoGrantMs / 1000)} s if they are away)` : '';
@@ -71,7 +75,23 @@ export class ClaimBar {
     } else if (x.role !== 'viewer') {
       claim.append(h('button.link-button.claim-request', { type: 'button', title: 'Ask whoever controls this terminal to hand it to you', onclick: () => this.#takeControl() }, 'Request Control'));
     }
+    if (scaleToggle) claim.append(scaleToggle);
     claim.hidden = false;
+  }
+
+  /** Fit (scaled down, legible) or 1:1 (real size, the pane pans): remembered by this browser. */
+  #scaleToggle(): HTMLElement {
+    const actual = mirrorMode() === 'actual';
+    return h(
+      'button.link-button.claim-scale',
+      {
+        type: 'button',
+        'data-mode': actual ? 'actual' : 'fit',
+        title: actual ? 'Scale the terminal down to fit this pane (never below a legible size)' : 'Show the terminal at its real size; scroll to pan',
+        onclick: () => setMirrorMode(actual ? 'fit' : 'actual'),
+      },
+      actual ? 'Fit' : '1:1',
+    );
   }
 
   /** The holder's notice: who asks for control, with Grant and Decline. */

@@ -2,7 +2,8 @@
 // terminal to its pane and sends the size (terminal/resized, debounced);
 // every other tab mirrors the pty's size and scales it down to fit, but not
 // below a legible font size: past that (a phone showing a 130×49 terminal)
-// the text keeps that size and the pane pans (scrolls both ways).
+// the text keeps that size and the pane pans (scrolls both ways). A "1:1"
+// choice (per browser) keeps the real size and always pans.
 
 import type { Terminal } from '@xterm/xterm';
 import type { FitAddon } from '@xterm/addon-fit';
@@ -13,14 +14,43 @@ import { h } from '../dom';
 export const LEGIBLE_FONT_PX = 10;
 
 /**
+ * How a terminal someone else sizes is shown when it is bigger than the
+ * pane: scaled down to fit (not below a legible font), or at its real size
+ * ("1:1") with the pane panning. Chosen per browser (localStorage).
+ */
+export type MirrorMode = 'fit' | 'actual';
+
+const MIRROR_KEY = 'termhost.mirrorMode';
+/** Dispatched on window when the mode changes here; other tabs get a storage event. */
+export const MIRROR_MODE_EVENT = 'termhost-mirror-mode';
+
+export function mirrorMode(): MirrorMode {
+  try {
+    return localStorage.getItem(MIRROR_KEY) === 'actual' ? 'actual' : 'fit';
+  } catch {
+    return 'fit';
+  }
+}
+
+export function setMirrorMode(mode: MirrorMode): void {
+  try {
+    localStorage.setItem(MIRROR_KEY, mode);
+  } catch {
+    // Storage denied: the mode lasts until the page reloads.
+  }
+  window.dispatchEvent(new Event(MIRROR_MODE_EVENT));
+}
+
+/**
  * The scale that fits `content` (w×h) in `pane`, but no smaller than keeps
  * `fontSize` at LEGIBLE_FONT_PX, and never enlarged; `pan` if it still
- * does not fit.
+ * does not fit. In 'actual' mode the scale is 1. `oversize`: the content
+ * does not fit the pane at its real size.
  */
-export function mirrorScale(pane: { w: number; h: number }, content: { w: number; h: number }, fontSize: number): { scale: number; pan: boolean } {
+export function mirrorScale(pane: { w: number; h: number }, content: { w: number; h: number }, fontSize: number, mode: MirrorMode = 'fit'): { scale: number; pan: boolean; oversize: boolean } {
   const fit = Math.min(1, pane.w / content.w, pane.h / content.h);
-  const scale = Math.max(fit, Math.min(1, LEGIBLE_FONT_PX / fontSize));
-  return { scale, pan: scale > fit };
+  const scale = mode === 'actual' ? 1 : Math.max(fit, Math.min(1, LEGIBLE_FONT_PX / fontSize));
+  return { scale, pan: scale > fit, oversize: fit < 1 };
 }
 
 export interface SizingHost {
@@ -29,6 +59,8 @@ export interface SizingHost {
   isHolder(): boolean;
   /** This tab may send a size now (online, not a viewer, not exited). */
   mayResize(): boolean;
+  /** The server's size policy: under 'smallest' every view that may type reports its size. */
+  sizePolicy(): string | undefined;
   /** Dispatch terminal/resized if still wanted; true once sent. */
   dispatchResize(cols: number, rows: number): boolean;
 }
@@ -41,6 +73,7 @@ export class TerminalSizing {
   /** The pane: scrolls (pans) when the scaled terminal still does not fit. */
   readonly scaleBox = h('div.terminal-scale', null, this.frame);
   #scaled = false;
+  #oversize = false;
   #term: Terminal;
   #fit: FitAddon;
   #host: SizingHost;
@@ -94,7 +127,15 @@ export class TerminalSizing {
   observe(el: HTMLElement, onResize: () => void): void {
     this.#observer = new ResizeObserver(onResize);
     this.#observer.observe(el);
+    // The fit / 1:1 choice changed, here or in another tab.
+    this.#onMode = (e: Event) => {
+      if (!(e instanceof StorageEvent) || e.key === MIRROR_KEY) onResize();
+    };
+    window.addEventListener(MIRROR_MODE_EVENT, this.#onMode);
+    window.addEventListener('storage', this.#onMode);
   }
+
+  #onMode: ((e: Event) => void) | undefined;
 
   /** Run `layout` once in the next frame, however often this is called. */
   schedule(layout: () => void): void {
@@ -109,22 +150,51 @@ export class TerminalSizing {
     return this.#scaled;
   }
 
+  /** Mirroring a terminal bigger than the pane (the fit / 1:1 choice applies). */
+  get oversize(): boolean {
+    return this.#oversize;
+  }
+
   /** Lay out in `body`; false if it has no size (hidden). */
   layout(body: HTMLElement): boolean {
     if (body.clientWidth === 0 || body.clientHeight === 0) return false;
     const st = this.#host.state();
-    if (!st || this.#host.isHolder() || !st.cols || !st.rows) this.#fitToPane(st);
-    else this.#mirror(body, st.cols, st.rows);
+    const smallest = this.#host.sizePolicy() === 'smallest';
+    if (!st || !st.cols || !st.rows || (this.#host.isHolder() && !smallest)) this.#fitToPane(st);
+    else {
+      // Under 'smallest' the pty is the smallest view's size: report ours, show the pty's.
+      const d = smallest && this.#host.mayResize() ? this.#paneSize() : undefined;
+      if (d) this.#sendSize(st, d.cols, d.rows);
+      if (d && st.cols <= d.cols && st.rows <= d.rows) this.#showUnscaled(st.cols, st.rows);
+      else this.#mirror(body, st.cols, st.rows);
+    }
     return true;
   }
 
-  /** We size the pty: fit to the pane. */
-  #fitToPane(st: TerminalState | undefined): void {
+  /** What fits the pane: measured with the mirrored size taken off (#mirror sets it again). */
+  #paneSize(): { cols: number; rows: number } | undefined {
+    this.#unsize();
+    return this.propose();
+  }
+
+  #unsize(): void {
     this.#setScale(1, false);
     for (const el of [this.xtermBox, this.frame]) {
       el.style.width = '';
       el.style.height = '';
     }
+  }
+
+  /** The pty fits the pane (the smallest view's size): shown as it is, in the pane's top left. */
+  #showUnscaled(cols: number, rows: number): void {
+    this.#oversize = false;
+    if (cols !== this.#term.cols || rows !== this.#term.rows) this.#term.resize(cols, rows);
+  }
+
+  /** We size the pty: fit to the pane. */
+  #fitToPane(st: TerminalState | undefined): void {
+    this.#unsize();
+    this.#oversize = false;
     const dims = this.#fit.proposeDimensions();
     if (dims && dims.cols > 1 && dims.rows > 1 && Number.isFinite(dims.cols)) {
       if (dims.cols !== this.#term.cols || dims.rows !== this.#term.rows) this.#term.resize(dims.cols, dims.rows);
@@ -143,7 +213,8 @@ export class TerminalSizing {
     const hh = screen.offsetHeight + parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom);
     this.xtermBox.style.width = `${w}px`;
     this.xtermBox.style.height = `${hh}px`;
-    const { scale, pan } = mirrorScale({ w: body.clientWidth, h: body.clientHeight }, { w, h: hh }, this.#term.options.fontSize ?? 14);
+    const { scale, pan, oversize } = mirrorScale({ w: body.clientWidth, h: body.clientHeight }, { w, h: hh }, this.#term.options.fontSize ?? 14, mirrorMode());
+    this.#oversize = oversize;
     this.#setScale(scale, pan);
     this.frame.style.width = `${w * scale}px`;
     this.frame.style.height = `${hh * scale}px`;
@@ -182,5 +253,9 @@ export class TerminalSizing {
 
   dispose(): void {
     this.#observer?.disconnect();
+    if (this.#onMode) {
+      window.removeEventListener(MIRROR_MODE_EVENT, this.#onMode);
+      window.removeEventListener('storage', this.#onMode);
+    }
   }
 }

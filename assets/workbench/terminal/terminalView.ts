@@ -115,8 +115,10 @@ export class TerminalView {
       state: () => this.state,
       isHolder: () => this.isHolder,
       mayResize: () => host.online() && host.role !== 'viewer' && !this.exited,
+      sizePolicy: () => host.client.serverMeta?.['termhost/sizePolicy'] as string | undefined,
       dispatchResize: (cols, rows) => {
-        if (!this.isHolder || this.term.cols !== cols || this.term.rows !== rows) return false;
+        // Under 'smallest' every view reports its size (sizing.ts); else only the holder sizes.
+        if (host.client.serverMeta?.['termhost/sizePolicy'] !== 'smallest' && (!this.isHolder || this.term.cols !== cols || this.term.rows !== rows)) return false;
         return host.client.dispatch(this.uri, { type: 'terminal/resized', cols, rows }) !== undefined;
       },
     });
@@ -124,7 +126,9 @@ export class TerminalView {
       'div.terminal-view',
       { 'data-terminal': this.id, tabindex: -1 },
       this.#claimBar.infobar,
-      h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element, this.#claimBar.claimbar),
+      // Above the terminal, never over its text (the holder's control requests float).
+      this.#claimBar.claimbar,
+      h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element),
     );
     this.#sizing.observe(this.element, () => this.scheduleLayout());
     this.#focusOnTap();
@@ -137,7 +141,8 @@ export class TerminalView {
   /** A tap anywhere in the terminal's area (also below its rows) gives it the keyboard. */
   #focusOnTap(): void {
     this.element.querySelector('.terminal-body')!.addEventListener('click', (e) => {
-      if ((e.target as Element).closest('button, input, textarea, a, .find-widget, .terminal-claimbar')) return;
+      // Not from the replay over it: its keyboard stays in the player (Escape closes it).
+      if ((e.target as Element).closest('button, input, textarea, a, .find-widget, .terminal-claimbar, .replay-panel')) return;
       if (!this.term.hasSelection()) this.term.focus();
     });
   }
@@ -459,7 +464,7 @@ export class TerminalView {
   }
 
   #renderClaimBar(): void {
-    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
   }
 
   /** Presence or a control request changed: redraw the claim bar. */
