@@ -25,6 +25,7 @@ const (
 	controlGranted   = "granted"
 	controlDeclined  = "declined"
 	controlCancelled = "cancelled" // the requester left, or the claim moved elsewhere
+	controlHeld      = "held"      // requestControl with ask false: someone holds it, nobody was asked
 )
 
 // controls are the pending control requests of a server.
@@ -71,6 +72,7 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 		Terminal  string `json:"terminal"`
 		RequestID string `json:"requestId"`
 		Grant     *bool  `json:"grant"`
+		Ask       *bool  `json:"ask"` // requestControl: false only takes a claim nobody holds
 	}
 	if err := decodeParams(msg, &p); err != nil {
 		return nil, err
@@ -82,7 +84,7 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 		return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", p.Terminal)
 	}
 	if msg.Method == methodRequestControl {
-		return c.requestControl(p.Terminal)
+		return c.requestControl(p.Terminal, p.Ask == nil || *p.Ask)
 	}
 	if p.RequestID == "" || p.Grant == nil {
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%s needs requestId and grant", msg.Method)
@@ -90,9 +92,11 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 	return c.answerControl(p.Terminal, p.RequestID, *p.Grant)
 }
 
-// requestControl gives the claim at once when nobody connected holds it
-// (or an agent session does and the owner asks), else asks the holder.
-func (c *conn) requestControl(uri string) (any, *ahp.Error) {
+// requestControl gives the claim at once when nobody holds it (its holder
+// is not present) or an agent session does and the owner asks; else it
+// asks the holder, or with ask false answers "held" (termhost attach
+// without --take).
+func (c *conn) requestControl(uri string, ask bool) (any, *ahp.Error) {
 	if c.role == RoleViewer {
 		return nil, c.denied("control", "view only: this share link cannot take control")
 	}
@@ -106,6 +110,8 @@ func (c *conn) requestControl(uri string) (any, *ahp.Error) {
 			return controlResult{Status: controlGranted}, nil
 		case claim.Kind != ahp.ClaimClient && c.role != RoleOwner:
 			return nil, c.denied("control", "an agent session holds this terminal: only the owner can take it")
+		case !ask && (claim.Kind != ahp.ClaimClient || c.s.m.Present(claim.ClientID)):
+			return controlResult{Status: controlHeld}, nil
 		case claim.Kind == ahp.ClaimClient && c.s.m.Present(claim.ClientID):
 			return c.s.askHolder(c, uri, claim.ClientID)
 		}

@@ -51,6 +51,19 @@ func controlSetup(t *testing.T, opts ...serverOption) (ts *testServer, owner, dr
 	return ts, owner, driver, uri
 }
 
+// takeControl: c, an owner's client, takes the claim of uri for clientID
+// (only the holder types) and waits for the echo.
+func takeControl(t *testing.T, c *client, uri, clientID string) {
+	t.Helper()
+	seq := c.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": clientID}})
+	e := c.WaitAction("take control", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.Origin != nil && e.Origin.ClientID == clientID && e.Origin.ClientSeq == seq
+	})
+	if e.RejectionReason != "" {
+		t.Fatalf("taking control for %s: %s", clientID, e.RejectionReason)
+	}
+}
+
 func requestControl(t *testing.T, c *client, uri string) (status, id string) {
 	t.Helper()
 	var r struct{ Status, RequestID string }
@@ -305,7 +318,7 @@ func TestOnlyHolderTypes(t *testing.T) {
 	}
 	typeCmd := map[string]any{"type": "terminal/input", "data": "echo ran-$((6*7))\r"}
 	resize := map[string]any{"type": "terminal/resized", "cols": 91, "rows": 21}
-	if r := refused(driver, typeCmd); r != "terminal is claimed by another client: ask for control first" {
+	if r := refused(driver, typeCmd); r != "only the claim holder can type into the terminal: ask for control first" {
 		t.Errorf("a driver without control typed: rejection %q", r)
 	}
 	if r := refused(driver, resize); r == "" {

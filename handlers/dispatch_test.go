@@ -166,12 +166,14 @@ func TestTwoSubscribers(t *testing.T) {
 	b := ts.dial(t)
 	b.Initialize("0.8.0", "b")
 	b.Subscribe(uri)
+	takeControl(t, b, uri, "b") // the holder types: b (the owner's) takes control
 	b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo from-$((1+1))\r"})
 	b.WaitAction("b's echo", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientID == "b"
 	})
 	a.WaitOutput(uri, "from-2")
 	b.WaitOutput(uri, "from-2")
+	takeControl(t, a, uri, "a")
 	a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit 0\r"})
 	a.WaitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
 	b.WaitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })

@@ -140,12 +140,12 @@ func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin
 		if st.Lifecycle.Exited() {
 			return "the terminal has exited"
 		}
-		return driveRefusal(holder, isHolder, holderPresent, takeClaim)
+		return driveRefusal(a, holder, isHolder, holderPresent, takeClaim)
 	case ahp.TerminalResized:
 		if a.Cols < 1 || a.Rows < 1 || a.Cols > ahp.MaxDimension || a.Rows > ahp.MaxDimension {
 			return fmt.Sprintf("cols and rows must be between 1 and %d", ahp.MaxDimension)
 		}
-		return driveRefusal(holder, isHolder, holderPresent, takeClaim)
+		return driveRefusal(a, holder, isHolder, holderPresent, takeClaim)
 	case ahp.TerminalClaimed:
 		if err := a.Claim.ValidateFor(s.Shape()); err != nil { // chat, from 0.9.0 on
 			return err.Error()

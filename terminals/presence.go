@@ -216,12 +216,14 @@ func (m *Manager) successor(subs []Subscriber) (string, bool) {
 // else does, the owner included (it takes control first, which it always
 // may); a terminal nobody holds is driven by whoever may act (takeFree
 // gives it the claim); an agent session's terminal is driven by the owner.
-func driveRefusal(holder ahp.Claim, isHolder, holderPresent, owner bool) string {
+func driveRefusal(a ahp.Action, holder ahp.Claim, isHolder, holderPresent, owner bool) string {
 	switch {
 	case isHolder:
 		return ""
+	case holder.Kind == ahp.ClaimClient && holderPresent && a.Type == ahp.TerminalResized:
+		return "only the claim holder can resize the terminal"
 	case holder.Kind == ahp.ClaimClient && holderPresent:
-		return "terminal is claimed by another client: ask for control first"
+		return "only the claim holder can type into the terminal: ask for control first"
 	case holder.Kind == ahp.ClaimClient || owner:
 		return ""
 	}
