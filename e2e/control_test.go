@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/termhost/termhost/handlers"
 )
@@ -73,12 +74,30 @@ func TestControlHandover(t *testing.T) {
 		t.Errorf("driver's status bar = %q, want the holder's label", s)
 	}
 
+	// Issue 23 point 5: the page says "Controlled by Owner · Request
+	// Control", and that is what happens: the driver's keys do not run.
+	t.Run("a driver without control cannot type", func(t *testing.T) {
+		if s := driver.evalString(fmt.Sprintf(`String(window.__termhost.view(%q).term.options.disableStdin)`, id)); s != "true" {
+			t.Errorf("the driver's terminal takes keystrokes without control (disableStdin %s)", s)
+		}
+		driver.typeKeys(id, "echo nope-$((6*7))"+kb.Enter)
+		// And the server refuses them whatever the page does.
+		driver.eval(fmt.Sprintf(`(window.__termhost.client.dispatch('ahp-terminal:/%s', { type: 'terminal/input', data: 'echo nope-$((6*7))\r' }), true)`, id), nil)
+		owner.typeKeys(id, "echo owner-$((2+3))"+kb.Enter)
+		driver.waitLine(id, "owner-5", 10*time.Second)
+		if strings.Contains(owner.evalString(fmt.Sprintf(`window.__termhost.buffer(%q)`, id)), "nope-42") {
+			t.Error("a driver without control ran a command")
+		}
+		driver.waitJS("the refusal", `[...document.querySelectorAll('.notification-toast')].some(t => t.textContent.includes('only the claim holder can type'))`, 10*time.Second)
+	})
 	t.Run("driver requests, owner grants", func(t *testing.T) {
 		driver.clickClaimBar("Request Control", ".claim-request")
 		owner.waitJS("the request", claimBar(".control-request-row")+`?.textContent.includes('alice asks for control')`, 10*time.Second)
 		owner.clickClaimBar("Grant", ".control-grant")
 		driver.waitHolder(id, true)
 		owner.waitJS("the owner sees alice in control", claimBar(".claim-holder")+`?.textContent.startsWith('Controlled by alice')`, 10*time.Second)
+		driver.typeKeys(id, "echo granted-$((2*4))"+kb.Enter)
+		owner.waitLine(id, "granted-8", 10*time.Second)
 	})
 	t.Run("owner takes it back", func(t *testing.T) {
 		owner.clickClaimBar("Take Control", ".claim-take")

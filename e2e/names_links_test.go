@@ -17,9 +17,10 @@ func (p *page) terminalNames() (sidebar, tabs map[string]string) {
 	p.t.Helper()
 	read := func(sel, label string) map[string]string {
 		m := map[string]string{}
-		p.eval(fmt.Sprintf(`Object.fromEntries([...document.querySelectorAll(%q)].map(e => [e.dataset.terminal, e.querySelector(%q).textContent]))`, sel, label), &m)
+		p.eval(fmt.Sprintf(`Object.fromEntries([...document.querySelectorAll(%q)].map(e => [e.dataset.terminal, e.querySelector(%q).firstChild.textContent]))`, sel, label), &m)
 		return m
 	}
+	// A tab's label is its name, then (same names) the terminal's id, as ls's ID column.
 	return read(`#terminals-view .terminal-item`, `.row-label`), read(`.tab[data-terminal]`, `.tab-label`)
 }
 
@@ -38,65 +39,68 @@ func (p *page) waitName(id, want string) {
 		fmt.Sprintf(`document.querySelector('#terminals-view .terminal-item[data-terminal=%q] .row-label')?.textContent === %q`, id, want), 10*time.Second)
 }
 
+// TestTerminalNames (issue 23 point 9): a terminal has one name, the
+// server's title — on its tab, in the side bar, in the rename box and in
+// termhost ls (the catalogue) — whatever its cwd or running program; a
+// program's title changes it, a rename wins over that, and a reload keeps it.
 func TestTerminalNames(t *testing.T) {
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
-	ids := []string{p.newTerminal(), p.newTerminal(), p.newTerminal()}
-	home := filepath.Base(e.home)
+	ids := []string{p.newTerminal(), p.newTerminal()}
 	checkNames := func(t *testing.T, want ...string) {
 		t.Helper()
 		for i, id := range ids {
 			p.waitName(id, want[i])
 		}
 		sidebar, tabs := p.terminalNames()
+		server := map[string]string{}
+		for _, in := range e.m.Terminals() { // what termhost ls shows
+			server[filepath.Base(in.Resource)] = in.Title
+		}
 		for i, id := range ids {
-			if sidebar[id] != want[i] || tabs[id] != want[i] {
-				t.Errorf("terminal %d (%s): side bar %q, tab %q, want %q", i+1, id, sidebar[id], tabs[id], want[i])
+			if sidebar[id] != want[i] || tabs[id] != want[i] || server[id] != want[i] {
+				t.Errorf("terminal %d (%s): side bar %q, tab %q, server (ls) %q, want %q", i+1, id, sidebar[id], tabs[id], server[id], want[i])
 			}
 		}
 	}
 
-	p.run(t, "same folder numbered", func(t *testing.T) {
-		checkNames(t, home, home+" (2)", home+" (3)")
-	})
-	p.run(t, "cwd", func(t *testing.T) {
+	p.run(t, "the shell's name, whatever the cwd or program", func(t *testing.T) {
+		checkNames(t, "bash", "bash")
 		p.showAndType(ids[0], "cd /tmp"+kb.Enter)
-		checkNames(t, "tmp", home, home+" (2)")
-	})
-	p.run(t, "running program", func(t *testing.T) {
+		p.waitCommandRow("cd /tmp")
 		p.showAndType(ids[1], "FOO=1 /bin/sleep 30"+kb.Enter)
-		checkNames(t, "tmp", "sleep", home)
+		p.waitJS("sleep running", fmt.Sprintf(`window.__termhost.view(%q).runningCommand?.includes('sleep')`, ids[1]), 10*time.Second)
+		checkNames(t, "bash", "bash")
 		p.eval(fmt.Sprintf(`(window.__termhost.type('\x03', %q), true)`, ids[1]), nil)
-		checkNames(t, "tmp", home, home+" (2)")
-	})
-	p.run(t, "same cwd numbered", func(t *testing.T) {
-		p.showAndType(ids[2], "cd /tmp"+kb.Enter)
-		checkNames(t, "tmp", home, "tmp (2)")
 	})
 	p.run(t, "title sequence", func(t *testing.T) {
-		p.showAndType(ids[2], `printf '\e]2;build-server\a'`+kb.Enter)
-		checkNames(t, "tmp", home, "build-server")
+		p.showAndType(ids[1], `printf '\e]2;build-server\a'`+kb.Enter)
+		checkNames(t, "bash", "build-server")
 	})
-	p.run(t, "rename wins", func(t *testing.T) {
+	p.run(t, "rename wins, and the rename box shows the name", func(t *testing.T) {
 		p.do(chromedp.Focus(chromedp.CSS(fmt.Sprintf(`#terminals-view .terminal-item[data-terminal=%q]`, ids[0]))), chromedp.KeyEvent(kb.F2))
 		p.waitJS("the rename box", `!document.querySelector('.quick-input-widget').hidden`, 5*time.Second)
+		if got := p.evalString(`document.querySelector('.quick-input-box').value`); got != "bash" {
+			t.Errorf("rename box = %q, want the name the tab shows, bash", got)
+		}
 		p.eval(`(document.querySelector('.quick-input-box').select(), true)`, nil)
 		p.do(chromedp.SendKeys(chromedp.CSS(`.quick-input-box`), "my-name"+kb.Enter))
-		checkNames(t, "my-name", home, "build-server")
-		// Neither a program's title nor the cwd or a running program take it back.
+		checkNames(t, "my-name", "build-server")
+		// A program's title does not take it back.
 		p.showAndType(ids[0], `printf '\e]2;other\a'; cd /; sleep 0.3`+kb.Enter)
 		p.waitCommandRow(`printf '\e]2;other\a'; cd /; sleep 0.3`)
-		checkNames(t, "my-name", home, "build-server")
+		checkNames(t, "my-name", "build-server")
 	})
 	p.run(t, "after a reload", func(t *testing.T) {
 		p.do(chromedp.Reload())
 		p.waitOnline()
+		checkNames(t, "my-name", "build-server") // before any view is opened
 		for _, id := range ids {
 			p.eval(fmt.Sprintf(`(window.__termhost.open(%q), true)`, id), nil)
 			p.waitLoaded(id)
 		}
-		checkNames(t, "my-name", home, "build-server")
+		checkNames(t, "my-name", "build-server")
 		p.shot("terminal-names")
 	})
 }

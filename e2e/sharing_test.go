@@ -300,6 +300,10 @@ func TestNginxSharingUnderPrefix(t *testing.T) {
 	if driver.evalString(`!!document.getElementById('access-banner')`) != "false" {
 		t.Errorf("the driver's page shows the View only banner")
 	}
+	// Whoever has control types: the driver asks, the owner grants.
+	driver.clickClaimBar("Request Control", ".claim-request")
+	owner.clickClaimBar("Grant", ".control-grant")
+	driver.waitHolder(id, true)
 	driver.typeKeys(id, "echo from-driver-$((1+1))"+kb.Enter)
 	owner.waitLine(id, "from-driver-2", 10*time.Second)
 	viewer.waitLine(id, "from-driver-2", 10*time.Second)
@@ -314,6 +318,8 @@ func TestNginxSharingUnderPrefix(t *testing.T) {
 	if s := viewer.evalString(`window.__termhost.client.connection`); s != "closed" {
 		t.Errorf("viewer connection after revoke = %q, want closed", s)
 	}
+	owner.clickClaimBar("Take Control", ".claim-take")
+	owner.waitHolder(id, true)
 	owner.typeKeys(id, "echo after-revoke"+kb.Enter)
 	owner.waitLine(id, "after-revoke", 10*time.Second)
 	driver.waitLine(id, "after-revoke", 10*time.Second)

@@ -179,6 +179,9 @@ func TestDriverAndRevocation(t *testing.T) {
 	d := ts.dial(t, "Authorization", "Bearer "+tok)
 	d.Initialize("1.0.0", "driver")
 	d.Subscribe(uri)
+	_, req := requestControl(t, d, uri) // the holder types: the driver asks first
+	owner.MustCall("x-termhost/answerControl", map[string]any{"channel": ahp.RootURI, "terminal": uri, "requestId": req, "grant": true})
+	waitNotice(t, d, "granted")
 	d.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo driven-$((3*3))\r"})
 	owner.WaitOutput(uri, "driven-9")
 	d.CallErr("createTerminal", map[string]any{"channel": "ahp-terminal:/d2", "claim": map[string]any{"kind": "client", "clientId": "driver"}}, ahp.CodePermissionDenied)

@@ -25,22 +25,30 @@ const (
 	controlGranted   = "granted"
 	controlDeclined  = "declined"
 	controlCancelled = "cancelled" // the requester left, or the claim moved elsewhere
+	controlHeld      = "held"      // requestControl with ask false: someone holds it, nobody was asked
 )
 
 // controls are the pending control requests of a server.
 type controls struct {
 	mu      sync.Mutex
 	byID    map[string]*controlRequest
+	seq     uint64 // numbers requests in the order they were made
 	stopped bool
 }
 
 type controlRequest struct {
 	id, uri string
 	from    string // the requester's clientId
+	who     string // the requester's principal: one request per principal and terminal
 	member  terminals.Member
 	holder  string // the clientId asked
+	seq     uint64
 	timer   *time.Timer
 }
+
+// maxControlRequests bounds the requests pending on one terminal (one per
+// principal: the owner and each share link).
+const maxControlRequests = 16
 
 // controlNotice is the params of x-termhost/controlRequest.
 type controlNotice struct {
@@ -64,6 +72,7 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 		Terminal  string `json:"terminal"`
 		RequestID string `json:"requestId"`
 		Grant     *bool  `json:"grant"`
+		Ask       *bool  `json:"ask"` // requestControl: false only takes a claim nobody holds
 	}
 	if err := decodeParams(msg, &p); err != nil {
 		return nil, err
@@ -75,7 +84,7 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 		return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", p.Terminal)
 	}
 	if msg.Method == methodRequestControl {
-		return c.requestControl(p.Terminal)
+		return c.requestControl(p.Terminal, p.Ask == nil || *p.Ask)
 	}
 	if p.RequestID == "" || p.Grant == nil {
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%s needs requestId and grant", msg.Method)
@@ -83,9 +92,11 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 	return c.answerControl(p.Terminal, p.RequestID, *p.Grant)
 }
 
-// requestControl gives the claim at once when nobody connected holds it
-// (or an agent session does and the owner asks), else asks the holder.
-func (c *conn) requestControl(uri string) (any, *ahp.Error) {
+// requestControl gives the claim at once when nobody holds it (its holder
+// is not present) or an agent session does and the owner asks; else it
+// asks the holder, or with ask false answers "held" (termhost attach
+// without --take).
+func (c *conn) requestControl(uri string, ask bool) (any, *ahp.Error) {
 	if c.role == RoleViewer {
 		return nil, c.denied("control", "view only: this share link cannot take control")
 	}
@@ -99,8 +110,10 @@ func (c *conn) requestControl(uri string) (any, *ahp.Error) {
 			return controlResult{Status: controlGranted}, nil
 		case claim.Kind != ahp.ClaimClient && c.role != RoleOwner:
 			return nil, c.denied("control", "an agent session holds this terminal: only the owner can take it")
-		case claim.Kind == ahp.ClaimClient && c.s.m.Connections(claim.ClientID) > 0:
-			return c.s.askHolder(c, uri, claim.ClientID), nil
+		case !ask && (claim.Kind != ahp.ClaimClient || c.s.m.Present(claim.ClientID)):
+			return controlResult{Status: controlHeld}, nil
+		case claim.Kind == ahp.ClaimClient && c.s.m.Present(claim.ClientID):
+			return c.s.askHolder(c, uri, claim.ClientID)
 		}
 		if c.s.m.SetClaim(uri, claim, me) {
 			return controlResult{Status: controlGranted}, nil
@@ -109,21 +122,34 @@ func (c *conn) requestControl(uri string) (any, *ahp.Error) {
 	return nil, ahp.Errorf(ahp.CodeNotFound, "the terminal's claim keeps changing or the terminal has exited: try again")
 }
 
-// askHolder files a request (one per requester and terminal) and tells the
-// holder and the requester.
-func (s *Server) askHolder(c *conn, uri, holder string) controlResult {
+// askHolder files a request and tells the holder and the requester. A
+// principal (the owner, one share link) has one request per terminal
+// however many connections ask, so one link cannot flood the holder, and
+// a terminal has at most maxControlRequests.
+func (s *Server) askHolder(c *conn, uri, holder string) (any, *ahp.Error) {
 	auto := s.cfg.ControlAutoGrant
 	s.controls.mu.Lock()
+	pending := 0
 	for _, r := range s.controls.byID {
-		if r.uri == uri && r.from == c.clientID && r.holder == holder {
-			s.controls.mu.Unlock()
-			return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}
+		if r.uri != uri {
+			continue
 		}
+		if r.who == c.principal && r.holder == holder {
+			s.controls.mu.Unlock()
+			return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
+		}
+		pending++
 	}
-	r := &controlRequest{id: randomToken(9), uri: uri, from: c.clientID, member: c.PresenceMember(), holder: holder}
+	if pending >= maxControlRequests {
+		s.controls.mu.Unlock()
+		return nil, c.denied("control", "too many pending requests for control of this terminal: try again later")
+	}
+	r := &controlRequest{id: randomToken(9), uri: uri, from: c.clientID, who: c.principal, member: c.PresenceMember(), holder: holder}
 	if s.controls.byID == nil {
 		s.controls.byID = map[string]*controlRequest{}
 	}
+	s.controls.seq++
+	r.seq = s.controls.seq
 	if !s.controls.stopped {
 		s.controls.byID[r.id] = r
 		r.timer = time.AfterFunc(auto, func() { s.autoGrant(r.id) })
@@ -131,7 +157,7 @@ func (s *Server) askHolder(c *conn, uri, holder string) controlResult {
 	s.controls.mu.Unlock()
 	c.log.Info("control requested", "terminal", uri, "request", r.id)
 	s.tellControl(r, controlNotice{Status: controlPending, AutoGrantMs: auto.Milliseconds()})
-	return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}
+	return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
 }
 
 func (c *conn) answerControl(uri, id string, grant bool) (any, *ahp.Error) {
@@ -197,20 +223,18 @@ func (s *Server) resolveControl(r *controlRequest, grant, auto bool) {
 }
 
 // controlLeft runs when a connection of clientID closed: once the client
-// has none left, its own requests are cancelled and requests waiting for
-// it as the holder are granted (a claim whose client is gone is anyone's).
+// has none left, its own requests are cancelled. Requests waiting for it
+// as the holder stay: it keeps the claim for the grace period (a network
+// blip, an eviction, an upgrade's reconnect), then controlHeir grants them.
 func (s *Server) controlLeft(clientID string) {
 	if s.m.Connections(clientID) > 0 {
 		return
 	}
-	var mine, asked []*controlRequest
+	var mine []*controlRequest
 	s.controls.mu.Lock()
 	for _, r := range s.controls.byID {
-		switch clientID {
-		case r.from:
+		if r.from == clientID {
 			mine = append(mine, r)
-		case r.holder:
-			asked = append(asked, r)
 		}
 	}
 	s.controls.mu.Unlock()
@@ -224,9 +248,30 @@ func (s *Server) controlLeft(clientID string) {
 			s.tellControl(r, controlNotice{Status: controlCancelled})
 		}
 	}
-	for _, r := range asked {
-		s.resolveControl(r, true, true)
+}
+
+// controlHeir is the manager's claim heir (terminals.Manager.SetClaimHeir):
+// when the holder of uri stayed gone for the grace period, the oldest
+// request waiting for it whose requester is still connected is granted.
+func (s *Server) controlHeir(uri, gone string) bool {
+	var first *controlRequest
+	s.controls.mu.Lock()
+	for _, r := range s.controls.byID {
+		if r.uri == uri && r.holder == gone && s.m.Connections(r.from) > 0 && (first == nil || r.seq < first.seq) {
+			first = r
+		}
 	}
+	s.controls.mu.Unlock()
+	if first == nil {
+		return false
+	}
+	s.resolveControl(first, true, true)
+	claim, _ := s.m.Claim(uri)
+	if claim != ahp.ClientClaim(first.from) {
+		return false
+	}
+	s.controlClaimMoved(uri) // the others waiting for the holder that left
+	return true
 }
 
 // controlClaimMoved ends the requests of a terminal whose claim a client

@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +49,19 @@ func controlSetup(t *testing.T, opts ...serverOption) (ts *testServer, owner, dr
 	driver.Initialize("1.0.0", "alice-tab")
 	driver.Subscribe(uri)
 	return ts, owner, driver, uri
+}
+
+// takeControl: c, an owner's client, takes the claim of uri for clientID
+// (only the holder types) and waits for the echo.
+func takeControl(t *testing.T, c *client, uri, clientID string) {
+	t.Helper()
+	seq := c.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": clientID}})
+	e := c.WaitAction("take control", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.Origin != nil && e.Origin.ClientID == clientID && e.Origin.ClientSeq == seq
+	})
+	if e.RejectionReason != "" {
+		t.Fatalf("taking control for %s: %s", clientID, e.RejectionReason)
+	}
 }
 
 func requestControl(t *testing.T, c *client, uri string) (status, id string) {
@@ -112,15 +127,107 @@ func TestControlRequest(t *testing.T) {
 }
 
 // TestControlRequestWhenHolderLeaves: a request waiting for a holder that
-// goes away is granted (a claim whose client is gone is anyone's).
+// stays gone for the grace period is granted, before the server would hand
+// the claim to anyone else (here the owner's other tab).
 func TestControlRequestWhenHolderLeaves(t *testing.T) {
-	_, owner, driver, uri := controlSetup(t, testserver.Handlers(func(c *handlersConfig) { c.ControlAutoGrant = time.Hour }))
+	ts, owner, driver, uri := controlSetup(t,
+		testserver.Handlers(func(c *handlersConfig) { c.ControlAutoGrant = time.Hour }),
+		testserver.Terminals(func(c *terminalsConfig) { c.ClaimGrace = 50 * time.Millisecond }))
+	tab := ts.dial(t) // the successor the server would pick without a request
+	tab.Initialize("1.0.0", "other-tab", ahp.RootURI, uri)
 	requestControl(t, driver, uri)
 	waitNotice(t, owner, "pending")
 	_ = owner.Conn().CloseNow()
 	if n := waitNotice(t, driver, "granted"); !n.Auto {
 		t.Errorf("granted after the holder left: %+v, want auto", n)
 	}
+	if claim, _ := ts.m.Claim(uri); claim != ahp.ClientClaim("alice-tab") {
+		t.Errorf("claim = %+v, want the requester's", claim)
+	}
+}
+
+// TestControlSurvivesHolderBlip: a holder whose connections all dropped
+// keeps the claim for the grace period (a network blip, an eviction, an
+// upgrade's reconnect): a pending request stays pending, and a driver can
+// neither take the claim nor type (issue 22 point 5).
+func TestControlSurvivesHolderBlip(t *testing.T) {
+	ts, owner, driver, uri := controlSetup(t,
+		testserver.Handlers(func(c *handlersConfig) { c.ControlAutoGrant = time.Hour }),
+		testserver.Terminals(func(c *terminalsConfig) { c.ClaimGrace = time.Hour }))
+	_, id := requestControl(t, driver, uri)
+	waitNotice(t, owner, "pending")
+	_ = owner.Conn().CloseNow()
+	owner.WaitClosed()
+	waitUntil(t, 10*time.Second, "the holder's connection to be gone", func() bool { return ts.m.Connections("holder") == 0 })
+
+	if status, again := requestControl(t, driver, uri); status != "pending" || again != id {
+		t.Errorf("requestControl during the holder's grace = %s %s, want the request %s still pending", status, again, id)
+	}
+	seq := driver.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "alice-tab"}})
+	if e := driver.WaitAction("claim refused", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq }); e.RejectionReason == "" {
+		t.Error("a driver took the claim of a holder within its grace period")
+	}
+	seq = driver.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "x"})
+	if e := driver.WaitAction("input refused", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq }); e.RejectionReason == "" {
+		t.Error("a driver typed into a terminal whose holder is within its grace period")
+	}
+	if claim, _ := ts.m.Claim(uri); claim != ahp.ClientClaim("holder") {
+		t.Errorf("claim during the grace = %+v, want still the holder's", claim)
+	}
+
+	back := ts.dial(t) // the holder comes back and answers
+	back.MustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "holder", "lastSeenServerSeq": 0, "subscriptions": []string{uri}})
+	back.MustCall("x-termhost/answerControl", map[string]any{"channel": ahp.RootURI, "terminal": uri, "requestId": id, "grant": false})
+	waitNotice(t, driver, "declined")
+}
+
+// TestControlRequestsPerLink: however many connections of one share link
+// ask, the holder is asked once; a terminal has a bounded number of
+// pending requests (issue 22 point 5).
+func TestControlRequestsPerLink(t *testing.T) {
+	ts, owner, driver, uri := controlSetup(t, testserver.Handlers(func(c *handlersConfig) { c.ControlAutoGrant = time.Hour }))
+	tok := shareLabelled(t, owner, uri, "driver", "bob")
+	_, first := requestControl(t, driver, uri)
+	bobs := map[string]bool{}
+	for i := range 5 {
+		c := ts.dial(t, "Authorization", "Bearer "+tok)
+		c.Initialize("1.0.0", fmt.Sprintf("bob-%d", i), ahp.RootURI, uri)
+		status, id := requestControl(t, c, uri)
+		if status != "pending" {
+			t.Fatalf("bob-%d's request = %s, want pending", i, status)
+		}
+		bobs[id] = true
+	}
+	if len(bobs) != 1 || bobs[first] {
+		t.Errorf("bob's 5 connections got requests %v, want one, not alice's %s", bobs, first)
+	}
+	owner.MustCall("ping", map[string]any{"channel": ahp.RootURI}) // the notices went out before the results
+	asked := map[string]bool{}
+	for _, f := range owner.Frames() {
+		var m ahp.Message
+		var n controlNotice
+		if json.Unmarshal(f, &m) == nil && m.Method == "x-termhost/controlRequest" && json.Unmarshal(m.Params, &n) == nil && n.Status == "pending" {
+			asked[n.From.Name+"/"+n.RequestID] = true
+		}
+	}
+	if len(asked) != 2 || !asked["alice/"+first] {
+		t.Errorf("the holder was asked %v, want once by alice (%s) and once by bob", asked, first)
+	}
+
+	for i := range 20 { // distinct links: bounded
+		c := ts.dial(t, "Authorization", "Bearer "+shareLabelled(t, owner, uri, "driver", fmt.Sprintf("l%d", i)))
+		c.Initialize("1.0.0", fmt.Sprintf("l%d", i), ahp.RootURI, uri)
+		var r struct{ Status string }
+		res, err := c.Call("x-termhost/requestControl", map[string]any{"channel": ahp.RootURI, "terminal": uri})
+		if err != nil {
+			if err.Code != ahp.CodePermissionDenied || i+2 < 16 {
+				t.Fatalf("request %d: %v, want -32009 only past 16 pending", i+2, err)
+			}
+			return
+		}
+		_ = json.Unmarshal(res, &r)
+	}
+	t.Error("20 links asked: no request refused")
 }
 
 // TestOwnerTakesControl: the owner takes the claim from a connected driver
@@ -193,4 +300,117 @@ func TestControlRequestEndsWhenClaimMoves(t *testing.T) {
 	phone.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "phone"}})
 	waitNotice(t, driver, "cancelled")
 	waitNotice(t, owner, "cancelled")
+}
+
+// TestOnlyHolderTypes (issue 23 point 5): the claim holder types and
+// sizes; a driver without control is refused (a rejection envelope) and
+// its command never runs; the owner's other tab too, until it takes
+// control, which it always may.
+func TestOnlyHolderTypes(t *testing.T) {
+	ts, owner, driver, uri := controlSetup(t, testserver.Handlers(func(c *handlersConfig) { c.ControlAutoGrant = time.Hour }))
+	clientOf := map[*client]string{owner: "holder", driver: "alice-tab"} // others' echoes have their own clientSeq
+	refused := func(c *client, action map[string]any) string {
+		t.Helper()
+		seq := c.Dispatch(uri, action)
+		return c.WaitAction(fmt.Sprint(action["type"]), func(e ahp.Envelope) bool {
+			return e.Origin != nil && e.Origin.ClientSeq == seq && e.Origin.ClientID == clientOf[c]
+		}).RejectionReason
+	}
+	typeCmd := map[string]any{"type": "terminal/input", "data": "echo ran-$((6*7))\r"}
+	resize := map[string]any{"type": "terminal/resized", "cols": 91, "rows": 21}
+	if r := refused(driver, typeCmd); r != "only the claim holder can type into the terminal: ask for control first" {
+		t.Errorf("a driver without control typed: rejection %q", r)
+	}
+	if r := refused(driver, resize); r == "" {
+		t.Error("a driver without control resized")
+	}
+	tab := ts.dial(t) // the owner's other tab
+	tab.Initialize("1.0.0", "tab", ahp.RootURI, uri)
+	clientOf[tab] = "tab"
+	if r := refused(tab, typeCmd); r == "" {
+		t.Error("the owner's tab without control typed")
+	}
+	owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo holder-$((1+1))\r"})
+	owner.WaitOutput(uri, "holder-2")
+	if strings.Contains(owner.Output(uri), "ran-42") {
+		t.Error("a refused command ran")
+	}
+
+	if r := refused(tab, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "tab"}}); r != "" {
+		t.Fatalf("the owner's take was refused: %s", r)
+	}
+	if r := refused(tab, typeCmd); r != "" {
+		t.Errorf("the new holder's input was refused: %s", r)
+	}
+	tab.WaitOutput(uri, "ran-42")
+	if r := refused(owner, typeCmd); r == "" {
+		t.Error("the former holder still types")
+	}
+}
+
+// TestNobodyHoldsFirstTypistGetsControl: once the holder stayed gone past
+// the grace period with nobody to hand the claim to, the first client that
+// may act and types gets control with its keystroke; a viewer never does.
+func TestNobodyHoldsFirstTypistGetsControl(t *testing.T) {
+	ts := newServer(t, testserver.Terminals(func(c *terminalsConfig) { c.ClaimGrace = 50 * time.Millisecond }))
+	admin := ts.dial(t) // makes the links; never subscribed to the terminal
+	admin.Initialize("1.0.0", "admin")
+	holder := ts.dial(t)
+	holder.Initialize("1.0.0", "holder")
+	uri, _ := holder.CreateTerminal("free", "holder", nil)
+	_ = holder.Conn().CloseNow()
+	waitUntil(t, 10*time.Second, "the holder's grace to end", func() bool { return !ts.m.Present("holder") })
+
+	driver := ts.dial(t, "Authorization", "Bearer "+shareLabelled(t, admin, uri, "driver", "alice"))
+	driver.Initialize("1.0.0", "alice-tab", ahp.RootURI, uri)
+	seq := driver.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo free-$((2*4))\r"})
+	claimed := driver.WaitAction("claim to the typist", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed })
+	if claimed.Action.Claim != ahp.ClientClaim("alice-tab") || claimed.Origin != nil {
+		t.Errorf("claim after typing = %+v (origin %v), want alice-tab's from the server", claimed.Action.Claim, claimed.Origin)
+	}
+	if e := driver.WaitAction("input echo", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq }); e.RejectionReason != "" {
+		t.Errorf("input into a terminal nobody holds refused: %s", e.RejectionReason)
+	}
+	driver.WaitOutput(uri, "free-8")
+}
+
+// TestDriverCannotGiveToSession (issue 22 point 5): a driver holding the
+// claim cannot hand it to an agent session (made up or not): only the
+// owner gives a terminal to an agent.
+func TestDriverCannotGiveToSession(t *testing.T) {
+	ts, owner, driver, uri := controlSetup(t)
+	owner.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "alice-tab"}})
+	driver.WaitAction("handed to the driver", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed })
+	session := map[string]any{"kind": "session", "session": "ahp-session:/made-up", "chat": "ahp-session:/made-up"}
+	seq := driver.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": session})
+	e := driver.WaitAction("refused", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq })
+	if e.RejectionReason != "only the owner can give a terminal to an agent session" {
+		t.Errorf("driver's hand-over to a session: rejection %q", e.RejectionReason)
+	}
+	if claim, _ := ts.m.Claim(uri); claim != ahp.ClientClaim("alice-tab") {
+		t.Errorf("claim = %+v, want still the driver's", claim)
+	}
+	seq = owner.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": session})
+	if e := owner.WaitAction("owner's", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq }); e.RejectionReason != "" {
+		t.Errorf("the owner could not give the terminal to a session: %s", e.RejectionReason)
+	}
+}
+
+// TestShareLinkCannotPoseAsOwner (issue 22 point 5): a share link's client
+// names itself in clientInfo; presence shows its link's label and never
+// that name.
+func TestShareLinkCannotPoseAsOwner(t *testing.T) {
+	ts := newServer(t)
+	owner := ts.dial(t)
+	owner.Initialize("1.0.0", "holder")
+	uri, _ := owner.CreateTerminal("pose", "holder", nil)
+	d := ts.dial(t, "Authorization", "Bearer "+shareLabelled(t, owner, uri, "driver", "alice"))
+	d.MustCall(ahp.MethodInitialize, map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}, "clientId": "poser",
+		"initialSubscriptions": []string{ahp.RootURI, uri}, "clientInfo": map[string]any{"name": "Owner", "title": "Owner"}})
+	list := waitPresence(t, owner, uri, []string{"Owner/owner/test/true", "alice/driver//false"})
+	for _, m := range list {
+		if m.Kind == "driver" && (m.Name == "Owner" || m.Device == "Owner") {
+			t.Errorf("the driver shows as %+v", m)
+		}
+	}
 }

@@ -3,8 +3,10 @@ package handlers_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestRejections: every refused dispatch gets a rejection envelope with the
@@ -112,10 +114,10 @@ func testRejections(t *testing.T, version string) {
 }
 
 // TestClaims: the holder hands over; the new holder resizes; a claim whose
-// client has gone can be taken.
+// client has gone is handed on after the grace period (the owner first).
 func TestClaims(t *testing.T) {
 	// Between drivers: the owner may always take the claim (TestOwnerTakesClaim).
-	ts := newServer(t)
+	ts := newServer(t, testserver.Terminals(func(c *terminalsConfig) { c.ClaimGrace = 50 * time.Millisecond }))
 	o := ts.dial(t)
 	o.Initialize("1.0.0", "o")
 	uri, _ := o.CreateTerminal("claims", "o", nil)
@@ -143,18 +145,14 @@ func TestClaims(t *testing.T) {
 	a.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
 	a.WaitAction("rejection", func(e ahp.Envelope) bool { return e.RejectionReason != "" })
 
-	// b leaves: its claim can be taken over.
+	// b leaves: after the grace its claim goes to the owner, connected.
 	_ = b.Conn().CloseNow()
 	b.WaitClosed()
-	for i := 0; ; i++ {
-		a.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "a"}})
-		e := a.WaitAction("take over", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalClaimed })
-		if e.RejectionReason == "" {
-			break
-		}
-		if i > 50 {
-			t.Fatalf("could not take an abandoned claim: %s", e.RejectionReason)
-		}
+	e := a.WaitAction("handed on", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.Action.Claim.ClientID != "b"
+	})
+	if e.Origin != nil || e.Action.Claim != ahp.ClientClaim("o") {
+		t.Errorf("claim handed on = %+v (origin %+v), want the owner's, by the server", e.Action.Claim, e.Origin)
 	}
 }
 
@@ -168,12 +166,14 @@ func TestTwoSubscribers(t *testing.T) {
 	b := ts.dial(t)
 	b.Initialize("0.8.0", "b")
 	b.Subscribe(uri)
+	takeControl(t, b, uri, "b") // the holder types: b (the owner's) takes control
 	b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo from-$((1+1))\r"})
 	b.WaitAction("b's echo", func(e ahp.Envelope) bool {
 		return e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientID == "b"
 	})
 	a.WaitOutput(uri, "from-2")
 	b.WaitOutput(uri, "from-2")
+	takeControl(t, a, uri, "a")
 	a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "exit 0\r"})
 	a.WaitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })
 	b.WaitAction("exit", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalExited })

@@ -35,7 +35,9 @@ func (c *conn) PresenceMember() terminals.Member {
 	cli := p.info.Name == cliName
 	if cli {
 		m.Device = "termhost CLI"
-	} else if m.Device == "" {
+	} else if m.Device == "" && c.role == RoleOwner {
+		// Only the owner's clients name themselves: a share link's client
+		// could pose as someone else ("Owner"); it is its link's label.
 		m.Device = cleanLabel(firstNonEmpty(p.info.Title, p.info.Name))
 	}
 	switch {

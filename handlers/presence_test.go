@@ -176,7 +176,8 @@ func TestStaleHolderReleased(t *testing.T) {
 			}
 			// Nobody there may hold it: presence shows nobody in control, and
 			// the claim is anyone's who may act (granted at once).
-			waitPresence(t, stay, uri, []string{"stayer/viewer/test/false"})
+			waitPresence(t, stay, uri, []string{"stayer/viewer//false"})
+			waitUntil(t, 10*time.Second, "the holder's grace to end", func() bool { return !ts.m.Present("holder") })
 			driver := ts.dial(t, "Authorization", "Bearer "+shareLabelled(t, admin, uri, "driver", "late"))
 			driver.Initialize("1.0.0", "late")
 			driver.Subscribe(uri)

@@ -28,6 +28,7 @@ func TestReconnectReplay(t *testing.T) {
 			b := ts.dial(t)
 			b.Initialize("1.0.0", "helper")
 			b.Subscribe(uri)
+			takeControl(t, b, uri, "helper") // the roamer keeps its claim for the grace: the owner's other client takes it
 			b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo while-$((6*7))\r"})
 			b.WaitOutput(uri, "while-42\r\n")
 			ts.m.Create(ahp.CreateTerminalParams{Channel: "ahp-terminal:/gone", Claim: &ahp.Claim{Kind: "client", ClientID: "helper"}})
@@ -86,6 +87,7 @@ func TestReconnectSnapshotFallback(t *testing.T) {
 	b := ts.dial(t)
 	b.Initialize("1.0.0", "loud")
 	b.Subscribe(uri)
+	takeControl(t, b, uri, "loud")
 	b.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "for i in $(seq 1 300); do echo line-$i; done\r"})
 	b.WaitOutput(uri, "line-300\r\n")
 

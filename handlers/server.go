@@ -168,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{},
 		auth: newAuth(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
+	s.m.SetClaimHeir(s.controlHeir)
 	if cfg.StateDir != "" {
 		if err := s.auth.restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
 			return nil, fmt.Errorf("handlers: restore sign-ins: %w", err)

@@ -211,6 +211,8 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 			}
 			stuckViewer(t, ts, tok, rpcRequest(1, "initialize", init(tc.first)), rpcRequest(2, "initialize", init(tc.clientID)),
 				rpcRequest(3, "subscribe", map[string]any{"channel": uri}))
+			const size = 16000000 // typed first: once the claim is the viewer's, only it could type
+			owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
 			if tc.handTo {
 				seq := owner.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": tc.clientID}})
 				e := owner.WaitAction("handover", func(e ahp.Envelope) bool { return e.Origin != nil && e.Origin.ClientSeq == seq })
@@ -218,8 +220,6 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 					t.Fatalf("handover rejected: %s", e.RejectionReason)
 				}
 			}
-			const size = 16000000
-			owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
 			// 16 MB under -race on a loaded 2-core machine takes a while; a
 			// stall behind the viewer would never finish.
 			owner.SetWaitTimeout(90 * time.Second)

@@ -55,7 +55,7 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 			return Dropped
 		}
 	}
-	out := Dropped
+	out, tookClaim := Dropped, false
 	m.hub.Do(func(tx hub.Tx) {
 		if !tx.Visible(s, uri) {
 			return
@@ -83,6 +83,9 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 			return
 		}
 		out = Accepted
+		if t != nil && (a.Type == ahp.TerminalInput || a.Type == ahp.TerminalResized && m.cfg.SizePolicy != SizeSmallest) {
+			tookClaim = m.takeFree(tx, uri, s, origin.ClientID)
+		}
 		if a.Type == ahp.TerminalInput && t != nil {
 			t.inputs.note(origin.ClientID) // a holder that stops typing is away (LastInput)
 		}
@@ -95,7 +98,7 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 		}
 		tx.Publish(uri, a, &origin)
 	})
-	if out == Accepted && a.Type == ahp.TerminalClaimed {
+	if out == Accepted && a.Type == ahp.TerminalClaimed || tookClaim {
 		m.publishPresence() // who holds control is part of presence
 	}
 	return out
@@ -135,21 +138,24 @@ func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin
 	// refuses a clientId another principal uses), and a view-only
 	// connection never holds a claim.
 	isHolder := holder.Kind == ahp.ClaimClient && holder.ClientID == origin.ClientID && !s.ViewOnly()
-	holderConnected := holder.Kind == ahp.ClaimClient && m.Connections(holder.ClientID) > 0
+	holderPresent := holder.Kind == ahp.ClaimClient && m.Present(holder.ClientID)
 	switch a.Type {
 	case ahp.TerminalInput:
 		if st.Lifecycle.Exited() {
 			return "the terminal has exited"
 		}
+		return driveRefusal(a, holder, isHolder, holderPresent, takeClaim)
 	case ahp.TerminalResized:
-		switch {
-		case a.Cols < 1 || a.Rows < 1 || a.Cols > ahp.MaxDimension || a.Rows > ahp.MaxDimension:
+		if a.Cols < 1 || a.Rows < 1 || a.Cols > ahp.MaxDimension || a.Rows > ahp.MaxDimension {
 			return fmt.Sprintf("cols and rows must be between 1 and %d", ahp.MaxDimension)
-		case m.cfg.SizePolicy == SizeSmallest && s.ViewOnly():
-			return "a viewer cannot resize the terminal"
-		case !isHolder && holderConnected && m.cfg.SizePolicy != SizeSmallest:
-			return "only the claim holder can resize the terminal"
 		}
+		if m.cfg.SizePolicy == SizeSmallest { // every view that may type counts; the pty gets the smallest
+			if s.ViewOnly() {
+				return "a viewer cannot resize the terminal"
+			}
+			return ""
+		}
+		return driveRefusal(a, holder, isHolder, holderPresent, takeClaim)
 	case ahp.TerminalClaimed:
 		if err := a.Claim.ValidateFor(s.Shape()); err != nil { // chat, from 0.9.0 on
 			return err.Error()
@@ -157,8 +163,11 @@ func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin
 		// The holder may hand over; the owner may always take it; anyone may
 		// take a claim whose client is gone; a session claim may be narrowed
 		// (detached from its tool call).
-		if !isHolder && !takeClaim && !holder.Narrows(a.Claim) && (holder.Kind != ahp.ClaimClient || holderConnected) {
+		if !isHolder && !takeClaim && !holder.Narrows(a.Claim) && (holder.Kind != ahp.ClaimClient || holderPresent) {
 			return "terminal is claimed by another client"
+		}
+		if !takeClaim && a.Claim.Kind != ahp.ClaimClient && !holder.Narrows(a.Claim) {
+			return "only the owner can give a terminal to an agent session"
 		}
 	}
 	return ""

@@ -42,6 +42,8 @@ func TestDispatchChecks(t *testing.T) {
 		{"holder types", newRecorder("holder"), uri, input(t, "true\r"), Policy{}, Accepted, "", true},
 		{"role refuses", newRecorder("v"), uri, input(t, "x"), refuseAll, RefusedByRole, "view only", true},
 		{"other resizes", newRecorder("other"), uri, ahp.Action{Type: ahp.TerminalResized, Cols: 90, Rows: 20}, Policy{}, Rejected, "only the claim holder can resize", true},
+		{"other types", newRecorder("other"), uri, input(t, "x"), Policy{}, Rejected, "only the claim holder can type", true},
+		{"owner types without the claim", newRecorder("owner"), uri, input(t, "x"), Policy{TakeClaim: true}, Rejected, "only the claim holder can type", true},
 		{"holder resizes", newRecorder("holder"), uri, ahp.Action{Type: ahp.TerminalResized, Cols: 90, Rows: 20}, Policy{}, Accepted, "", true},
 		{"bad size", newRecorder("holder"), uri, ahp.Action{Type: ahp.TerminalResized, Cols: 0, Rows: 20}, Policy{}, Rejected, "cols and rows must be between", true},
 		{"other claims", newRecorder("other"), uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim("other")}, Policy{}, Rejected, "claimed by another client", true},

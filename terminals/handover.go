@@ -217,6 +217,7 @@ func (p *Paused) closePidfds() {
 // Call it on a new manager, before serving. On error the caller closes
 // the descriptors not yet adopted, as told by the count returned.
 func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
+	defer m.graceClaims() // after the unlock: holders get a grace to reconnect (presence.go)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.terms) != 0 {

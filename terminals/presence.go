@@ -20,6 +20,7 @@ type presence struct {
 	mu      sync.Mutex
 	count   map[string]int
 	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
+	heir    func(uri, gone string) bool
 
 	// publish orders presence publishes: each reads the audiences and sets
 	// the catalogue _meta under it, so the last publish reflects the last
@@ -97,6 +98,13 @@ func (m *Manager) disconnected(clientID string, grace time.Duration) int {
 		return n
 	}
 	delete(m.presence.count, clientID)
+	m.graceLocked(clientID, grace)
+	return 0
+}
+
+// graceLocked starts the grace period of clientID, gone: its claims are
+// handed on when it ends unless the client comes back.
+func (m *Manager) graceLocked(clientID string, grace time.Duration) {
 	if m.presence.release == nil {
 		m.presence.release = map[string]*time.Timer{}
 	}
@@ -104,7 +112,32 @@ func (m *Manager) disconnected(clientID string, grace time.Duration) int {
 		t.Stop()
 	}
 	m.presence.release[clientID] = time.AfterFunc(grace, func() { m.releaseClaims(clientID) })
-	return 0
+}
+
+// graceClaims gives the holders of adopted terminals (a hand-over: nobody
+// is connected yet) the grace of a client that just left, so an upgrade's
+// reconnect does not hand their control to whoever asks first.
+func (m *Manager) graceClaims() {
+	audiences := m.hub.Audiences()
+	m.presence.mu.Lock()
+	defer m.presence.mu.Unlock()
+	for _, a := range audiences {
+		id := a.Claim.ClientID
+		if a.Claim.Kind == ahp.ClaimClient && m.presence.count[id] == 0 && m.presence.release[id] == nil {
+			m.graceLocked(id, m.cfg.ClaimGrace)
+		}
+	}
+}
+
+// Present reports whether clientID counts as holding its claims: it has a
+// connection, or it left less than Config.ClaimGrace ago (a network blip,
+// an eviction, an upgrade's reconnect). A claim whose client is not
+// present is nobody's: whoever may act and asks, types or resizes first
+// gets it.
+func (m *Manager) Present(clientID string) bool {
+	m.presence.mu.Lock()
+	defer m.presence.mu.Unlock()
+	return m.presence.count[clientID] > 0 || m.presence.release[clientID] != nil
 }
 
 // Connections is the number of live connections of clientID.
@@ -140,8 +173,15 @@ func (m *Manager) releaseClaims(clientID string) {
 		return
 	}
 	gone := ahp.ClientClaim(clientID)
+	m.presence.mu.Lock()
+	heir := m.presence.heir
+	m.presence.mu.Unlock()
 	for _, a := range m.hub.Audiences() {
 		if a.Claim != gone {
+			continue
+		}
+		if heir != nil && heir(a.URI, clientID) {
+			m.log.Info("claim holder left: claim handed to who asked for it", "terminal", a.URI)
 			continue
 		}
 		next, ok := m.successor(a.Subs)
@@ -153,6 +193,16 @@ func (m *Manager) releaseClaims(clientID string) {
 			m.log.Info("claim holder left: claim handed on", "terminal", a.URI)
 		}
 	}
+}
+
+// SetClaimHeir sets who first gets a claim whose holder stayed gone for
+// the grace period: heir hands the claim of uri on (to a client that asked
+// for it, see handlers' control requests) and reports whether it did; if
+// not, a successor gets it.
+func (m *Manager) SetClaimHeir(heir func(uri, gone string) bool) {
+	m.presence.mu.Lock()
+	m.presence.heir = heir
+	m.presence.mu.Unlock()
 }
 
 // successor picks who gets a claim whose holder left: a connected client
@@ -171,6 +221,38 @@ func (m *Manager) successor(subs []Subscriber) (string, bool) {
 		}
 	}
 	return best, best != ""
+}
+
+// driveRefusal is why a client may not type into or resize a terminal, or
+// "": the claim holder drives; while a holder is present (Present) nobody
+// else does, the owner included (it takes control first, which it always
+// may); a terminal nobody holds is driven by whoever may act (takeFree
+// gives it the claim); an agent session's terminal is driven by the owner.
+func driveRefusal(a ahp.Action, holder ahp.Claim, isHolder, holderPresent, owner bool) string {
+	switch {
+	case isHolder:
+		return ""
+	case holder.Kind == ahp.ClaimClient && holderPresent && a.Type == ahp.TerminalResized:
+		return "only the claim holder can resize the terminal"
+	case holder.Kind == ahp.ClaimClient && holderPresent:
+		return "only the claim holder can type into the terminal: ask for control first"
+	case holder.Kind == ahp.ClaimClient || owner:
+		return ""
+	}
+	return "an agent session holds this terminal: only the owner can take it"
+}
+
+// takeFree gives the claim of uri to clientID when nobody holds it (its
+// client is not Present): the first to type or resize a terminal nobody
+// controls gets control. It runs under the hub lock, before the action it
+// came with is published.
+func (m *Manager) takeFree(tx hub.Tx, uri string, s Subscriber, clientID string) bool {
+	st, ok := tx.Terminal(uri)
+	if !ok || s.ViewOnly() || clientID == "" || st.Claim.Kind != ahp.ClaimClient || st.Claim.ClientID == clientID || m.Present(st.Claim.ClientID) {
+		return false
+	}
+	tx.Publish(uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(clientID)}, nil)
+	return true
 }
 
 // Claim is a terminal's claim.

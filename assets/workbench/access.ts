@@ -25,7 +25,7 @@ export const roleLabels: Record<Role, string> = { owner: 'Owner', driver: 'Drive
 
 export const roleDescriptions: Record<Role, string> = {
   owner: 'You own this server: every terminal, sharing and sign-out.',
-  driver: 'Shared with you to drive: you can type, resize, take control, rename and clear this terminal.',
+  driver: 'Shared with you to drive: you can rename and clear this terminal, and type into it and size it while you have control (Request Control asks whoever has it).',
   viewer: 'Shared with you to watch: view only, your keystrokes are not sent.',
 };
 

@@ -8,7 +8,7 @@
 // talks to whom.)
 
 import type { AhpClient, ConnectionState, StateDetail } from '../ahp/client';
-import { ROOT_CHANNEL, exitCodeOf, hasExited, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
+import { ROOT_CHANNEL, exitCodeOf, isTerminalAction, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { Themes } from './theme';
 import type { TerminalView, ViewHost } from './terminal/terminalView';
@@ -20,9 +20,9 @@ import { Sidebar, type SidebarHost } from './sidebar';
 import { QuickInput, Notifications, type Notify } from './quickinput';
 import { BuildIndicator, BackgroundNotifier } from './buildstatus';
 import { formatDuration } from './format';
-import { numberDuplicates, terminalName, type NameFacts } from './terminalNames';
+import { NameMemory } from './terminalNames';
 import { serverRestarted, type Role } from './access';
-import { TerminalOps, catalogueTitle } from './terminalOps';
+import { TerminalOps } from './terminalOps';
 import { RejectionNotice } from './rejectionNotice';
 import { CommandRegistry } from './commands';
 import { buildWatermark } from './watermark';
@@ -71,6 +71,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   #catalogue: TerminalInfo[] = [];
   /** The names the sidebar shows, to re-render it only when one changes. */
   #shownNames = '';
+  /** Terminals' last titles: a message about one the server no longer lists still names it. */
+  #nameMemory = new NameMemory();
   #editor: EditorArea;
   readonly sidebar: Sidebar;
   readonly sidebarLayout: SidebarLayout;
@@ -209,6 +211,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#sawCatalogue = true;
     const before = new Set(this.#catalogue.map((t) => t.resource));
     this.#catalogue = list;
+    for (const t of list) this.#nameMemory.note(t.resource, t.title);
     this.sidebar.renderTerminals(list);
     const now = new Set(list.map((t) => t.resource));
     // The server forgot us: a restart (one banner says it for every terminal) or an expired reconnect window.
@@ -402,29 +405,14 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   /** A terminal's name in the sidebar, tabs and messages (terminalNames.ts). */
   nameOf(uri: string): string {
-    return this.#names().get(uri) ?? catalogueTitle(this.#catalogue, uri);
-  }
-
-  /** Every terminal's name, in catalogue order so "bash (2)" stays the same terminal. */
-  #names(): Map<string, string> {
-    const uris = this.#catalogue.map((t) => t.resource);
-    for (const v of this.#views.all()) if (!uris.includes(v.uri)) uris.push(v.uri);
-    const names = numberDuplicates(uris.map((uri) => terminalName(this.#nameFacts(uri))));
-    return new Map(uris.map((uri, i) => [uri, names[i]!]));
-  }
-
-  #nameFacts(uri: string): NameFacts {
-    const title = this.#knownTitle(uri) ?? '';
-    const v = this.#views.get(uri);
-    const st = this.client.state<TerminalState>(uri);
-    // Terminals without an open view: only the catalogue's title is known.
-    if (!v || !st) return { title, id: terminalIdOf(uri) };
-    return { title, pinned: v.titlePinned, runningCommand: hasExited(st) ? undefined : v.runningCommand, cwd: st.cwd, id: v.id };
+    return this.#nameMemory.name(uri, this.#knownTitle(uri) ?? this.#views.get(uri)?.state?.title);
   }
 
   /** Re-render the sidebar's rows when a view's state changed a name. */
   #refreshNames(): void {
-    const now = [...this.#names().values()].join('\n');
+    const uris = this.#catalogue.map((t) => t.resource);
+    for (const v of this.#views.all()) if (!uris.includes(v.uri)) uris.push(v.uri);
+    const now = uris.map((uri) => this.nameOf(uri)).join('\n');
     if (now === this.#shownNames) return;
     this.#shownNames = now;
     this.sidebar.refreshSelection();

@@ -29,9 +29,8 @@ test('stripAnsi', () => {
 
 test('claimLabel', () => {
   assert.equal(claimLabel({ kind: 'client', clientId: 'me' }, 'me'), 'you');
-  assert.equal(claimLabel({ kind: 'client', clientId: 'web-abc' }, 'me'), 'web-abc');
-  assert.equal(claimLabel({ kind: 'client', clientId: 'web-1d82463fd0a1b2c3' }, 'me'), 'tab 1d82');
-  assert.equal(claimLabel({ kind: 'client', clientId: 'a-very-long-client-id' }, 'me'), 'a-very-long-c…');
+  // Never a raw client id (issue 23 point 9): presence names people.
+  assert.equal(claimLabel({ kind: 'client', clientId: 'web-5da54fa59d8e7aad' }, 'me'), 'another client');
   assert.equal(claimLabel({ kind: 'session', session: 'copilot:/s', chat: 'copilot:/c' }, 'me'), 'an agent session');
 });
 

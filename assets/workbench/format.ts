@@ -36,15 +36,9 @@ export function stripAnsi(s: string): string {
 /** Who holds a claim, for people. */
 export function claimLabel(c: TerminalClaim | undefined, me: string): string {
   if (!c) return 'nobody';
-  if (c.kind === 'client') return c.clientId === me ? 'you' : shortClient(c.clientId);
+  // Without presence, a person is not known by name: never show a raw client id.
+  if (c.kind === 'client') return c.clientId === me ? 'you' : 'another client';
   return 'an agent session';
-}
-
-export function shortClient(id: string): string {
-  // Browser tabs are "web-<16 hex>": the first 4 hex digits tell them apart.
-  const m = /^web-([0-9a-f]{4})[0-9a-f]{4,}$/.exec(id);
-  if (m) return `tab ${m[1]}`;
-  return id.length > 14 ? id.slice(0, 13) + '…' : id;
 }
 
 /** `file:///home/u/src` → `~/src` when home is known, else the decoded path. */

@@ -138,12 +138,30 @@ export class StatusBar {
       return;
     }
     const holder = this.#src.holderLabel?.(v.uri, st.claim) ?? claimLabel(st.claim, this.#src.clientId);
-    this.#set('claim', v.isHolder ? icons.key : icons.eye, v.isHolder ? 'Controlled by you' : `Controlled by ${holder}`, v.isHolder ? 'You size this terminal' : this.#src.role === 'viewer' ? `The terminal is sized by ${holder}` : this.#src.role === 'owner' ? `The terminal is sized by ${holder}. Click to take control.` : `The terminal is sized by ${holder}. Click to request control.`);
+    const c = controlStatus(v.isHolder, v.hasControl, holder, this.#src.role);
+    this.#set('claim', c.mine ? icons.key : icons.eye, c.text, c.title);
     this.#set('cwd', undefined, cwdLabel(st.cwd), st.cwd ? `Current directory: ${cwdLabel(st.cwd)}` : '');
-    this.#set('size', undefined, st.cols && st.rows ? `${st.cols}×${st.rows}` : '', `Terminal size (columns × rows)${v.isHolder ? '' : ' set by the claim holder'}\nRenderer: ${v.rendererLabel}`);
+    this.#set('size', undefined, st.cols && st.rows ? `${st.cols}×${st.rows}` : '', `Terminal size (columns × rows)${v.isHolder ? '' : ', set by whoever has control'}\nRenderer: ${v.rendererLabel}`);
     const s = v.status;
     const icon = s.kind === 'running' ? icons.loading : s.kind === 'failure' ? icons.error : s.kind === 'success' || s.kind === 'exited' ? icons.pass : undefined;
     const text = s.kind === 'running' ? 'Running' : s.kind === 'failure' ? `Exit ${s.code ?? ''}`.trim() : s.kind === 'success' ? 'Succeeded' : s.kind === 'exited' ? 'Exited' : '';
     this.#set('build', icon, text, s.label ? `${s.kind === 'running' ? 'Running' : 'Last'}: ${s.label}\nClick to go to a command` : '', s.kind === 'running' ? 'spin' : `status-${s.kind}`);
   }
+}
+
+/**
+ * The status bar's control item (docs/protocol.md, "Control"): whoever has
+ * control types into and sizes the terminal; everyone else watches, and a
+ * driver asks for it while the owner takes it. The same words as the claim
+ * bar, the CLI and the README.
+ */
+export function controlStatus(isHolder: boolean, hasControl: boolean, holder: string, role: Role): { mine: boolean; text: string; title: string } {
+  if (isHolder) return { mine: true, text: 'Controlled by you', title: 'You have control: you type into and size this terminal' };
+  if (role !== 'viewer' && hasControl && holder === 'nobody') {
+    return { mine: true, text: 'Nobody in control', title: 'Nobody here has control: the first to type takes it' };
+  }
+  const watch = `${holder[0]!.toUpperCase()}${holder.slice(1)} has control: only they type into and size this terminal`;
+  if (role === 'viewer') return { mine: false, text: `Controlled by ${holder}`, title: `${watch}; you watch.` };
+  if (hasControl) return { mine: false, text: `Controlled by ${holder}`, title: `${holder[0]!.toUpperCase()}${holder.slice(1)} has control; you, the owner, may type too. Click to take control.` };
+  return { mine: false, text: `Controlled by ${holder}`, title: `${watch}. Click to ${role === 'owner' ? 'take' : 'request'} control.` };
 }

@@ -1,54 +1,28 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { folderOf, numberDuplicates, programOf, terminalName, type NameFacts } from './terminalNames';
+import { NameMemory, terminalName, unknownName } from './terminalNames';
 
+// One name everywhere (issue 23 point 9): the server's title, the one
+// termhost ls shows, not a name made up from the cwd or the running
+// program, which the tab had while the side bar and ls said "bash".
 test('terminalName', async (t) => {
-  const base: NameFacts = { title: 'bash', id: 'abc' };
-  const cases: { name: string; facts: NameFacts; want: string }[] = [
-    { name: 'title only', facts: base, want: 'bash' },
-    { name: 'cwd wins over the title', facts: { ...base, cwd: 'file:///home/u/project' }, want: 'project' },
-    { name: 'running command wins over cwd', facts: { ...base, cwd: 'file:///home/u/project', runningCommand: 'vim main.go' }, want: 'vim' },
-    { name: 'rename wins over everything', facts: { title: 'build box', pinned: true, cwd: 'file:///w', runningCommand: 'make', id: 'abc' }, want: 'build box' },
-    { name: 'empty rename falls back', facts: { title: '', pinned: true, cwd: 'file:///w', id: 'abc' }, want: 'w' },
-    { name: 'root cwd', facts: { ...base, cwd: 'file:///' }, want: '/' },
-    { name: 'program title without cwd', facts: { title: 'htop', id: 'abc' }, want: 'htop' },
-    { name: 'a rename after a reload (not marked as one) still wins', facts: { title: 'build box', cwd: 'file:///w', runningCommand: 'make', id: 'abc' }, want: 'build box' },
-    { name: 'the shell name is a default, not a choice', facts: { title: 'zsh', cwd: 'file:///w', id: 'abc' }, want: 'w' },
-    { name: 'no title: the id', facts: { title: '', id: 'abc' }, want: 'abc' },
-    { name: 'blank command line: cwd', facts: { ...base, runningCommand: '  ', cwd: 'file:///srv' }, want: 'srv' },
+  const cases: { name: string; facts: Parameters<typeof terminalName>[0]; want: string }[] = [
+    { name: "the server's title", facts: { title: 'bash' }, want: 'bash' },
+    { name: 'a rename', facts: { title: 'build box', lastKnown: 'bash' }, want: 'build box' },
+    { name: 'gone from the server: the title it had', facts: { title: '', lastKnown: 'htop' }, want: 'htop' },
+    { name: 'never the id', facts: {}, want: unknownName },
+    { name: 'blank title', facts: { title: '  ', lastKnown: 'zsh' }, want: 'zsh' },
   ];
   for (const c of cases) {
     await t.test(c.name, () => assert.equal(terminalName(c.facts), c.want, `terminalName(${JSON.stringify(c.facts)})`));
   }
 });
 
-test('programOf', () => {
-  const cases: [string, string][] = [
-    ['make -j4', 'make'],
-    ['  sleep 10', 'sleep'],
-    ['FOO=1 BAR=x go test ./...', 'go'],
-    ['/usr/bin/python3 x.py', 'python3'],
-    ['./build.sh', 'build.sh'],
-    ['', ''],
-  ];
-  for (const [line, want] of cases) assert.equal(programOf(line), want, `programOf(${JSON.stringify(line)})`);
-});
-
-test('folderOf', () => {
-  const cases: [string | undefined, string][] = [
-    ['file:///home/u/my%20dir', 'my dir'],
-    ['file://host/var/log/', 'log'],
-    ['file:///', '/'],
-    [undefined, ''],
-  ];
-  for (const [cwd, want] of cases) assert.equal(folderOf(cwd), want, `folderOf(${JSON.stringify(cwd)})`);
-});
-
-test('numberDuplicates', () => {
-  const cases: [string[], string[]][] = [
-    [['bash', 'bash', 'vim', 'bash'], ['bash', 'bash (2)', 'vim', 'bash (3)']],
-    [['a', 'b'], ['a', 'b']],
-    [[], []],
-  ];
-  for (const [names, want] of cases) assert.deepEqual(numberDuplicates(names), want, `numberDuplicates(${JSON.stringify(names)})`);
+test('NameMemory keeps a closed terminal named', () => {
+  const m = new NameMemory();
+  const uri = 'ahp-terminal:/86u4jmzjb6';
+  assert.equal(m.name(uri, 'bash'), 'bash');
+  m.note(uri, 'deploy');
+  assert.equal(m.name(uri, undefined), 'deploy', 'after a restart the toast names the terminal as it was called');
+  assert.ok(!m.name('ahp-terminal:/x1', undefined).includes('x1'), 'never the raw id');
 });

@@ -1,59 +1,36 @@
-// Default terminal names, the way VS Code titles its terminal tabs: a chosen
-// title wins (a rename, `termhost run --name`, a title a program set — any
-// title that is not just the shell's name, so a rename survives a reload,
-// where the state does not say it was one); else the program running now
-// (shell integration's commandExecuted without a finish), else the cwd's
-// last folder, else the title. Same names are numbered: "bash", "bash (2)".
-
-import { cwdLabel } from './format';
+// A terminal's name: the server's title, the same in every client — tab,
+// side bar (phone included), rename box, toasts, `termhost ls` — whether its
+// view is open or not (issue 23 point 9). The server's title is a rename,
+// `termhost run --name`, a title the program set, else the shell's name.
+// Once the server no longer lists a terminal (closed, a restart), the name
+// it had last is kept for messages about it; never its id.
 
 export interface NameFacts {
-  /** The terminal's title (the program's, the server's default, or a rename). */
-  title: string;
-  /** A client renamed the terminal (a client terminal/titleChanged): its title wins. */
-  pinned?: boolean;
-  /** The command line of the command running now, if any. */
-  runningCommand?: string;
-  /** The cwd shell integration reported (a file URI). */
-  cwd?: string;
-  /** Last resort: the terminal id. */
-  id: string;
+  /** The terminal's title on the server (its state's, else the catalogue's). */
+  title?: string;
+  /** The title it had when the server last listed it. */
+  lastKnown?: string;
 }
 
-/** A terminal's name before duplicates are numbered. */
+/** What a terminal is called when nothing about it is known any more. */
+export const unknownName = 'Terminal';
+
+/** A terminal's name for people. */
 export function terminalName(f: NameFacts): string {
-  if (f.title && (f.pinned || !isShellName(f.title))) return f.title;
-  return programOf(f.runningCommand) || folderOf(f.cwd) || f.title || f.id;
+  return f.title?.trim() || f.lastKnown?.trim() || unknownName;
 }
 
-/** The names the server gives a terminal by default: its shell's. */
-const shellNames = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'elvish', 'xonsh']);
+/** Remembers each terminal's last title, so a message about a closed one still names it. */
+export class NameMemory {
+  #last = new Map<string, string>();
 
-function isShellName(title: string): boolean {
-  return shellNames.has(title.trim());
-}
+  /** Notes the titles of a catalogue (or a terminal state). */
+  note(uri: string, title: string | undefined): void {
+    if (title?.trim()) this.#last.set(uri, title);
+  }
 
-/** "bash", "bash (2)", "bash (3)" in list order; distinct names are kept. */
-export function numberDuplicates(names: readonly string[]): string[] {
-  const seen = new Map<string, number>();
-  return names.map((n) => {
-    const count = (seen.get(n) ?? 0) + 1;
-    seen.set(n, count);
-    return count === 1 ? n : `${n} (${count})`;
-  });
-}
-
-/** The program a command line runs: its first word past `VAR=value` assignments, without its directory. */
-export function programOf(commandLine: string | undefined): string {
-  const words = (commandLine ?? '').trim().split(/\s+/);
-  const word = words.find((w) => w && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) ?? '';
-  return word.replace(/^.*\/(?=.)/, '');
-}
-
-/** The last folder of a cwd URI ("/" for the root). */
-export function folderOf(cwd: string | undefined): string {
-  const path = cwdLabel(cwd);
-  if (!path) return '';
-  const trimmed = path.replace(/\/+$/, '');
-  return trimmed ? trimmed.slice(trimmed.lastIndexOf('/') + 1) : '/';
+  name(uri: string, title: string | undefined): string {
+    this.note(uri, title);
+    return terminalName({ title, lastKnown: this.#last.get(uri) });
+  }
 }

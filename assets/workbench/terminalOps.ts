@@ -3,7 +3,7 @@
 // The server checks the same roles; these only spare a useless request.
 
 import type { AhpClient } from '../ahp/client';
-import { hasExited, terminalIdOf, type TerminalInfo, type TerminalState } from '../ahp/types';
+import { hasExited, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { confirmDialog, type Notify, type QuickInput } from './quickinput';
 import { openShareDialog, type ShareHost } from './share';
@@ -82,9 +82,4 @@ export class TerminalOps {
   #info(uri: string): TerminalInfo | undefined {
     return this.#host.catalogue().find((t) => t.resource === uri);
   }
-}
-
-/** A terminal's title when no view of it is open: the catalogue's, else its id. */
-export function catalogueTitle(catalogue: TerminalInfo[], uri: string): string {
-  return catalogue.find((t) => t.resource === uri)?.title || terminalIdOf(uri);
 }

@@ -10,16 +10,17 @@ import (
 const attachAbout = `Attach this terminal to a terminal on a running termhost server: its
 scrollback is written out, then its live output; what you type goes to it
 (the local terminal is put in raw mode, so Ctrl-C, Ctrl-Z and friends reach
-the remote program) and its size follows this window.
+the remote program) and its size follows this window — while you have
+control.
 
-attach takes the terminal's claim so that you drive it: with the owner token
-it always can (the client that held it is told). Through a share link, if
-another connected client holds the claim, attach says so and watches
-read-only; with --take it asks the holder for control instead and waits (the
-holder grants or declines; a holder that does not type for a while hands it
-over by itself).
+Whoever has control of a terminal (holds its claim) types into it and sizes
+it; everyone else watches. attach takes control when nobody has it (or you
+have it already). When someone else has control, attach says who and
+watches read-only; with --take it takes control (owner token: the holder is
+told) or, through a share link, asks the holder and waits (the holder grants
+or declines; a holder that does not type for 20 s hands it over by itself).
 
-While you hold the claim, requests for control from others are shown: Ctrl-\ y
+While you have control, requests for control from others are shown: Ctrl-\ y
 grants, Ctrl-\ n declines.
 
 The terminal's history is written out without the queries in it (cursor
@@ -41,13 +42,14 @@ terminal's program exits.`
 
 const attachExamples = `  termhost attach 3f2c9a1b0d4e
   termhost attach http://127.0.0.1:7681/t/3f2c9a1b0d4e
+  termhost attach --take 3f2c9a1b0d4e                                      # take control
   termhost attach --take 'http://127.0.0.1:7681/t/3f2c9a1b0d4e#share=…'   # ask for control
   TERMHOST_SERVER=https://dev.example.com/term termhost attach --token-file ~/.termhost-token 3f2c9a1b0d4e`
 
 // attachCommand is "termhost attach".
 func (a *app) attachCommand(args []string) int {
 	f := newCmdFlags("attach", "attach [flags] <id|url>", attachAbout, attachExamples)
-	take := f.Bool("take", false, "take control: with the owner token at once; through a share link, ask the holder and wait")
+	take := f.Bool("take", false, "take control from whoever has it: with the owner token at once; through a share link, ask the holder and wait")
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {
 		return code

@@ -137,13 +137,13 @@ func TestAttachInProcessClaimAndInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the read-only note", func() bool {
-		return strings.Contains(r.stderr.String(), "termhost: another client took the claim; watching read-only\n")
+		return strings.Contains(r.stderr.String(), "termhost: a client that is not here has control now; watching read-only (attach --take takes control)\n")
 	})
 	if _, err := c.Dispatch(ctx, uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: attacher.Claim}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the claim-back note", func() bool {
-		return strings.Contains(r.stderr.String(), "termhost: you have the claim again; typing goes to the terminal\n")
+		return strings.Contains(r.stderr.String(), "termhost: you have control; typing goes to the terminal\n")
 	})
 	r.typeKeys(t, "echo again-$((5*5))\r")
 	waitFor(t, "typing to work again", func() bool { return strings.Contains(r.stdout.String(), "again-25") })

@@ -142,6 +142,10 @@ func TestAttachThroughPty(t *testing.T) {
 	if in, ok := ts.info(uri); !ok || in.Lifecycle.Exited() {
 		t.Fatalf("after detach the terminal is %+v, %v; want it running", in, ok)
 	}
+	// attach's claim stays for the grace period: the owner takes control to type.
+	if _, err := watcher.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(watcher.ClientID())}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := watcher.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo still-$((40+2))\r"}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +168,7 @@ func TestAttachAsViewerAndRemoteExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startPty(t, ts, 80, 24, "attach", link.URL)
-	p.waitOutput("terminal is claimed by another client; watching read-only")
+	p.waitOutput("a client that is not here has control; watching read-only (attach --take asks for control)")
 	p.typeKeys("~.")
 	if code := p.exit(); code != 0 {
 		t.Fatalf("attach exit after ~. = %d, want 0", code)
@@ -173,20 +177,53 @@ func TestAttachAsViewerAndRemoteExit(t *testing.T) {
 		t.Fatalf("the claim moved to %q through a driver link, want it with the holder", in.Claim.ClientID)
 	}
 
-	// The owner always takes the claim. When the remote shell exits, attach
-	// exits with its code.
-	p = startPty(t, ts, 80, 24, "attach", ts.URL+"/t/"+id)
+	// The owner's attach without --take watches too, and does not size the
+	// terminal to its window (issue 23 point 6).
+	before := termSizeOf(t, holder, uri)
+	p = startPty(t, ts, before[0]+17, before[1]+7, "attach", ts.URL+"/t/"+id)
+	p.waitOutput(cliText() + " has control; watching read-only (attach --take takes control)")
+	p.typeKeys("echo not-$((2*3))\r")
+	if _, err := holder.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo holder-$((3*3))\r"}); err != nil {
+		t.Fatal(err)
+	}
+	p.waitOutput("holder-9")
+	if in, _ := ts.info(uri); in.Claim.ClientID != holder.ClientID() {
+		t.Fatalf("the owner's attach without --take took the claim: %+v", in.Claim)
+	}
+	if got := termSizeOf(t, holder, uri); got != before {
+		t.Errorf("the owner's attach without --take resized the terminal from %v to %v", before, got)
+	}
+	if strings.Contains(p.out.String(), "not-6") {
+		t.Error("keys typed without control reached the shell")
+	}
+	p.typeKeys("\x1c\x1c")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("attach exit after Ctrl-\\ Ctrl-\\ = %d, want 0", code)
+	}
+
+	// With --take the owner always takes the claim. When the remote shell
+	// exits, attach exits with its code.
+	p = startPty(t, ts, 80, 24, "attach", "--take", ts.URL+"/t/"+id)
 	waitFor(t, "the owner's attach to take the claim", func() bool {
 		in, _ := ts.info(uri)
 		return in.Claim.ClientID != holder.ClientID()
 	})
-	if _, err := holder.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "exit 5\r"}); err != nil {
-		t.Fatal(err)
-	}
+	p.typeKeys("exit 5\r")
 	if code := p.exit(); code != 5 {
 		t.Errorf("attach exit after the remote exit 5 = %d, want 5", code)
 	}
 	p.waitOutput("the terminal exited with code 5")
+}
+
+// termSizeOf is a terminal's size in a fresh snapshot.
+func termSizeOf(t *testing.T, c *client.Client, uri string) [2]int {
+	t.Helper()
+	snap, err := c.Subscribe(t.Context(), uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := snap.State.(ahp.TerminalState)
+	return [2]int{st.Cols, st.Rows}
 }
 
 func TestAttachRestoresTerminalOnSignal(t *testing.T) {
@@ -295,7 +332,7 @@ func TestAttachReplayIsNotAnswered(t *testing.T) {
 	holder := "nobody"
 	for i := range 3 {
 		name := fmt.Sprintf("attach%d", i)
-		tm.must("new-session", "-d", "-s", name, "-x", "120", "-y", "40", needBinary(t)+" attach "+id)
+		tm.must("new-session", "-d", "-s", name, "-x", "120", "-y", "40", needBinary(t)+" attach --take "+id)
 		// The replayed history is on tmux's screen and attach drives: what
 		// tmux answered (if anything) is on attach's stdin before the
 		// detach keys.
@@ -316,6 +353,10 @@ func TestAttachReplayIsNotAnswered(t *testing.T) {
 		})
 	}
 
+	// The last attach's claim stays for the grace period: the owner takes control to type.
+	if _, err := watcher.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(watcher.ClientID())}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := watcher.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo END\r"}); err != nil {
 		t.Fatal(err)
 	}

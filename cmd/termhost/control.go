@@ -37,14 +37,14 @@ type controlState struct {
 	pending string // requestId
 }
 
-// requestControl asks the holder for the claim (attach --take through a
-// share link). Typing starts when the claim arrives (terminal/claimed).
-func (s *session) requestControl(ctx context.Context) {
+// requestControl asks for the claim: with ask (attach --take through a
+// share link) the holder is asked and typing starts when the claim arrives
+// (terminal/claimed); without (attach), only a claim nobody holds is taken.
+func (s *session) requestControl(ctx context.Context, ask bool) {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	raw, err := s.c.Call(cctx, methodRequestControl, map[string]string{"channel": ahp.RootURI, "terminal": s.uri})
+	raw, err := s.c.Call(cctx, methodRequestControl, map[string]any{"channel": ahp.RootURI, "terminal": s.uri, "ask": ask})
 	if err != nil {
-		s.typing.Store(false)
 		s.note("cannot take control: %s; watching read-only", explainError(s.base, err))
 		return
 	}
@@ -53,12 +53,73 @@ func (s *session) requestControl(ctx context.Context) {
 		AutoGrantMs int64  `json:"autoGrantMs"`
 	}
 	_ = json.Unmarshal(raw, &r)
-	if r.Status == "granted" {
-		return
+	switch r.Status {
+	case "granted": // the claim moved before the answer: type at once
+		s.holding.Store(true)
+		s.typing.Store(true)
+	case "held":
+		s.note("%s has control; watching read-only (%s)", s.holderName(), s.takeHint())
+	default:
+		s.note("asked for control; waiting for the holder (yours after %s if they do not type)…", time.Duration(r.AutoGrantMs)*time.Millisecond)
 	}
-	s.typing.Store(false)
-	s.note("asked for control; waiting for the holder (yours after %s if they do not type)…", time.Duration(r.AutoGrantMs)*time.Millisecond)
 }
+
+// ours reports whether claim is this client's.
+func (s *session) ours(claim ahp.Claim) bool {
+	return claim.Kind == ahp.ClaimClient && claim.ClientID == s.c.ClientID()
+}
+
+// takeHint says how to get control of the terminal.
+func (s *session) takeHint() string {
+	if s.viaLink {
+		return "attach --take asks for control"
+	}
+	return "attach --take takes control"
+}
+
+// presence is who is connected to our terminal, from the catalogue.
+func (s *session) presence() []terminals.Member {
+	if root, ok := s.c.Root(); ok {
+		for _, info := range root.Terminals {
+			if info.Resource == s.uri {
+				return presenceOf(info)
+			}
+		}
+	}
+	return nil
+}
+
+// holderName names who holds our terminal's claim now.
+func (s *session) holderName() string {
+	if root, ok := s.c.Root(); ok {
+		for _, info := range root.Terminals {
+			if info.Resource == s.uri {
+				return claimHolderName(info.Claim, presenceOf(info))
+			}
+		}
+	}
+	return "another client"
+}
+
+// claimHolderName names a claim's holder for people by its presence name
+// (never its clientId): "alice (driver link)", "Owner (Firefox on Linux)",
+// "an agent session"; "a client that is not here" when the holder is not
+// connected to the terminal.
+func claimHolderName(claim ahp.Claim, present []terminals.Member) string {
+	if claim.Kind == ahp.ClaimSession {
+		return "an agent session"
+	}
+	id := terminals.PresenceID(claim.ClientID)
+	for _, m := range present {
+		if m.ID == id {
+			return memberText(m)
+		}
+	}
+	return notHere
+}
+
+// notHere names a claim holder not connected to the terminal.
+const notHere = "a client that is not here"
 
 // onNotification handles the control notices of our terminal: answers to
 // our request, and requests to us as the holder.

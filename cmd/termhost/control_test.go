@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/user"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,13 @@ func waitControlNotice(t *testing.T, c *client.Client, status string) controlNot
 		return n.Status == status
 	})
 	return n
+}
+
+// cliText is how attach names a termhost CLI of this user in presence.
+func cliText() string {
+	u, _ := user.Current()
+	host, _ := os.Hostname()
+	return u.Username + "@" + host + " (CLI)"
 }
 
 // heldShell is a terminal held by a connected owner client subscribed to
@@ -59,7 +68,7 @@ func TestAttachTakeAsksTheHolder(t *testing.T) {
 	if _, err := holder.Call(t.Context(), methodAnswerControl, map[string]any{"channel": ahp.RootURI, "terminal": uri, "requestId": asked.RequestID, "grant": true}); err != nil {
 		t.Fatal(err)
 	}
-	p.waitOutput("you have the claim again; typing goes to the terminal")
+	p.waitOutput("you have control; typing goes to the terminal")
 	p.typeKeys("echo took-$((6*7))\r")
 	p.waitOutput("took-42")
 	granted, _ := ts.info(uri)
@@ -69,7 +78,7 @@ func TestAttachTakeAsksTheHolder(t *testing.T) {
 		in, _ := ts.info(uri)
 		return in.Claim != granted.Claim && in.Claim != ahp.ClientClaim(holder.ClientID())
 	})
-	p.waitOutput("another client took the claim; watching read-only")
+	p.waitOutput(cliText() + " has control now; watching read-only (attach --take asks for control)")
 	owner.typeKeys("~.")
 	p.typeKeys("~.")
 	if code := p.exit(); code != 0 {
@@ -82,8 +91,8 @@ func TestAttachTakeAsksTheHolder(t *testing.T) {
 func TestAttachShowsRequests(t *testing.T) {
 	ts := newTestServer(t)
 	creator, uri, link := heldShell(t, ts, "asked")
-	p := startPty(t, ts, 80, 24, "attach", ts.URL+"/t/asked")
-	waitFor(t, "attach to take the claim", func() bool {
+	p := startPty(t, ts, 80, 24, "attach", "--take", ts.URL+"/t/asked")
+	waitFor(t, "attach --take to take the claim", func() bool {
 		in, _ := ts.info(uri)
 		return in.Claim.ClientID != creator.ClientID()
 	})
@@ -146,6 +155,13 @@ func TestLsPresence(t *testing.T) {
 	col := strings.Index(lines[0], "HERE")
 	if code != 0 || len(lines) != 2 || col < 0 || len(lines[1]) <= col || lines[1][col] != '1' {
 		t.Errorf("ls table:\n%s\nwant a HERE column with 1", stdout)
+	}
+	// Who has control, by name, never a clientId (issue 23 point 9).
+	if got[0].Control != "bob@build1 (CLI)" {
+		t.Errorf("ls --json control = %q, want bob@build1 (CLI)", got[0].Control)
+	}
+	if col := strings.Index(lines[0], "CONTROL"); col < 0 || !strings.HasPrefix(lines[1][col:], "bob@build1 (CLI)") || strings.Contains(stdout, c.ClientID()) {
+		t.Errorf("ls table:\n%s\nwant bob@build1 (CLI) under CONTROL and no clientId", stdout)
 	}
 }
 

@@ -59,6 +59,9 @@ func (s *session) handleSignals(ctx context.Context, cancel context.CancelCauseF
 						s.resize(ctx)
 					}
 				case syscall.SIGINT:
+					if !s.typing.Load() {
+						continue
+					}
 					_, _ = s.c.Dispatch(ctx, s.uri, ahp.Action{Type: ahp.TerminalInput, Data: "\x03"})
 				default:
 					cancel(signalled{sig.(syscall.Signal)})
@@ -69,10 +72,11 @@ func (s *session) handleSignals(ctx context.Context, cancel context.CancelCauseF
 	}()
 }
 
-// resize sends the local size when it changed and this client drives.
+// resize sends the local size when it changed and this client holds the
+// claim: only the holder sizes the terminal.
 func (s *session) resize(ctx context.Context) {
 	cols, rows, ok := termSize(s.a.stdout)
-	if !ok || !s.typing.Load() {
+	if !ok || !s.holding.Load() {
 		return
 	}
 	s.sizeMu.Lock()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,8 +18,9 @@ import (
 )
 
 const lsAbout = `List the terminals of a running termhost server (its root catalogue): id,
-title, state (running or exited), exit code, who holds the claim, how many
-clients are connected to it (--json lists them by name), and URL.
+name, state (running or exited), exit code, who has control (types into it
+and sizes it, by name; - when nobody connected to it has), how many clients
+are connected to it (--json lists them by name), and URL.
 --preview adds each terminal's current screen as text (x-termhost/screen).`
 
 const lsExamples = `  termhost ls
@@ -33,7 +35,10 @@ type lsEntry struct {
 	State    string    `json:"state"`
 	ExitCode *int      `json:"exitCode,omitempty"`
 	Claim    ahp.Claim `json:"claim"`
-	URL      string    `json:"url"`
+	// Control names who has control, as presence names it ("" when nobody
+	// connected to the terminal holds its claim).
+	Control string `json:"control,omitempty"`
+	URL     string `json:"url"`
 	// Presence is who is connected to the terminal (control.go).
 	Presence []terminals.Member `json:"presence"`
 	// Screen is set with --preview.
@@ -43,7 +48,7 @@ type lsEntry struct {
 // lsCommand is "termhost ls".
 func (a *app) lsCommand(args []string) int {
 	f := newCmdFlags("ls", "ls [flags]", lsAbout, lsExamples)
-	asJSON := f.Bool("json", false, "print a JSON array of {id, title, state, exitCode, claim, url, presence, screen}")
+	asJSON := f.Bool("json", false, "print a JSON array of {id, title, state, exitCode, claim, control, url, presence, screen}")
 	preview := f.Bool("preview", false, "show each terminal's current screen as text")
 	pos, code, ok := f.parse(a, args, false)
 	if !ok {
@@ -64,8 +69,10 @@ func (a *app) lsCommand(args []string) int {
 	entries := make([]lsEntry, 0, len(root.Terminals))
 	for _, info := range root.Terminals {
 		id := ahp.TerminalIDOf(info.Resource)
+		present := presenceOf(info)
 		entries = append(entries, lsEntry{ID: id, Title: info.Title, State: info.Lifecycle.Status,
-			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, URL: client.TerminalURL(base, id), Presence: presenceOf(info)})
+			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, Control: controlName(info, present),
+			URL: client.TerminalURL(base, id), Presence: present})
 		if *preview {
 			entries[len(entries)-1].Screen = screenOf(c, info.Resource)
 		}
@@ -79,13 +86,13 @@ func (a *app) lsCommand(args []string) int {
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tSTATE\tEXIT\tCLAIM\tHERE\tURL")
+	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tEXIT\tCONTROL\tHERE\tURL")
 	for _, e := range entries {
 		exit := "-"
 		if e.ExitCode != nil {
 			exit = strconv.Itoa(*e.ExitCode)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", printable(e.ID), printable(e.Title), e.State, exit, printable(claimText(e.Claim)), len(e.Presence), e.URL)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", printable(e.ID), printable(e.Title), e.State, exit, printable(cmp.Or(e.Control, "-")), len(e.Presence), e.URL)
 	}
 	_ = tw.Flush()
 	shown := 0
@@ -141,12 +148,15 @@ func printable(s string) string {
 	}, s)
 }
 
-func claimText(c ahp.Claim) string {
-	switch c.Kind {
-	case ahp.ClaimClient:
-		return "client " + c.ClientID
-	case ahp.ClaimSession:
-		return "session " + c.Session
+// controlName names who has control of a running terminal: a person by
+// their presence name, never a clientId; "" when the holder is not
+// connected to it.
+func controlName(info ahp.TerminalInfo, present []terminals.Member) string {
+	if info.Lifecycle.Exited() {
+		return ""
 	}
-	return c.Kind
+	if name := claimHolderName(info.Claim, present); name != notHere {
+		return name
+	}
+	return ""
 }

@@ -403,7 +403,7 @@ func TestListenAndServeInProcess(t *testing.T) {
 		}
 		env := map[string]string{"TERMHOST_SERVER": strings.TrimSuffix(url, "/"), "TERMHOST_TOKEN": "in-process-owner-token"}
 		code, stdout, stderr := call(t, env, "ls")
-		if code != exitOK || !strings.HasPrefix(stdout, "ID  TITLE  STATE  EXIT  CLAIM  HERE  URL\n") {
+		if code != exitOK || !strings.HasPrefix(stdout, "ID  NAME  STATE  EXIT  CONTROL  HERE  URL\n") {
 			t.Errorf("ls against the in-process serve: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {

@@ -27,8 +27,8 @@ type session struct {
 	base *url.URL
 
 	forwardStdin bool // read stdin and send it as input (attach; run on a terminal)
-	claim        bool // take the claim first (attach)
-	take         bool // attach --take: through a share link, ask the holder (control.go)
+	claim        bool // drive the terminal: take its claim if nobody holds it (attach)
+	take         bool // attach --take: take the claim (owner) or ask the holder (share link; control.go)
 	viaLink      bool // connected through a share link, not as the owner
 	created      bool // this client just created the terminal (run): its first snapshot is not old history
 
@@ -39,6 +39,7 @@ type session struct {
 	queries  client.QueryFilter
 	claimSeq int64
 	typing   atomic.Bool // keystrokes are forwarded (not a read-only viewer)
+	holding  atomic.Bool // we hold the claim: we size the terminal
 	lastSize [2]int
 	sizeMu   sync.Mutex
 	ctl      controlState // a request for control waiting for our answer
@@ -73,16 +74,23 @@ func (s *session) stream(snap ahp.Snapshot) int {
 	}
 	restore := s.makeRaw()
 	defer restore()
-	if s.claim {
-		if st.Claim.Kind == ahp.ClaimClient && st.Claim.ClientID == s.c.ClientID() {
-			s.claim = false
-		} else if s.take && s.viaLink {
-			s.requestControl(ctx)
-		} else if seq, err := s.c.Dispatch(ctx, s.uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(s.c.ClientID())}); err == nil {
-			s.claimSeq = seq
+	s.holding.Store(s.ours(st.Claim))
+	s.typing.Store(s.holding.Load())
+	if s.claim && !s.holding.Load() {
+		switch {
+		case s.take && s.viaLink:
+			s.requestControl(ctx, true)
+		case s.take: // the owner may always take control
+			if seq, err := s.c.Dispatch(ctx, s.uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(s.c.ClientID())}); err == nil {
+				s.claimSeq = seq
+				s.holding.Store(true) // accepted before anything we send next
+				s.typing.Store(true)
+			}
+		default: // only a claim nobody holds
+			s.requestControl(ctx, false)
 		}
 	}
-	if s.ttyOut {
+	if s.ttyOut && s.holding.Load() {
 		s.resize(ctx)
 	}
 	if s.forwardStdin {
@@ -170,7 +178,10 @@ func (s *session) handleAction(ctx context.Context, env ahp.Envelope, replayed b
 	if env.RejectionReason != "" {
 		if mine && env.Origin.ClientSeq == s.claimSeq && env.Action.Type == ahp.TerminalClaimed {
 			s.typing.Store(false)
-			s.note("%s; watching read-only (attach --take asks for control; detach with Ctrl-\\ Ctrl-\\)", env.RejectionReason)
+			s.note("%s; watching read-only (detach with Ctrl-\\ Ctrl-\\)", env.RejectionReason)
+		}
+		if mine && env.Action.Type == ahp.TerminalInput && s.typing.Swap(false) {
+			s.note("%s has control; watching read-only (%s)", s.holderName(), s.takeHint())
 		}
 		return 0, "", false
 	}
@@ -181,19 +192,22 @@ func (s *session) handleAction(ctx context.Context, env ahp.Envelope, replayed b
 		code, msg := s.exitResult(env.Action.ExitCode)
 		return code, msg, true
 	case ahp.TerminalClaimed:
-		ours := env.Action.Claim.Kind == ahp.ClaimClient && env.Action.Claim.ClientID == s.c.ClientID()
-		if was := s.typing.Swap(ours); was != ours {
-			if ours {
-				s.note("you have the claim again; typing goes to the terminal")
-				if s.ttyOut {
-					s.sizeMu.Lock()
-					s.lastSize = [2]int{} // the terminal may have another size now
-					s.sizeMu.Unlock()
-					s.resize(ctx)
-				}
-			} else {
-				s.note("another client took the claim; watching read-only")
+		ours := s.ours(env.Action.Claim)
+		was := s.holding.Swap(ours)
+		typed := s.typing.Swap(ours)
+		switch {
+		case ours && !was:
+			if s.forwardStdin {
+				s.note("you have control; typing goes to the terminal")
 			}
+			if s.ttyOut {
+				s.sizeMu.Lock()
+				s.lastSize = [2]int{} // the terminal may have another size now
+				s.sizeMu.Unlock()
+				s.resize(ctx)
+			}
+		case !ours && (was || typed):
+			s.note("%s has control now; watching read-only (%s)", claimHolderName(env.Action.Claim, s.presence()), s.takeHint())
 		}
 	}
 	return 0, "", false

@@ -12,8 +12,10 @@ import { mirrorMode, setMirrorMode } from './sizing';
 
 export interface ClaimBarInput {
   state: TerminalState | undefined;
-  /** This tab holds the claim (sizes the pty). */
+  /** This tab holds the claim: it types into and sizes the pty. */
   isHolder: boolean;
+  /** This tab may type now (mayDrive): the holder, or nobody here holds it. */
+  hasControl?: boolean;
   /** The mirrored terminal is scaled down to fit the pane. */
   scaled: boolean;
   /** The mirrored terminal is bigger than the pane: offer fit / 1:1. */
@@ -64,16 +66,23 @@ export class ClaimBar {
       return;
     }
     const holder = control && x.uri ? control.holderLabel(x.uri, st.claim) : claimLabel(st.claim, x.clientId);
-    claim.append(svg(icons.eye), h('span.claim-holder', null, `Controlled by ${holder} · ${st.cols ?? '?'}×${st.rows ?? '?'}${x.scaled ? ' (scaled)' : ''}`));
+    const size = `${st.cols ?? '?'}×${st.rows ?? '?'}${x.scaled ? ' (scaled)' : ''}`;
+    if (holder === 'nobody' && x.hasControl && x.role !== 'viewer') {
+      // Nobody here has control: the first to type (or take it) gets it.
+      claim.append(svg(icons.eye), h('span.claim-holder', null, `Nobody in control · ${size} · type to take control`));
+      claim.hidden = false;
+      return;
+    }
+    claim.append(svg(icons.eye), h('span.claim-holder', null, `Controlled by ${holder} · ${size}`));
     const scaleToggle = x.oversize ? this.#scaleToggle() : undefined;
     const asked = control && x.uri ? control.outgoing(x.uri) : undefined;
     if (asked) {
       const auto = asked.autoGrantMs ? ` (yours in ${Math.round(asked.autoGrantMs / 1000)} s if they are away)` : '';
       claim.append(h('span.claim-waiting', null, `· Asked for control…${auto}`));
     } else if (x.role === 'owner') {
-      claim.append(h('button.link-button.claim-take', { type: 'button', title: 'Size this terminal to your window (terminal/claimed)', onclick: () => this.#takeControl() }, 'Take Control'));
+      claim.append(h('button.link-button.claim-take', { type: 'button', title: 'Take control: you type into this terminal and size it to your window (the holder is told)', onclick: () => this.#takeControl() }, 'Take Control'));
     } else if (x.role !== 'viewer') {
-      claim.append(h('button.link-button.claim-request', { type: 'button', title: 'Ask whoever controls this terminal to hand it to you', onclick: () => this.#takeControl() }, 'Request Control'));
+      claim.append(h('button.link-button.claim-request', { type: 'button', title: 'Ask whoever has control to hand it to you (yours by itself if they are away); until then you watch', onclick: () => this.#takeControl() }, 'Request Control'));
     }
     if (scaleToggle) claim.append(scaleToggle);
     claim.hidden = false;

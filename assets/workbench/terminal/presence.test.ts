@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initials, memberLabel, membersOf, type Member } from './presence';
+import { initials, mayDrive, memberLabel, membersOf, type Member } from './presence';
 
 const tab: Member = { id: 'p000000000001', name: 'Owner', kind: 'owner', device: 'Firefox on Linux', control: true };
 const phone: Member = { id: 'p000000000002', name: 'Owner', kind: 'owner', device: 'Chrome on Android' };
@@ -36,4 +36,22 @@ test('membersOf keeps well-formed members only', () => {
   assert.deepEqual(membersOf(undefined), []);
   assert.deepEqual(membersOf({ 'termhost/presence': 'nope' }), []);
   assert.deepEqual(membersOf({ 'termhost/presence': [alice, { name: 'no id' }, null] }), [alice]);
+});
+
+// Control means what the UI says (issue 23 point 5): the page lets you type
+// exactly when the server accepts your keystrokes.
+test('mayDrive: the holder types; others while nobody here holds it', async (t) => {
+  const mine = { kind: 'client' as const, clientId: 'web-me' };
+  const theirs = { kind: 'client' as const, clientId: 'web-other' };
+  const agent = { kind: 'session' as const, session: 'copilot:/s', chat: 'copilot:/s' };
+  const cases: [string, Parameters<typeof mayDrive>, boolean][] = [
+    ['the holder', [mine, 'web-me', 'driver', [alice]], true],
+    ['a driver while the holder is here', [theirs, 'web-me', 'driver', [tab, alice]], false],
+    ['the owner while another holds it: takes control first', [theirs, 'web-me', 'owner', [tab, phone]], false],
+    ['a driver when nobody here holds it: the first keystroke takes control', [theirs, 'web-me', 'driver', [phone, alice]], true],
+    ['a viewer, never', [theirs, 'web-me', 'viewer', [phone]], false],
+    ["the owner, an agent session's terminal", [agent, 'web-me', 'owner', [tab]], true],
+    ["a driver, an agent session's terminal", [agent, 'web-me', 'driver', [alice]], false],
+  ];
+  for (const [name, args, want] of cases) await t.test(name, () => assert.equal(mayDrive(...args), want));
 });

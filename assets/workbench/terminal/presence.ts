@@ -51,6 +51,21 @@ export function memberLabel(m: Member, role: Role, selfId: string | undefined): 
   return m.kind === 'viewer' ? `${m.name} (viewer)` : m.name;
 }
 
+/**
+ * Whether a client may type into and size a terminal now, as the server
+ * decides (docs/protocol.md, "Control"): the claim holder does; while the
+ * holder is here nobody else does, the owner included (it takes control
+ * first); a terminal nobody here holds is anyone's who may act (the first
+ * keystroke takes control); an agent session's terminal is the owner's.
+ * Without presence the page cannot tell, and lets the server decide.
+ */
+export function mayDrive(claim: TerminalClaim | undefined, clientId: string, role: Role | string, members: readonly Member[] | undefined): boolean {
+  if (role === 'viewer') return false;
+  if (!claim) return true;
+  if (claim.kind === 'client') return claim.clientId === clientId || !(members ?? []).some((m) => m.control);
+  return role === 'owner';
+}
+
 /** One or two initials of a label: "alice" → "A", "You (this tab)" → "Y", "bob@build1" → "B". */
 export function initials(name: string): string {
   const words = name.replace(/\(.*\)/g, '').split(/[\s@._-]+/).filter(Boolean);
@@ -101,7 +116,7 @@ export class Control {
     if (claim?.kind === 'session') return 'an agent session';
     if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
     const holder = this.members(uri).find((m) => m.control);
-    return holder ? this.label(holder) : 'nobody here';
+    return holder ? this.label(holder) : 'nobody';
   }
 
   incoming(uri: string): ControlNotice[] {

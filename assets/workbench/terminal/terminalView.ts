@@ -21,7 +21,7 @@ import { DecorationAddon } from './decorationAddon';
 import { MarkNavigation } from './markNavigation';
 import { FindWidget } from './findWidget';
 import { ClaimBar } from './claimBar';
-import type { Control } from './presence';
+import { mayDrive, type Control } from './presence';
 import { WebglRenderer, rendererLabel } from './webglBudget';
 import { TerminalSizing } from './sizing';
 import { InputGate } from './inputGate';
@@ -254,8 +254,18 @@ export class TerminalView {
     return !!this.state && hasExited(this.state);
   }
 
+  /**
+   * Whether this page may type into and size the terminal now (the server
+   * enforces it, docs/protocol.md "Control"): it holds the claim; or nobody
+   * here holds it (the first to type gets control); or, for the owner, an
+   * agent session holds it.
+   */
+  get hasControl(): boolean {
+    return mayDrive(this.state?.claim, this.#host.client.clientId, this.#host.role, this.#host.control?.members(this.uri));
+  }
+
   get canType(): boolean {
-    return this.#host.online() && this.#host.role !== 'viewer' && !this.exited && this.loaded;
+    return this.#host.online() && this.#host.role !== 'viewer' && !this.exited && this.loaded && this.hasControl;
   }
 
   /** Re-evaluate input gating (connection state or role changed). */
@@ -357,7 +367,7 @@ export class TerminalView {
       case 'terminal/claimed':
         this.#sizing.forgetSentSize();
         this.scheduleLayout();
-        this.#renderClaimBar();
+        this.updateInput(); // only the holder types
         this.#host.changed(this, 'state');
         return;
       case 'terminal/titleChanged':
@@ -464,11 +474,12 @@ export class TerminalView {
   }
 
   #renderClaimBar(): void {
-    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, hasControl: this.hasControl, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
   }
 
-  /** Presence or a control request changed: redraw the claim bar. */
+  /** Presence or a control request changed: redraw the claim bar (and who may type). */
   renderClaim(): void {
+    if (this.#opened) this.term.options.disableStdin = !this.canType;
     this.#renderClaimBar();
   }
 
