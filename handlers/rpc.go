@@ -209,7 +209,9 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 // begin records the negotiated protocol state for this connection (the
 // server has counted it as a live connection of clientID).
 func (c *conn) begin(clientID, version string, shape ahp.Shape) {
+	c.mu.Lock() // the writer reads clientID for its log (loggedClient)
 	c.initialized, c.clientID, c.version, c.shape = true, clientID, version, shape
+	c.mu.Unlock()
 }
 
 // notification handles unsubscribe and dispatchAction; others are ignored.

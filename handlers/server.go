@@ -1,5 +1,3 @@
-// Package handlers is termhost's HTTP side: the chi router, middleware, pages,
-// the AHP WebSocket endpoint with its JSON-RPC connections, health and metrics.
 package handlers
 
 import (

@@ -200,7 +200,7 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// A queue big enough that the owner, no longer pacing the shell
 			// once it handed the claim away, is not evicted.
-			ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 512 << 20 })
+			ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue, hc.PingInterval = 512<<20, noPings })
 			owner := ts.dial(t)
 			owner.Initialize("1.0.0", "owner-1")
 			uri, _ := owner.CreateTerminal("flow", "owner-1", nil)

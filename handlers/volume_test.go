@@ -77,6 +77,13 @@ var smallBuffers = &http.Client{Transport: &http.Transport{DialContext: func(ctx
 	return c, err
 }}}
 
+// noPings is a PingInterval long enough that the server never pings during a
+// test: under -race on a loaded machine, a client reading megabytes of
+// output (or stuck on purpose) can take longer than the ping timeout to read
+// the ping behind them, and the server would drop the very connections these
+// tests watch (TestSlowSubscriberEvicted, TestViewerNeverPacesOwner).
+const noPings = time.Hour
+
 func rawSubscriber(t *testing.T, ts *testServer, clientID, uri string, client ...*http.Client) *websocket.Conn {
 	opts := &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + ownerToken}}}
 	if len(client) > 0 {
@@ -110,7 +117,7 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 	// Queues big enough that these (race-instrumented) readers are never
 	// evicted: this test is about delivery, TestSlowSubscriberEvicted about
 	// eviction.
-	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 512 << 20 })
+	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue, hc.PingInterval = 512<<20, noPings })
 	owner := ts.dial(t)
 	owner.Initialize("1.0.0", "owner")
 	uri, _ := owner.CreateTerminal("big", "owner", nil)
@@ -152,7 +159,7 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 // close code 4001 (reconnect to resume) while the shell and a live subscriber
 // carry on unharmed.
 func TestSlowSubscriberEvicted(t *testing.T) {
-	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue = 4 << 20 })
+	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue, hc.PingInterval = 4<<20, noPings })
 	driver := ts.dial(t)
 	driver.Initialize("1.0.0", "driver")
 	uri, _ := driver.CreateTerminal("slow", "driver", nil)

@@ -287,6 +287,14 @@ func (c *conn) answer(frame []byte) {
 	}
 }
 
+// loggedClient is the clientId for a log line of the writer, which runs
+// beside the reader that sets it (begin).
+func (c *conn) loggedClient() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ahp.Clip(c.clientID)
+}
+
 func (c *conn) signal() {
 	select {
 	case c.wake <- struct{}{}:
@@ -410,7 +418,7 @@ func (c *conn) writeLoop() {
 			err := c.ws.Write(context.Background(), websocket.MessageText, frame)
 			watchdog.Stop()
 			if err != nil {
-				c.log.Debug("write failed", "client", ahp.Clip(c.clientID), "err", err)
+				c.log.Debug("write failed", "client", c.loggedClient(), "err", err)
 				_ = c.ws.CloseNow()
 				return
 			}

@@ -1,7 +1,3 @@
-// Package terminals is the terminal server: the Manager composes shells on
-// ptys (package pty) with shell integration (shellint) and the AHP hub
-// (hub) they publish to, and owns the catalogue, claims, dispatch checks,
-// create and dispose.
 package terminals
 
 import (

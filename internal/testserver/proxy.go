@@ -24,6 +24,7 @@ type Proxy struct {
 	frozen  bool
 	changed *sync.Cond // broadcast on Resume, Cut and each refusal
 	conns   map[net.Conn]struct{}
+	dial    func(network, addr string) (net.Conn, error) // net.Dial; tests hold it to widen a race
 }
 
 // NewProxy relays 127.0.0.1:<random> to target (host:port). Cleanup closes it.
@@ -33,7 +34,7 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatalf("proxy listen: %v", err)
 	}
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, dial: net.Dial}
 	p.changed = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.accept()
@@ -55,24 +56,35 @@ func (p *Proxy) accept() {
 			return
 		}
 		p.mu.Lock()
-		refuse, target := p.refuse, p.target
-		p.mu.Unlock()
-		if refuse {
-			_ = in.Close()
-			p.mu.Lock()
+		if p.refuse {
 			p.refused++
 			p.changed.Broadcast()
 			p.mu.Unlock()
-			continue
-		}
-		out, err := net.Dial("tcp", target)
-		if err != nil {
 			_ = in.Close()
 			continue
 		}
-		p.mu.Lock()
-		p.conns[in], p.conns[out] = struct{}{}, struct{}{}
+		target, dial := p.target, p.dial
+		// Registered before dialling, so that a Cut or Refuse while the
+		// target is dialled closes this connection too.
+		p.conns[in] = struct{}{}
 		p.mu.Unlock()
+		out, err := dial("tcp", target)
+		p.mu.Lock()
+		_, open := p.conns[in] // false when cut meanwhile
+		ok := err == nil && open
+		if ok {
+			p.conns[out] = struct{}{}
+		} else {
+			delete(p.conns, in)
+		}
+		p.mu.Unlock()
+		if !ok {
+			_ = in.Close()
+			if err == nil {
+				_ = out.Close()
+			}
+			continue
+		}
 		p.wg.Add(2)
 		go p.relay(out, in)
 		go p.relay(in, out)
@@ -123,7 +135,10 @@ func (p *Proxy) waitThawed(src net.Conn) bool {
 	}
 }
 
-// Cut drops every open connection, as a network failure would.
+// Cut drops every open connection, as a network failure would. A connection
+// is open once the proxy has taken it from its listener, which may be after the
+// client's connect returned: a test that needs it cut (or kept on its target by
+// Retarget) first gets an answer through it.
 func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -181,7 +196,8 @@ func (p *Proxy) Resume() {
 	p.mu.Unlock()
 }
 
-// Retarget sends new connections to addr (host:port); open ones stay.
+// Retarget sends new connections to addr (host:port); open ones (see Cut)
+// stay.
 func (p *Proxy) Retarget(addr string) {
 	p.mu.Lock()
 	p.target = addr

@@ -141,6 +141,9 @@ func TestProxy(t *testing.T) {
 	t.Run("cut while frozen closes", func(t *testing.T) {
 		p := testserver.NewProxy(t, echoServer(t, "a"))
 		c := dial(t, p)
+		if _, err := c.roundTrip("1", wait); err != nil { // the proxy holds it: Cut has it to close
+			t.Fatal(err)
+		}
 		p.Freeze()
 		_, _ = c.roundTrip("held", 100*time.Millisecond)
 		p.Cut()
@@ -153,6 +156,12 @@ func TestProxy(t *testing.T) {
 	t.Run("retarget", func(t *testing.T) {
 		p := testserver.NewProxy(t, echoServer(t, "a"))
 		old := dial(t, p)
+		// A connection is open for the proxy once it has taken it from
+		// its listener and dialled the target, which happens after the
+		// client's connect returns: one answer through it says it has.
+		if got, err := old.roundTrip("1", wait); got != "a:1" || err != nil {
+			t.Fatalf("before Retarget = %q, %v; want a:1", got, err)
+		}
 		p.Retarget(echoServer(t, "b"))
 		if got, err := dial(t, p).roundTrip("1", wait); got != "b:1" || err != nil {
 			t.Errorf("new connection after Retarget = %q, %v; want b:1", got, err)

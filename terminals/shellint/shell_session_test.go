@@ -201,13 +201,23 @@ func (s *session) send(keys string) {
 // waitFor waits until cond holds on the events so far.
 func (s *session) waitFor(what string, cond func(evs []Event, data string) bool) {
 	s.t.Helper()
-	deadline := time.After(shellTimeout)
+	// The deadline is for a shell that stopped making progress: a long
+	// output (seq 1 200000) may take more than shellTimeout in all on a
+	// loaded machine, and a test's -timeout bounds the whole.
+	stalled := time.NewTimer(shellTimeout)
+	defer stalled.Stop()
+	seen := -1
 	for {
 		s.mu.Lock()
 		ok := cond(s.events, s.data.String())
+		progress := s.data.Len() + len(s.events)
 		s.mu.Unlock()
 		if ok {
 			return
+		}
+		if progress != seen {
+			seen = progress
+			stalled.Reset(shellTimeout)
 		}
 		select {
 		case <-s.notify:
@@ -219,8 +229,8 @@ func (s *session) waitFor(what string, cond func(evs []Event, data string) bool)
 				s.fail("the shell exited while waiting for %s", what)
 			}
 			return
-		case <-deadline:
-			s.fail("timed out after %v waiting for %s", shellTimeout, what)
+		case <-stalled.C:
+			s.fail("nothing new for %v while waiting for %s", shellTimeout, what)
 		}
 	}
 }
