@@ -33,6 +33,7 @@ func runCLI(args []string) int {
 		"kill":    a.killCommand,
 		"bench":   benchCommand,
 		"upgrade": upgradeCommand,
+		"mcp":     a.mcpCommand,
 	}
 	switch name {
 	case "help":
@@ -65,6 +66,7 @@ Usage:
   termhost share <id|url> [--role viewer|driver] [--ttl 1h|24h|7d|0]
                              create a share link for a terminal
   termhost kill <id|url>     close a terminal
+  termhost mcp               let a coding agent use terminals over MCP (stdio)
   termhost bench [--quick]   measure speed and memory against the raw pty
   termhost upgrade           hand the running server's shells to the binary now
                              installed, without ending them (same as SIGUSR2)
