@@ -181,8 +181,16 @@ func (s *session) follow(ctx context.Context, uri string) (*client.Client, *term
 	}
 	s.mu.Lock()
 	t := s.terms[uri]
+	vanished := t != nil && (t.gone || !inCatalogue(c, uri))
+	if vanished {
+		delete(s.terms, uri)
+	}
 	s.mu.Unlock()
-	if t != nil && !t.gone {
+	if vanished {
+		_ = c.Unsubscribe(ctx, uri)
+		return nil, nil, fmt.Errorf("there is no terminal %s (it was closed): list_terminals shows the open ones", ahp.TerminalIDOf(uri))
+	}
+	if t != nil {
 		return c, t, nil
 	}
 	snap, err := c.Subscribe(ctx, uri)

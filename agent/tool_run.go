@@ -314,9 +314,28 @@ func (s *session) inputRefused(c *client.Client, uri string, err error) error {
 	return fmt.Errorf("typing into terminal %s failed: %w", ahp.TerminalIDOf(uri), err)
 }
 
+// exited reports whether a terminal has exited or left the catalogue
+// (disposed: a closed terminal's channel sends no exit of its own).
 func exited(c *client.Client, uri string) bool {
-	st, ok := c.Terminal(uri)
-	return ok && st.Lifecycle.Exited()
+	if st, ok := c.Terminal(uri); ok && st.Lifecycle.Exited() {
+		return true
+	}
+	return !inCatalogue(c, uri)
+}
+
+// inCatalogue reports whether the server lists the terminal (true while
+// the catalogue is unknown).
+func inCatalogue(c *client.Client, uri string) bool {
+	root, ok := c.Root()
+	if !ok {
+		return true
+	}
+	for _, info := range root.Terminals {
+		if info.Resource == uri {
+			return true
+		}
+	}
+	return false
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
