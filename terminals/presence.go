@@ -34,7 +34,8 @@ const MetaPresence = "termhost/presence"
 // Member kinds.
 const (
 	KindOwner  = "owner"
-	KindCLI    = "cli" // the owner's command line
+	KindCLI    = "cli"   // the owner's command line
+	KindAgent  = "agent" // a coding agent through termhost mcp
 	KindDriver = "driver"
 	KindViewer = "viewer"
 )
