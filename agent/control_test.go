@@ -68,6 +68,9 @@ func TestPersonTakesControl(t *testing.T) {
 	}
 	setClaim(t, p, uri, ahp.Claim{Kind: ahp.ClaimSession, Session: agentClaim.Session, Chat: agentClaim.Chat})
 	r.controlledBy(t, "this agent", true)
+	if out, _ := r.ok(t, "wait_for", map[string]any{"terminal": id}); out["status"] != "finished" || num(out["exitCode"]) != 130 {
+		t.Fatalf("the command the person interrupted: %v", out)
+	}
 	out, _ := r.ok(t, "run_command", map[string]any{"terminal": id, "command": "echo after"})
 	if out["output"] != "after" {
 		t.Fatalf("after the hand-back: %v", out)
