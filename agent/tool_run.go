@@ -222,12 +222,12 @@ func (s *session) result(c *client.Client, t *term, cmd *command, status string)
 // text is the command's output as plain text, cut to its head and tail
 // when it is longer than both.
 func (c *command) text() (string, bool) {
-	if c.bytes <= int64(len(c.head)+len(c.tail)) && c.bytes-int64(len(c.head)) <= int64(len(c.tail)) {
+	if c.bytes <= headBytes+tailBytes { // the tail holds at least tailBytes, or everything
 		rest := c.tail[int64(len(c.tail))-(c.bytes-int64(len(c.head))):]
 		return Plain(string(c.head) + string(rest)), false
 	}
-	omitted := c.bytes - int64(len(c.head)) - int64(len(c.tail))
-	return Plain(string(c.head)) + fmt.Sprintf("\n[… %d bytes omitted: fullOutputUrl has everything …]\n", omitted) + Plain(string(c.tail)), true
+	omitted := c.bytes - int64(len(c.head)) - int64(min(len(c.tail), tailBytes))
+	return Plain(string(c.head)) + fmt.Sprintf("\n[… %d bytes omitted: fullOutputUrl has everything …]\n", omitted) + Plain(string(tailOf(c.tail, tailBytes))), true
 }
 
 func resultText(r Result) string {
