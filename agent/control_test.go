@@ -84,8 +84,8 @@ func TestControlTakenMidCommand(t *testing.T) {
 	p := r.person(t, id)
 	done := make(chan string, 1)
 	go func() {
-		_, text, isErr := r.call(t, "run_command", map[string]any{"terminal": id, "command": "echo working; sleep 600", "timeoutSeconds": 120})
-		done <- fmt.Sprint(isErr, " ", text)
+		_, text, isErr, err := r.try(t, "run_command", map[string]any{"terminal": id, "command": "echo working; sleep 600", "timeoutSeconds": 120})
+		done <- fmt.Sprint(isErr, " ", text, err)
 	}()
 	// Wait for the command to run, bound to the tool call.
 	for seen := ""; ; {
@@ -93,9 +93,11 @@ func TestControlTakenMidCommand(t *testing.T) {
 		if st.Claim.ToolCallID != "" && strings.Contains(seen, "working\r\n") {
 			break
 		}
-		ev, err := p.Next(t.Context())
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		ev, err := p.Next(ctx)
+		cancel()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("waiting for the command to run (seen %q): %v", seen, err)
 		}
 		if ev.Kind == client.EventAction && ev.Envelope.Action.Type == ahp.TerminalData {
 			seen += ev.Envelope.Action.Data
@@ -113,7 +115,10 @@ func TestTerminalKilledMidWait(t *testing.T) {
 	p := r.person(t, id)
 	done := make(chan map[string]any, 1)
 	go func() {
-		out, _, _ := r.call(t, "run_command", map[string]any{"terminal": id, "command": "sleep 600", "timeoutSeconds": 120})
+		out, text, _, err := r.try(t, "run_command", map[string]any{"terminal": id, "command": "sleep 600", "timeoutSeconds": 120})
+		if out == nil {
+			out = map[string]any{"text": text, "err": fmt.Sprint(err)}
+		}
 		done <- out
 	}()
 	r.ok(t, "wait_for", map[string]any{"terminal": id, "pattern": "sleep 600", "since": 0})
@@ -141,7 +146,7 @@ func TestManyParallelCalls(t *testing.T) {
 			var isErr bool
 			switch i % 4 {
 			case 0, 1:
-				out, text, isErr = r.call(t, "run_command", map[string]any{"terminal": id, "command": fmt.Sprintf("echo n%d", i)})
+				out, text, isErr, _ = r.try(t, "run_command", map[string]any{"terminal": id, "command": fmt.Sprintf("echo n%d", i)})
 				if isErr {
 					if !strings.Contains(text, "in progress") && !strings.Contains(text, "still running") {
 						errs <- fmt.Sprintf("run %d: unexpected error %q", i, text)
@@ -150,11 +155,11 @@ func TestManyParallelCalls(t *testing.T) {
 					errs <- fmt.Sprintf("run %d: %v", i, out)
 				}
 			case 2:
-				if _, text, isErr = r.call(t, "read_terminal", map[string]any{"terminal": id, "mode": "output"}); isErr {
+				if _, text, isErr, _ = r.try(t, "read_terminal", map[string]any{"terminal": id, "mode": "output"}); isErr {
 					errs <- fmt.Sprintf("read %d: %s", i, text)
 				}
 			case 3:
-				if out, text, isErr = r.call(t, "list_terminals", nil); isErr || len(out["terminals"].([]any)) != len(ids) {
+				if out, text, isErr, _ = r.try(t, "list_terminals", nil); isErr || out == nil || len(out["terminals"].([]any)) != len(ids) {
 					errs <- fmt.Sprintf("list %d: %s %v", i, text, out)
 				}
 			}

@@ -60,11 +60,21 @@ func newRig(t *testing.T, allowAny bool) *rig {
 // says whether it failed (as a tool error, never a protocol error).
 func (r *rig) call(t *testing.T, name string, args map[string]any) (out map[string]any, text string, isError bool) {
 	t.Helper()
+	out, text, isError, err := r.try(t, name, args)
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", name, args, err)
+	}
+	return out, text, isError
+}
+
+// try is call for another goroutine than the test's: a protocol error is
+// returned, not fatal.
+func (r *rig) try(t *testing.T, name string, args map[string]any) (out map[string]any, text string, isError bool, err error) {
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		t.Fatalf("%s(%v): protocol error %v", name, args, err)
+		return nil, "", false, err
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -76,7 +86,7 @@ func (r *rig) call(t *testing.T, name string, args map[string]any) (out map[stri
 		raw, _ := json.Marshal(res.StructuredContent)
 		_ = json.Unmarshal(raw, &out)
 	}
-	return out, b.String(), res.IsError
+	return out, b.String(), res.IsError, nil
 }
 
 // ok calls a tool that must succeed.

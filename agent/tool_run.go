@@ -291,7 +291,9 @@ func (s *session) bindCall(ctx context.Context, c *client.Client, uri string) {
 	s.mu.Unlock()
 	claim := s.claim
 	claim.TurnID, claim.ToolCallID = "turn-"+strconv.FormatInt(n, 10), "call-"+strconv.FormatInt(n, 10)
-	_ = s.dispatch(ctx, c, uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: claim})
+	// Not waited for: the input dispatched next follows it on the socket,
+	// and a refusal (a person took the terminal meanwhile) shows there.
+	_, _ = c.Dispatch(ctx, uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: claim})
 }
 
 // unbindCall narrows the claim back once the call returns.
@@ -302,7 +304,7 @@ func (s *session) unbindCall(c *client.Client, uri string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dispatchTimeout)
 	defer cancel()
-	_ = s.dispatch(ctx, c, uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: s.claim})
+	_, _ = c.Dispatch(ctx, uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: s.claim})
 }
 
 // inputRefused explains a refused input: a person took control, or the
