@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,8 +36,15 @@ func newSession(a *Agent, name string) *session {
 	id := client.RandomID(8)
 	return &session{a: a, name: name, terms: map[string]*term{}, opened: map[string]bool{}, echoes: map[int64]string{},
 		wake:  make(chan struct{}),
-		claim: ahp.Claim{Kind: ahp.ClaimSession, Session: "ahp-session:/termhost-mcp/" + id, Chat: "ahp-chat:/termhost-mcp/" + id}}
+		claim: ahp.Claim{Kind: ahp.ClaimSession, Session: sessionPrefix + id, Chat: "ahp-chat:/termhost-mcp/" + id}}
 }
+
+// sessionPrefix starts the session URI of every termhost mcp session.
+const sessionPrefix = "ahp-session:/termhost-mcp/"
+
+// IsAgentSession reports whether a session claim's session is one of
+// termhost mcp's.
+func IsAgentSession(session string) bool { return strings.HasPrefix(session, sessionPrefix) }
 
 // errClosed ends the calls of a session whose MCP client has gone.
 var errClosed = errors.New("the MCP session has ended")

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
@@ -146,6 +147,12 @@ func claimText(c ahp.Claim) string {
 	case ahp.ClaimClient:
 		return "client " + c.ClientID
 	case ahp.ClaimSession:
+		if agent.IsAgentSession(c.Session) {
+			if c.ToolCallID != "" {
+				return "agent (termhost mcp), running a tool call"
+			}
+			return "agent (termhost mcp)"
+		}
 		return "session " + c.Session
 	}
 	return c.Kind

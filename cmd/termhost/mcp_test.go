@@ -35,7 +35,7 @@ func TestMCPOverStdio(t *testing.T) {
 	if got := strings.Join(names, " "); got != "close_terminal list_terminals open_terminal read_terminal run_command send_input wait_for" {
 		t.Fatalf("tools: %s", got)
 	}
-	call := func(name string, args map[string]any) map[string]any {
+	callTool := func(name string, args map[string]any) map[string]any {
 		t.Helper()
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil || res.IsError {
@@ -43,8 +43,8 @@ func TestMCPOverStdio(t *testing.T) {
 		}
 		return res.StructuredContent.(map[string]any)
 	}
-	id := call("open_terminal", map[string]any{"name": "stdio"})["id"].(string)
-	out := call("run_command", map[string]any{"terminal": id, "command": "echo over stdio; exit_code=3; (exit $exit_code)"})
+	id := callTool("open_terminal", map[string]any{"name": "stdio"})["id"].(string)
+	out := callTool("run_command", map[string]any{"terminal": id, "command": "echo over stdio; exit_code=3; (exit $exit_code)"})
 	if out["output"] != "over stdio" || out["exitCode"] != float64(3) {
 		t.Fatalf("run_command over stdio: %v", out)
 	}
@@ -58,5 +58,14 @@ func TestMCPOverStdio(t *testing.T) {
 	if got := presenceOf(info); len(got) != 1 || got[0].Name != "Agent · stdio-agent" || got[0].Kind != terminals.KindAgent {
 		t.Fatalf("presence of the agent's terminal: %+v, want Agent · stdio-agent", got)
 	}
-	call("close_terminal", map[string]any{"terminal": id})
+	// termhost ls names the agent as the terminal's holder.
+	if code, stdout, stderr := call(t, ownerEnvOf(ts), "ls"); code != 0 || !strings.Contains(stdout, "agent (termhost mcp)") {
+		t.Fatalf("termhost ls = %d %q %q, want the agent as holder", code, stdout, stderr)
+	}
+	callTool("close_terminal", map[string]any{"terminal": id})
+}
+
+// ownerEnvOf is the environment of a CLI command aimed at ts as its owner.
+func ownerEnvOf(ts *testserver.Server) map[string]string {
+	return map[string]string{"TERMHOST_SERVER": ts.URL, "TERMHOST_TOKEN": ts.Token}
 }
