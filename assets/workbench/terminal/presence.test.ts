@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initials, memberLabel, membersOf, type Member } from './presence';
+import { agentHolderLabel, initials, memberLabel, membersOf, type Member } from './presence';
 
 const tab: Member = { id: 'p000000000001', name: 'Owner', kind: 'owner', device: 'Firefox on Linux', control: true };
 const phone: Member = { id: 'p000000000002', name: 'Owner', kind: 'owner', device: 'Chrome on Android' };
@@ -36,4 +36,13 @@ test('membersOf keeps well-formed members only', () => {
   assert.deepEqual(membersOf(undefined), []);
   assert.deepEqual(membersOf({ 'termhost/presence': 'nope' }), []);
   assert.deepEqual(membersOf({ 'termhost/presence': [alice, { name: 'no id' }, null] }), [alice]);
+});
+
+test('agentHolderLabel names the agent and its running tool call', () => {
+  const agent: Member = { id: 'p000000000006', name: 'Agent · Claude Code', kind: 'agent', device: 'termhost mcp' };
+  const claim = { kind: 'session' as const, session: 'ahp-session:/termhost-mcp/1', chat: 'ahp-chat:/termhost-mcp/1' };
+  assert.equal(agentHolderLabel([tab, agent], claim), 'Agent · Claude Code');
+  assert.equal(agentHolderLabel([tab, agent], { ...claim, turnId: 'turn-1', toolCallId: 'call-1' }), 'Agent · Claude Code, running a tool call');
+  assert.equal(agentHolderLabel([tab], claim), 'an agent session');
+  assert.equal(memberLabel(agent, 'owner', tab.id), 'Agent · Claude Code');
 });

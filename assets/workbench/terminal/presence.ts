@@ -17,7 +17,7 @@ const CONTROL_NOTICE = 'x-termhost/controlRequest';
 export interface Member {
   id: string;
   name: string;
-  kind: 'owner' | 'cli' | 'driver' | 'viewer';
+  kind: 'owner' | 'cli' | 'agent' | 'driver' | 'viewer';
   device?: string;
   control?: boolean;
 }
@@ -49,6 +49,17 @@ export function memberLabel(m: Member, role: Role, selfId: string | undefined): 
   if (mine) return `You (${m.device || 'another tab'})`;
   if (m.kind === 'owner') return m.device ? `${m.name} (${m.device})` : m.name;
   return m.kind === 'viewer' ? `${m.name} (viewer)` : m.name;
+}
+
+/**
+ * Who holds a session claim, for people: the agent connected to the
+ * terminal through termhost mcp ("Agent · Claude Code"), and whether one of
+ * its tool calls runs there now.
+ */
+export function agentHolderLabel(members: Member[], claim: TerminalClaim): string {
+  const agent = members.find((m) => m.kind === 'agent');
+  const who = agent ? agent.name : 'an agent session';
+  return claim.kind === 'session' && claim.toolCallId ? `${who}, running a tool call` : who;
 }
 
 /** One or two initials of a label: "alice" → "A", "You (this tab)" → "Y", "bob@build1" → "B". */
@@ -98,7 +109,7 @@ export class Control {
 
   /** Who controls a terminal, for people: never a client that left. */
   holderLabel(uri: string, claim: TerminalClaim | undefined): string {
-    if (claim?.kind === 'session') return 'an agent session';
+    if (claim?.kind === 'session') return agentHolderLabel(this.members(uri), claim);
     if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
     const holder = this.members(uri).find((m) => m.control);
     return holder ? this.label(holder) : 'nobody here';
