@@ -195,3 +195,40 @@ func (r *rig) controlledBy(t *testing.T, want string, exact bool) {
 		}
 	}
 }
+
+// TestConnectionLostMidWait: the agent's AHP connection drops while it
+// waits for a command; the client reconnects and the wait ends with the
+// command's result, output included.
+func TestConnectionLostMidWait(t *testing.T) {
+	r := newRig(t, false)
+	id := r.open(t)
+	p := r.person(t, id)
+	done := make(chan map[string]any, 1)
+	go func() {
+		out, text, _, err := r.try(t, "run_command", map[string]any{"terminal": id, "command": "echo begun; read -t 600 x; echo ended", "timeoutSeconds": 120})
+		if out == nil {
+			out = map[string]any{"text": text, "err": fmt.Sprint(err)}
+		}
+		done <- out
+	}()
+	// Once the command runs, cut the network, then let it finish.
+	for seen := ""; !strings.Contains(seen, "begun\r\n"); {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		ev, err := p.Next(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("waiting for the command to run (seen %q): %v", seen, err)
+		}
+		if ev.Kind == client.EventAction && ev.Envelope.Action.Type == ahp.TerminalData {
+			seen += ev.Envelope.Action.Data
+		}
+	}
+	r.proxy.Cut()
+	if _, err := p.Dispatch(t.Context(), ahp.TerminalURI(id), ahp.Action{Type: ahp.TerminalInput, Data: "go\r"}); err != nil {
+		t.Fatal(err)
+	}
+	out := <-done
+	if out["status"] != "finished" || num(out["exitCode"]) != 0 || !strings.Contains(fmt.Sprint(out["output"]), "ended") {
+		t.Fatalf("run_command across a lost connection: %v", out)
+	}
+}

@@ -21,8 +21,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // rig is an MCP client connected in memory to the agent, which talks AHP
 // to a real in-process termhost whose shell is bash with shell integration.
 type rig struct {
-	ts *testserver.Server
-	cs *mcp.ClientSession
+	ts    *testserver.Server
+	proxy *testserver.Proxy // the agent's AHP connections go through it
+	cs    *mcp.ClientSession
 }
 
 func newRig(t *testing.T, allowAny bool) *rig {
@@ -34,10 +35,11 @@ func newRig(t *testing.T, allowAny bool) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	proxy := testserver.NewProxy(t, ts.Listener.Addr().String())
 	ag := agent.New(agent.Config{Base: base, AllowAnyTerminal: allowAny, Logger: testserver.Logger(t),
 		Dial: func(ctx context.Context, opts client.Options) (*client.Client, error) {
 			opts.Token = ts.Token
-			return client.Dial(ctx, ts.URL, opts)
+			return client.Dial(ctx, proxy.URL(), opts)
 		}})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := ag.Server().Connect(t.Context(), st, nil)
@@ -53,7 +55,7 @@ func newRig(t *testing.T, allowAny bool) *rig {
 		_ = ss.Wait()
 		ag.Close()
 	})
-	return &rig{ts: ts, cs: cs}
+	return &rig{ts: ts, proxy: proxy, cs: cs}
 }
 
 // call calls a tool and returns its structured result and text; isError
