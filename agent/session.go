@@ -113,7 +113,8 @@ func (s *session) pump(c *client.Client) {
 		switch ev.Kind {
 		case client.EventAction:
 			env := ev.Envelope
-			if env.Origin != nil && env.Origin.ClientID == c.ClientID() {
+			// Only input is waited for (dispatch); claim changes are not.
+			if env.Origin != nil && env.Origin.ClientID == c.ClientID() && env.Action.Type == ahp.TerminalInput {
 				if len(s.echoes) > 1024 { // nobody waits for these any more
 					clear(s.echoes)
 				}

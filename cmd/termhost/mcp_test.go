@@ -69,3 +69,29 @@ func TestMCPOverStdio(t *testing.T) {
 func ownerEnvOf(ts *testserver.Server) map[string]string {
 	return map[string]string{"TERMHOST_SERVER": ts.URL, "TERMHOST_TOKEN": ts.Token}
 }
+
+// TestMCPWithoutServer: with no server running, termhost mcp still starts
+// (the agent sees its tools) and each tool says so in one sentence.
+func TestMCPWithoutServer(t *testing.T) {
+	ts := testserver.New(t)
+	url := ts.URL
+	ts.Close() // nothing listens there any more
+	cmd := exec.Command(needBinary(t), "mcp", "--server", url)
+	cmd.Env = []string{"TERMHOST_TOKEN=x", "HOME=" + t.TempDir()}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lonely-agent", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close() }()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_terminals"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ""
+	if len(res.Content) == 1 {
+		text = res.Content[0].(*mcp.TextContent).Text
+	}
+	if !res.IsError || !strings.Contains(text, "connection refused") || !strings.Contains(text, "termhost serve") {
+		t.Fatalf("list_terminals without a server: isError %v, %q", res.IsError, text)
+	}
+}
