@@ -21,7 +21,18 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require github.com/coreos/go-systemd/v22 v22.7.0
+require (
+	github.com/coreos/go-systemd/v22 v22.7.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+)
+
+require (
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.37.0 // indirect
+)
 
 require (
 	github.com/charmbracelet/colorprofile v0.4.2 // indirect

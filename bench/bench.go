@@ -205,6 +205,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{"startup", rn.startup},
 		{"fanout", rn.fanout},
 		{"bounded", rn.bounded},
+		{"mcp", rn.mcp},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {

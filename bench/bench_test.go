@@ -104,8 +104,18 @@ func TestRun(t *testing.T) {
 			if res.Echo.Server.P50 <= 0 || res.Echo.Raw.P50 <= 0 || res.Fanout.Evicted != 0 {
 				t.Errorf("echo = %+v, fanout = %+v", *res.Echo, *res.Fanout)
 			}
-			if len(res.Targets) != 10 {
-				t.Errorf("%d targets, want 10: %+v", len(res.Targets), res.Targets)
+			// The MCP round trip needs the shell integration (run_command).
+			wantTargets := 10
+			if tc.integration {
+				wantTargets++
+				if m := res.MCP; m == nil || m.Samples == 0 || m.Run.P50 <= 0 || m.BigBytes < tinyPlan.BoundedSize || m.BigText == 0 || int64(m.BigText) >= m.BigBytes {
+					t.Errorf("mcp = %+v, want a round trip and %d bytes returned cut", m, tinyPlan.BoundedSize)
+				}
+			} else if res.MCP != nil {
+				t.Errorf("mcp = %+v without shell integration", res.MCP)
+			}
+			if len(res.Targets) != wantTargets {
+				t.Errorf("%d targets, want %d: %+v", len(res.Targets), wantTargets, res.Targets)
 			}
 			var table bytes.Buffer
 			res.WriteTable(&table)

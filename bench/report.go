@@ -28,6 +28,7 @@ type Result struct {
 	Fanout           *Fanout      `json:"fanout,omitempty"`
 	Idle             []IdleMemory `json:"idle,omitempty"`
 	Bounded          *Bounded     `json:"bounded,omitempty"`
+	MCP              *MCP         `json:"mcp,omitempty"`
 	Targets          []Target     `json:"targets"`
 	Errors           []string     `json:"errors,omitempty"`
 }
@@ -197,6 +198,9 @@ func (r *Result) evaluate() []Target {
 		add(fmt.Sprintf("RSS after %s", human(b.Bytes)), "≤ start + 2×scrollback + 16 MiB",
 			fmt.Sprintf("%s (limit %s, max %s)", human(b.EndRSS), human(b.Limit), human(b.MaxRSS)), b.EndRSS <= b.Limit)
 	}
+	if m := r.MCP; m != nil {
+		add("MCP run_command true p50 over the shell", fmt.Sprintf("≤ %.0f ms", TargetMCPOverP50), fmt.Sprintf("%.1f ms", m.OverP50), m.OverP50 <= TargetMCPOverP50)
+	}
 	return t
 }
 
@@ -267,6 +271,11 @@ func (r *Result) WriteTable(w io.Writer) {
 	if b := r.Bounded; b != nil {
 		fmt.Fprintf(tw, "RSS around %s through 1 terminal\t%s start\t%s end (max %s)\tlimit %s\n", human(b.Bytes), human(b.StartRSS),
 			human(b.EndRSS), human(b.MaxRSS), human(b.Limit))
+	}
+	if m := r.MCP; m != nil {
+		fmt.Fprintf(tw, "MCP run_command true p50/p99 (%d; shell's own time p50 %.1f ms)\t\t%.1f/%.1f ms\tp50 %+.1f, p99 %+.1f ms over the shell\n",
+			m.Samples, m.ShellP50, m.Run.P50, m.Run.P99, m.OverP50, m.OverP99)
+		fmt.Fprintf(tw, "MCP run_command of %s output, cut to %d characters\t\t%.0f ms\t%+.0f ms over the shell\n", human(m.BigBytes), m.BigText, m.BigMs, m.BigOver)
 	}
 	fmt.Fprintf(tw, "\ntarget\twant\tgot\t\n")
 	for _, t := range r.Targets {

@@ -18,6 +18,10 @@ const metaPresenceID = "termhost/presenceId"
 // cliName is the clientInfo name of termhost's command line.
 const cliName = "termhost-cli"
 
+// agentName is the clientInfo name of termhost mcp's connections; their
+// title is the MCP client's name (package agent).
+const agentName = "termhost-mcp"
+
 // connPresence is what presence shows of a connection: fixed at accept
 // (device, share label) and at initialize or reconnect (clientInfo),
 // before the connection subscribes to anything.
@@ -51,6 +55,8 @@ func (c *conn) PresenceMember() terminals.Member {
 		if m.Name == "" {
 			m.Name = "termhost CLI"
 		}
+	case p.info.Name == agentName:
+		m.Kind, m.Name, m.Device = terminals.KindAgent, cleanLabel("Agent · "+firstNonEmpty(p.info.Title, "MCP client")), "termhost mcp"
 	default:
 		m.Name = "Owner"
 	}

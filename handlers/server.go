@@ -46,6 +46,8 @@ type Config struct {
 	PingInterval time.Duration
 	// Retention is how long a disconnected client can reconnect (default 10 min).
 	Retention time.Duration
+	// MCP, when set, is served at <base>/mcp to the owner (handlers/mcp.go).
+	MCP http.Handler
 	// Compression negotiates permessage-deflate with clients that offer it;
 	// the zero value, CompressionAuto, does for clients not on loopback.
 	Compression Compression
@@ -185,6 +187,7 @@ func New(cfg Config) (*Server, error) {
 	app.With(s.requireOwner).Get("/metrics", s.metrics.handler().ServeHTTP)
 	s.mountPages(app)
 	s.mountRecordings(app)
+	s.mountMCP(app)
 
 	root := chi.NewRouter()
 	root.Use(s.withRequestInfo, s.securityHeaders)

@@ -35,7 +35,8 @@ const MetaPresence = "termhost/presence"
 // Member kinds.
 const (
 	KindOwner  = "owner"
-	KindCLI    = "cli" // the owner's command line
+	KindCLI    = "cli"   // the owner's command line
+	KindAgent  = "agent" // a coding agent through termhost mcp
 	KindDriver = "driver"
 	KindViewer = "viewer"
 )

@@ -107,7 +107,17 @@ func (s *session) holderName() string {
 // connected to the terminal.
 func claimHolderName(claim ahp.Claim, present []terminals.Member) string {
 	if claim.Kind == ahp.ClaimSession {
-		return "an agent session"
+		name := "an agent session"
+		for _, m := range present {
+			if m.Kind == terminals.KindAgent { // termhost mcp: "Agent · Claude Code"
+				name = memberText(m)
+				break
+			}
+		}
+		if claim.ToolCallID != "" {
+			name += ", running a tool call"
+		}
+		return name
 	}
 	id := terminals.PresenceID(claim.ClientID)
 	for _, m := range present {

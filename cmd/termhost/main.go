@@ -36,6 +36,7 @@ func runCLI(args []string) int {
 		"upgrade": upgradeCommand,
 		// The probe an upgrading server runs on the new binary (not in help).
 		"handover-check": handoverCheckCommand,
+		"mcp":            a.mcpCommand,
 	}
 	switch name {
 	case "help":
@@ -72,6 +73,7 @@ Usage:
                              create a share link for a terminal (default: viewer,
                              24h; --label names whoever gets it)
   termhost kill <id|url>     close a terminal
+  termhost mcp               let a coding agent use terminals over MCP (stdio)
   termhost bench [--quick]   measure speed and memory against the raw pty
   termhost upgrade           hand the running server's shells to the binary now
                              installed, without ending them (same as SIGUSR2)

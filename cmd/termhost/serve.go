@@ -54,6 +54,7 @@ type serveOptions struct {
 	recordAll        bool
 	recordMax        sizeFlag
 	screenModel      bool
+	mcp              bool
 }
 
 const serveAbout = "termhost serve: run the terminal server."
@@ -86,6 +87,7 @@ func (o *serveOptions) flags() *flagSet {
 	fs.BoolVar(&o.recordAll, "record-all", false, "record every terminal as an asciicast v2 file in <state-dir>/recordings, deleted when the terminal is closed")
 	fs.BoolVar(&o.screenModel, "screen-model", true, "keep a model of each terminal's screen so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (fed on demand; see BENCHMARKS.md)")
 	fs.Var(&o.recordMax, "record-max", "largest recording per terminal, a `size` such as 64MiB: recording stops there")
+	fs.BoolVar(&o.mcp, "mcp", false, "also serve termhost mcp's agent tools over MCP's Streamable HTTP transport at <base>/mcp, for the owner token only (see termhost mcp --help)")
 	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
 }
@@ -259,23 +261,34 @@ type serving struct {
 	ln   *net.TCPListener
 	addr *net.TCPAddr
 	errc chan error
+	mcp  *serveMCP // --mcp, else nil
 }
 
 func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, ln *net.TCPListener,
 	clients []handlers.ClientRecord, log *slog.Logger) (*serving, error) {
 	addr := ln.Addr().(*net.TCPAddr)
-	srv, err := handlers.New(handlers.Config{Manager: m, Logger: log, Version: version,
+	cfg := handlers.Config{Manager: m, Logger: log, Version: version,
 		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, setup.scheme()),
 		OwnerToken: setup.token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: setup.proxies,
-		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression})
+		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression}
+	var srv *handlers.Server
+	var mcpSrv *serveMCP
+	if o.mcp {
+		mcpSrv = newServeMCP(func() http.Handler { return srv }, setup.token, o.basePath, publicBase(o, setup, addr), log)
+		cfg.MCP = mcpSrv.handler
+	}
+	srv, err := handlers.New(cfg)
 	if err != nil {
+		if mcpSrv != nil {
+			mcpSrv.close()
+		}
 		return nil, err
 	}
 	// The timeouts end slow or idle connections; a WebSocket is exempt, as
 	// hijacking its connection clears the deadlines.
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: min(10*time.Second, o.readTimeout), ReadTimeout: o.readTimeout,
 		IdleTimeout: o.idleTimeout, TLSConfig: setup.tls, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	s := &serving{srv: srv, hs: hs, ln: ln, addr: addr, errc: make(chan error, 1)}
+	s := &serving{srv: srv, hs: hs, ln: ln, addr: addr, errc: make(chan error, 1), mcp: mcpSrv}
 	go func() {
 		if setup.tls != nil {
 			s.errc <- hs.ServeTLS(ln, "", "") // the certificate is in TLSConfig
@@ -293,6 +306,9 @@ func (s *serving) stop(restart bool) {
 	defer cancel()
 	if err := s.hs.Shutdown(ctx); err != nil {
 		_ = s.hs.Close()
+	}
+	if s.mcp != nil {
+		s.mcp.close()
 	}
 	if restart {
 		s.srv.CloseForRestart()

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initials, mayDrive, memberLabel, membersOf, type Member } from './presence';
+import { agentHolderLabel, initials, mayDrive, memberLabel, membersOf, type Member } from './presence';
 
 const tab: Member = { id: 'p000000000001', name: 'Owner', kind: 'owner', device: 'Firefox on Linux', control: true };
 const phone: Member = { id: 'p000000000002', name: 'Owner', kind: 'owner', device: 'Chrome on Android' };
@@ -50,8 +50,17 @@ test('mayDrive: the holder types; others while nobody here holds it', async (t) 
     ['the owner while another holds it: takes control first', [theirs, 'web-me', 'owner', [tab, phone]], false],
     ['a driver when nobody here holds it: the first keystroke takes control', [theirs, 'web-me', 'driver', [phone, alice]], true],
     ['a viewer, never', [theirs, 'web-me', 'viewer', [phone]], false],
-    ["the owner, an agent session's terminal", [agent, 'web-me', 'owner', [tab]], true],
+    ["the owner, an agent session's terminal: takes control first", [agent, 'web-me', 'owner', [tab]], false],
     ["a driver, an agent session's terminal", [agent, 'web-me', 'driver', [alice]], false],
   ];
   for (const [name, args, want] of cases) await t.test(name, () => assert.equal(mayDrive(...args), want));
+});
+
+test('agentHolderLabel names the agent and its running tool call', () => {
+  const agent: Member = { id: 'p000000000006', name: 'Agent · Claude Code', kind: 'agent', device: 'termhost mcp' };
+  const claim = { kind: 'session' as const, session: 'ahp-session:/termhost-mcp/1', chat: 'ahp-chat:/termhost-mcp/1' };
+  assert.equal(agentHolderLabel([tab, agent], claim), 'Agent · Claude Code');
+  assert.equal(agentHolderLabel([tab, agent], { ...claim, turnId: 'turn-1', toolCallId: 'call-1' }), 'Agent · Claude Code, running a tool call');
+  assert.equal(agentHolderLabel([tab], claim), 'an agent session');
+  assert.equal(memberLabel(agent, 'owner', tab.id), 'Agent · Claude Code');
 });

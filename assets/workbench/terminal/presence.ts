@@ -17,7 +17,7 @@ const CONTROL_NOTICE = 'x-termhost/controlRequest';
 export interface Member {
   id: string;
   name: string;
-  kind: 'owner' | 'cli' | 'driver' | 'viewer';
+  kind: 'owner' | 'cli' | 'agent' | 'driver' | 'viewer';
   device?: string;
   control?: boolean;
 }
@@ -56,14 +56,27 @@ export function memberLabel(m: Member, role: Role, selfId: string | undefined): 
  * decides (docs/protocol.md, "Control"): the claim holder does; while the
  * holder is here nobody else does, the owner included (it takes control
  * first); a terminal nobody here holds is anyone's who may act (the first
- * keystroke takes control); an agent session's terminal is the owner's.
+ * keystroke takes control); an agent session's terminal is the agent's
+ * until a person takes control (the owner's Take Control), so that a
+ * person's keys never mix into an agent's command unannounced.
  * Without presence the page cannot tell, and lets the server decide.
  */
 export function mayDrive(claim: TerminalClaim | undefined, clientId: string, role: Role | string, members: readonly Member[] | undefined): boolean {
   if (role === 'viewer') return false;
   if (!claim) return true;
   if (claim.kind === 'client') return claim.clientId === clientId || !(members ?? []).some((m) => m.control);
-  return role === 'owner';
+  return false;
+}
+
+/**
+ * Who holds a session claim, for people: the agent connected to the
+ * terminal through termhost mcp ("Agent · Claude Code"), and whether one of
+ * its tool calls runs there now.
+ */
+export function agentHolderLabel(members: Member[], claim: TerminalClaim): string {
+  const agent = members.find((m) => m.kind === 'agent');
+  const who = agent ? agent.name : 'an agent session';
+  return claim.kind === 'session' && claim.toolCallId ? `${who}, running a tool call` : who;
 }
 
 /** One or two initials of a label: "alice" → "A", "You (this tab)" → "Y", "bob@build1" → "B". */
@@ -113,7 +126,7 @@ export class Control {
 
   /** Who controls a terminal, for people: never a client that left. */
   holderLabel(uri: string, claim: TerminalClaim | undefined): string {
-    if (claim?.kind === 'session') return 'an agent session';
+    if (claim?.kind === 'session') return agentHolderLabel(this.members(uri), claim);
     if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
     const holder = this.members(uri).find((m) => m.control);
     return holder ? this.label(holder) : 'nobody';

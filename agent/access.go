@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/terminals"
+)
+
+// terminalURI reads a terminal argument: an id, or a terminal URI.
+func terminalURI(arg string) (string, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return "", fmt.Errorf("terminal is required: pass the id open_terminal or list_terminals gave")
+	}
+	uri := ahp.TerminalURIOf(arg)
+	if err := ahp.CheckTerminalURI(uri); err != nil {
+		return "", fmt.Errorf("%q is not a terminal id (%v): pass the id open_terminal or list_terminals gave", clip(arg, 80), err)
+	}
+	return uri, nil
+}
+
+// mayUse says whether the session may use a terminal at all: by default
+// only those it opened.
+func (s *session) mayUse(uri string) error {
+	s.mu.Lock()
+	opened := s.opened[uri]
+	s.mu.Unlock()
+	if opened || s.a.cfg.AllowAnyTerminal {
+		return nil
+	}
+	return fmt.Errorf("terminal %s was not opened by this agent, and termhost mcp only lets an agent use its own terminals: "+
+		"open one with open_terminal (the user can allow every terminal with termhost mcp --allow-any-terminal)", ahp.TerminalIDOf(uri))
+}
+
+// inControl says whether the session may type into a terminal now. A
+// terminal it opened must still carry its session claim: once a person
+// takes control, the agent only reads until the claim is handed back.
+func (s *session) inControl(c *client.Client, uri string) error {
+	st, ok := c.Terminal(uri)
+	if !ok {
+		return fmt.Errorf("terminal %s is not open any more: list_terminals shows the open ones", ahp.TerminalIDOf(uri))
+	}
+	if st.Lifecycle.Exited() {
+		return fmt.Errorf("terminal %s has exited%s: open a new one with open_terminal", ahp.TerminalIDOf(uri), exitText(st.Lifecycle.ExitCode))
+	}
+	s.mu.Lock()
+	opened := s.opened[uri]
+	s.mu.Unlock()
+	if !opened || s.holds(st.Claim) {
+		return nil
+	}
+	return fmt.Errorf("a person took control of terminal %s (%s): your input is refused until they hand it back. "+
+		"read_terminal still works; wait, or ask the user to hand the terminal back", ahp.TerminalIDOf(uri), s.holderText(c, uri, st.Claim))
+}
+
+// holds reports whether claim is this session's.
+func (s *session) holds(claim ahp.Claim) bool {
+	return claim.Kind == ahp.ClaimSession && claim.Session == s.claim.Session
+}
+
+// holderText names who holds a claim, for people and agents.
+func (s *session) holderText(c *client.Client, uri string, claim ahp.Claim) string {
+	switch {
+	case s.holds(claim):
+		return "this agent"
+	case claim.Kind == ahp.ClaimSession:
+		return "another agent session"
+	}
+	if root, ok := c.Root(); ok {
+		for _, info := range root.Terminals {
+			if info.Resource != uri {
+				continue
+			}
+			for _, m := range presenceOf(info) {
+				if m.Control {
+					return "controlled by " + m.Name
+				}
+			}
+		}
+	}
+	return "controlled by a person"
+}
+
+// presenceOf is who is connected to a terminal, from its catalogue _meta.
+func presenceOf(info ahp.TerminalInfo) []terminals.Member {
+	var meta map[string]json.RawMessage
+	list := []terminals.Member{}
+	if json.Unmarshal(info.Meta, &meta) == nil {
+		_ = json.Unmarshal(meta[terminals.MetaPresence], &list)
+	}
+	return list
+}
+
+func exitText(code *int) string {
+	if code == nil {
+		return ""
+	}
+	return fmt.Sprintf(" with code %d", *code)
+}
+
+// clip cuts s to n bytes for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return ahp.Truncate(s, n) + "…"
+}

@@ -1,0 +1,130 @@
+// Package agent lets coding agents drive termhost terminals over the Model
+// Context Protocol while people watch: an MCP server (the official Go SDK)
+// whose tools open terminals, run commands and read them back through an
+// AHP connection to the running termhost server, so that everything the
+// agent does shows live in the workbench and can be taken over.
+//
+// Files: agent.go (the MCP server and its sessions), session.go (one MCP
+// session's AHP connection and event pump), track.go (what is kept of each
+// terminal's output), plaintext.go (output as text, through an emulator),
+// access.go (which terminals a session may use, and who controls them),
+// keys.go (named keys), errors.go (errors as sentences), and one file per
+// tool: tool_list.go, tool_open.go, tool_run.go, tool_read.go,
+// tool_input.go, tool_wait.go, tool_close.go.
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/termhost/termhost/client"
+)
+
+// Config configures an Agent.
+type Config struct {
+	// Dial connects to the termhost server as an AHP client. The agent
+	// sets opts' client id, clientInfo and subscriptions; Dial adds the
+	// credentials.
+	Dial func(ctx context.Context, opts client.Options) (*client.Client, error)
+	// Base is the server's base URL, for terminal links.
+	Base *url.URL
+	// AllowAnyTerminal lets the agent use every terminal, not only those
+	// it opened.
+	AllowAnyTerminal bool
+	Logger           *slog.Logger
+	Version          string
+}
+
+// Agent is the MCP server. Each MCP session gets its own AHP connection,
+// dialled at its first tool call and closed when the session ends.
+type Agent struct {
+	cfg Config
+	srv *mcp.Server
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*session
+	closed   bool
+	wg       sync.WaitGroup // one watcher per session, waiting for its end
+}
+
+// New builds the MCP server with its tools.
+func New(cfg Config) *Agent {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	a := &Agent{cfg: cfg, sessions: map[*mcp.ServerSession]*session{}}
+	a.srv = mcp.NewServer(&mcp.Implementation{Name: "termhost", Title: "termhost terminals", Version: cfg.Version},
+		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.Logger, Capabilities: &mcp.ServerCapabilities{}})
+	a.addTools()
+	return a
+}
+
+const instructions = `Terminals on the user's termhost server, which people watch live in their browser.
+Open a terminal with open_terminal, then run_command to run a shell command and get its exit code and output.
+Use send_input and wait_for for interactive programs, read_terminal to see the screen. Close what you opened
+with close_terminal. A person may take control of a terminal at any time: then input fails until they hand it back.`
+
+// Server is the MCP server, to Run on a transport or serve over HTTP.
+func (a *Agent) Server() *mcp.Server { return a.srv }
+
+// Close ends every session's AHP connection and waits for them.
+func (a *Agent) Close() {
+	a.mu.Lock()
+	a.closed = true
+	list := make(map[*mcp.ServerSession]*session, len(a.sessions))
+	for ss, s := range a.sessions {
+		list[ss] = s
+	}
+	a.mu.Unlock()
+	for ss, s := range list {
+		s.close()
+		_ = ss.Close()
+	}
+	a.wg.Wait()
+}
+
+// session returns the state of the MCP session making req, creating it at
+// its first call; it is closed when the MCP session ends.
+func (a *Agent) session(req *mcp.CallToolRequest) (*session, error) {
+	ss := req.Session
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, errClosed
+	}
+	if s := a.sessions[ss]; s != nil {
+		return s, nil
+	}
+	name := "MCP client"
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		name = firstNonEmpty(p.ClientInfo.Title, p.ClientInfo.Name, name)
+	}
+	s := newSession(a, name)
+	a.sessions[ss] = s
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		_ = ss.Wait()
+		s.close()
+		a.mu.Lock()
+		delete(a.sessions, ss)
+		a.mu.Unlock()
+	}()
+	return s, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

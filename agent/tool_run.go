@@ -1,0 +1,343 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/client"
+)
+
+type runIn struct {
+	Terminal       string  `json:"terminal" jsonschema:"the terminal's id"`
+	Command        string  `json:"command" jsonschema:"the command line, as typed at the shell prompt (several lines are pasted as one block)"`
+	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"how long to wait for it to finish (default 60, at most 600); it keeps running after"`
+}
+
+// Result is a command's outcome as run_command and wait_for report it.
+type Result struct {
+	Terminal      string `json:"terminal"`
+	Command       string `json:"command,omitempty"`
+	Status        string `json:"status" jsonschema:"finished, still_running, input_awaited or terminal_exited"`
+	ExitCode      *int   `json:"exitCode,omitempty"`
+	DurationMs    int64  `json:"durationMs"`
+	Output        string `json:"output" jsonschema:"the output as plain text; head and tail only when long"`
+	OutputBytes   int64  `json:"outputBytes" jsonschema:"size of the whole raw output"`
+	Truncated     bool   `json:"truncated"`
+	FullOutputURL string `json:"fullOutputUrl,omitempty" jsonschema:"the terminal's whole output as text (needs the owner's login)"`
+	Cursor        int64  `json:"cursor" jsonschema:"output position now, for read_terminal and wait_for since"`
+}
+
+// Statuses of a Result.
+const (
+	statusFinished      = "finished"
+	statusRunning       = "still_running"
+	statusInputAwaited  = "input_awaited"
+	statusExited        = "terminal_exited"
+	maxCommandBytes     = 64 << 10
+	defaultRunTimeout   = 60
+	startTimeout        = 10 * time.Second
+	quietForInput       = 3 * time.Second
+	inputAwaitedPolling = 500 * time.Millisecond
+	pasteWait           = 2 * time.Second
+)
+
+func (a *Agent) run(ctx context.Context, s *session, in runIn) (Result, string, error) {
+	uri, err := terminalURI(in.Terminal)
+	if err != nil {
+		return Result{}, "", err
+	}
+	timeout, err := timeoutOf(in.TimeoutSeconds, defaultRunTimeout)
+	if err != nil {
+		return Result{}, "", err
+	}
+	if err := checkCommand(in.Command); err != nil {
+		return Result{}, "", err
+	}
+	if err := s.mayUse(uri); err != nil {
+		return Result{}, "", err
+	}
+	c, t, err := s.follow(ctx, uri)
+	if err != nil {
+		return Result{}, "", err
+	}
+	if strings.Contains(in.Command, "\n") {
+		// The shell turns bracketed paste on as it draws its prompt, which
+		// may come just after the last command's end was reported.
+		_, _ = s.wait(ctx, time.Now().Add(pasteWait), 0, func() bool { return pasteMode(t.ring) })
+	}
+	prev, err := s.startRun(c, t, in.Command)
+	if err != nil {
+		return Result{}, "", err
+	}
+	defer func() { s.mu.Lock(); t.busy = false; s.mu.Unlock() }()
+	s.bindCall(ctx, c, uri)
+	defer s.unbindCall(c, uri)
+
+	line := in.Command
+	if strings.Contains(line, "\n") {
+		// Pasted as one block (bracketed paste) and grouped, so that the
+		// shell runs and reports it as one command.
+		line = "\x1b[200~{ " + line + "\n}\x1b[201~"
+	}
+	if err := s.dispatch(ctx, c, uri, ahp.Action{Type: ahp.TerminalInput, Data: line + "\r"}); err != nil {
+		return Result{}, "", s.inputRefused(c, uri, err)
+	}
+	// The shell reports the command once it starts it.
+	var cmd *command
+	timedOut, err := s.wait(ctx, time.Now().Add(min(startTimeout, seconds(timeout))), 0, func() bool {
+		if t.cmd != prev && t.cmd != nil {
+			cmd = t.cmd
+		}
+		return cmd != nil || t.gone || exited(c, uri)
+	})
+	switch {
+	case err != nil:
+		return Result{}, "", err
+	case cmd == nil && !timedOut:
+		return s.result(c, t, nil, statusExited), "", nil
+	case cmd == nil:
+		return Result{}, "", fmt.Errorf("the shell did not start the command within %s: the line may be incomplete (an unclosed quote or bracket) "+
+			"or the shell is busy. read_terminal shows the screen; send_input with keys [\"Ctrl-C\"] clears the line", min(startTimeout, seconds(timeout)))
+	}
+	return s.awaitCommand(ctx, c, t, cmd, time.Now().Add(seconds(timeout)))
+}
+
+// startRun checks that a command can be typed now and marks the terminal
+// busy; it returns the last command seen before.
+func (s *session) startRun(c *client.Client, t *term, line string) (*command, error) {
+	if err := s.inControl(c, t.uri); err != nil {
+		return nil, err
+	}
+	st, _ := c.Terminal(t.uri)
+	id := ahp.TerminalIDOf(t.uri)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case t.gone:
+		return nil, fmt.Errorf("terminal %s was closed: open a new one with open_terminal", id)
+	case t.busy:
+		return nil, fmt.Errorf("another run_command is in progress in terminal %s: wait for it, or open another terminal to run commands side by side", id)
+	case st.SupportsCommandDetection == nil || !*st.SupportsCommandDetection:
+		return nil, fmt.Errorf("terminal %s reports no command ends (its shell has no shell integration, or runs a program): "+
+			"use send_input to type and wait_for with a pattern to see the result, or open a new terminal with open_terminal", id)
+	}
+	if r := t.running(); r != nil {
+		return nil, fmt.Errorf("command %q is still running in terminal %s (for %s): wait for it with wait_for, "+
+			"interrupt it with send_input keys [\"Ctrl-C\"], or open another terminal", clip(r.line, 80), id, time.Since(r.started).Round(time.Second))
+	}
+	if strings.Contains(line, "\n") && !pasteMode(t.ring) {
+		return nil, fmt.Errorf("terminal %s's shell does not accept a pasted block (no bracketed paste): run the lines one at a time, or join them with ;", id)
+	}
+	t.busy = true
+	return t.cmd, nil
+}
+
+// awaitCommand waits for cmd to finish, for the deadline, for the
+// terminal to exit, for a prompt that waits for input, or for a person to
+// take control.
+func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, cmd *command, deadline time.Time) (Result, string, error) {
+	status := ""
+	lost := false
+	timedOut, err := s.wait(ctx, deadline, inputAwaitedPolling, func() bool {
+		switch {
+		case cmd.done:
+			status = statusFinished
+		case t.gone || exited(c, t.uri):
+			status = statusExited
+		case s.lostControl(c, t.uri):
+			lost = true
+		case awaitsInput(t, cmd):
+			status = statusInputAwaited
+		}
+		return status != "" || lost
+	})
+	if err != nil {
+		return Result{}, "", err
+	}
+	if timedOut {
+		status = statusRunning
+	}
+	res := s.result(c, t, cmd, status)
+	if lost {
+		return Result{}, "", fmt.Errorf("%w. The command is still running; its output so far:\n%s", s.inControl(c, t.uri), clip(res.Output, 2000))
+	}
+	return res, resultText(res), nil
+}
+
+// lostControl reports whether a terminal this session opened has been
+// taken by someone else (called under the session lock).
+func (s *session) lostControl(c *client.Client, uri string) bool {
+	if !s.opened[uri] {
+		return false
+	}
+	st, ok := c.Terminal(uri)
+	return ok && !s.holds(st.Claim)
+}
+
+// awaitsInput guesses that a command waits for the terminal's input: it
+// printed a prompt (a last line without a newline) and has been quiet for
+// quietForInput since.
+func awaitsInput(t *term, cmd *command) bool {
+	if cmd.bytes == 0 || time.Since(t.lastOut) < quietForInput {
+		return false
+	}
+	tail := tailOf(cmd.tail, 512)
+	if len(tail) == 0 || tail[len(tail)-1] == '\n' {
+		return false
+	}
+	lines := strings.Split(Plain(string(tail)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1]) != ""
+}
+
+// result builds the Result of cmd (nil: the terminal ended first).
+func (s *session) result(c *client.Client, t *term, cmd *command, status string) Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := ahp.TerminalIDOf(t.uri)
+	r := Result{Terminal: id, Status: status, Cursor: t.total}
+	if s.a.cfg.Base != nil {
+		r.FullOutputURL = client.TerminalURL(s.a.cfg.Base, id) + "/output.txt"
+	}
+	if cmd == nil {
+		return r
+	}
+	r.Command, r.OutputBytes = cmd.line, cmd.bytes
+	r.Output, r.Truncated = cmd.text()
+	if cmd.done {
+		r.ExitCode = cmd.exitCode
+	}
+	if cmd.durationMs != nil {
+		r.DurationMs = *cmd.durationMs
+	} else {
+		r.DurationMs = time.Since(cmd.started).Milliseconds()
+	}
+	return r
+}
+
+// text is the command's output as plain text, cut to its head and tail
+// when it is longer than both.
+func (c *command) text() (string, bool) {
+	if c.bytes <= headBytes+tailBytes { // the tail holds at least tailBytes, or everything
+		rest := c.tail[int64(len(c.tail))-(c.bytes-int64(len(c.head))):]
+		return Plain(string(c.head) + string(rest)), false
+	}
+	omitted := c.bytes - int64(len(c.head)) - int64(min(len(c.tail), tailBytes))
+	return Plain(string(c.head)) + fmt.Sprintf("\n[… %d bytes omitted: fullOutputUrl has everything …]\n", omitted) + Plain(string(tailOf(c.tail, tailBytes))), true
+}
+
+func resultText(r Result) string {
+	var b strings.Builder
+	switch r.Status {
+	case statusFinished:
+		code := "unknown"
+		if r.ExitCode != nil {
+			code = strconv.Itoa(*r.ExitCode)
+		}
+		fmt.Fprintf(&b, "Exit code %s after %s.", code, time.Duration(r.DurationMs)*time.Millisecond)
+	case statusRunning:
+		fmt.Fprintf(&b, "Still running after %s (it keeps running): wait_for waits again, send_input keys [\"Ctrl-C\"] interrupts.", time.Duration(r.DurationMs)*time.Millisecond)
+	case statusInputAwaited:
+		b.WriteString("The command seems to wait for input (it printed a prompt and went quiet): answer with send_input, or interrupt with keys [\"Ctrl-C\"].")
+	case statusExited:
+		b.WriteString("The terminal exited (or was closed) before the command finished.")
+	}
+	if r.Truncated {
+		fmt.Fprintf(&b, " Output (%d bytes, cut to head and tail):\n", r.OutputBytes)
+	} else if r.Output != "" {
+		b.WriteString(" Output:\n")
+	}
+	b.WriteString(r.Output)
+	return b.String()
+}
+
+// checkCommand refuses what cannot be typed as a command line.
+func checkCommand(line string) error {
+	switch {
+	case strings.TrimSpace(line) == "":
+		return fmt.Errorf("command is empty: pass the command line to run")
+	case len(line) > maxCommandBytes:
+		return fmt.Errorf("command is %d bytes, more than the %d a command line may have here: write it to a script file and run that", len(line), maxCommandBytes)
+	case strings.Contains(line, "\x1b[201~"):
+		return fmt.Errorf("command contains the end-of-paste sequence ESC [201~, which would end the paste early: remove it")
+	}
+	for _, r := range line {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return fmt.Errorf("command contains the control character %q, which the shell would act on as a key: use send_input for keys", r)
+		}
+	}
+	return nil
+}
+
+// pasteMode reports whether the shell last turned bracketed paste on.
+func pasteMode(ring []byte) bool {
+	return bytes.LastIndex(ring, []byte("\x1b[?2004h")) > bytes.LastIndex(ring, []byte("\x1b[?2004l"))
+}
+
+// bindCall binds this session's claim to the tool call, so people see the
+// running call; a terminal not held by the session is left alone.
+func (s *session) bindCall(ctx context.Context, c *client.Client, uri string) {
+	st, ok := c.Terminal(uri)
+	if !ok || !s.holds(st.Claim) {
+		return
+	}
+	s.mu.Lock()
+	s.calls++
+	n := s.calls
+	s.mu.Unlock()
+	claim := s.claim
+	claim.TurnID, claim.ToolCallID = "turn-"+strconv.FormatInt(n, 10), "call-"+strconv.FormatInt(n, 10)
+	// Not waited for: the input dispatched next follows it on the socket,
+	// and a refusal (a person took the terminal meanwhile) shows there.
+	_, _ = c.Dispatch(ctx, uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: claim})
+}
+
+// unbindCall narrows the claim back once the call returns.
+func (s *session) unbindCall(c *client.Client, uri string) {
+	st, ok := c.Terminal(uri)
+	if !ok || !s.holds(st.Claim) || st.Claim.ToolCallID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dispatchTimeout)
+	defer cancel()
+	_, _ = c.Dispatch(ctx, uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: s.claim})
+}
+
+// inputRefused explains a refused input: a person took control, or the
+// server's reason.
+func (s *session) inputRefused(c *client.Client, uri string, err error) error {
+	if cerr := s.inControl(c, uri); cerr != nil {
+		return cerr
+	}
+	return fmt.Errorf("typing into terminal %s failed: %w", ahp.TerminalIDOf(uri), err)
+}
+
+// exited reports whether a terminal has exited or left the catalogue
+// (disposed: a closed terminal's channel sends no exit of its own).
+func exited(c *client.Client, uri string) bool {
+	if st, ok := c.Terminal(uri); ok && st.Lifecycle.Exited() {
+		return true
+	}
+	return !inCatalogue(c, uri)
+}
+
+// inCatalogue reports whether the server lists the terminal (true while
+// the catalogue is unknown).
+func inCatalogue(c *client.Client, uri string) bool {
+	root, ok := c.Root()
+	if !ok {
+		return true
+	}
+	for _, info := range root.Terminals {
+		if info.Resource == uri {
+			return true
+		}
+	}
+	return false
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }

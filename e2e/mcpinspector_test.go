@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/termhost/termhost/internal/testserver"
+	"github.com/termhost/termhost/terminals"
+)
+
+// TestMCPInspectorCLI lists and calls termhost mcp's tools with the MCP
+// Inspector's command line (npm @modelcontextprotocol/inspector-cli, a
+// devDependency: npm ci installs it), which starts termhost mcp on stdio
+// as an agent would. Each Inspector call is a session of its own, so the
+// second one may use the first one's terminal only with
+// --allow-any-terminal (set through its environment twin).
+func TestMCPInspectorCLI(t *testing.T) {
+	inspector, err := filepath.Abs("../node_modules/.bin/mcp-inspector-cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(inspector); err != nil {
+		t.Fatalf("the MCP Inspector CLI is not installed (%v): run npm ci", err)
+	}
+	s := testserver.New(t, testserver.Terminals(func(c *terminals.Config) { c.ShellIntegration, c.ShellArgs = true, nil }))
+	bin := filepath.Join(t.TempDir(), "termhost")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/termhost").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	inspect := func(args ...string) map[string]any {
+		t.Helper()
+		argv := append([]string{"--cli", "-e", "TERMHOST_SERVER=" + s.URL, "-e", "TERMHOST_TOKEN=" + s.Token,
+			"-e", "TERMHOST_MCP_ALLOW_ANY_TERMINAL=true", bin, "mcp"}, args...)
+		cmd := exec.CommandContext(t.Context(), inspector, argv...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+		out, err := cmd.Output()
+		if err != nil {
+			var stderr string
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = string(ee.Stderr)
+			}
+			t.Fatalf("mcp-inspector-cli %s: %v\n%s\n%s", strings.Join(args, " "), err, out, stderr)
+		}
+		var res map[string]any
+		if err := json.Unmarshal(out[strings.IndexByte(string(out), '{'):], &res); err != nil {
+			t.Fatalf("mcp-inspector-cli %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return res
+	}
+	var names []string
+	for _, tool := range inspect("--method", "tools/list")["tools"].([]any) {
+		names = append(names, tool.(map[string]any)["name"].(string))
+	}
+	if got := strings.Join(names, " "); got != "close_terminal list_terminals open_terminal read_terminal run_command send_input wait_for" {
+		t.Fatalf("tools/list: %s", got)
+	}
+	opened := inspect("--method", "tools/call", "--tool-name", "open_terminal", "--tool-arg", "name=inspector")
+	id := opened["structuredContent"].(map[string]any)["id"].(string)
+	ran := inspect("--method", "tools/call", "--tool-name", "run_command", "--tool-arg", "terminal="+id, "--tool-arg", "command=echo from inspector; false")
+	if sc := ran["structuredContent"].(map[string]any); sc["output"] != "from inspector" || sc["exitCode"] != float64(1) || ran["isError"] == true {
+		t.Fatalf("run_command through the Inspector: %v", ran)
+	}
+	bad := inspect("--method", "tools/call", "--tool-name", "run_command", "--tool-arg", "terminal=abc123", "--tool-arg", "command=uptime")
+	if text, _ := json.Marshal(bad["content"]); bad["isError"] != true || !strings.Contains(string(text), "there is no terminal abc123") {
+		t.Fatalf("run_command in a terminal that does not exist: %v, want a tool error", bad)
+	}
+	inspect("--method", "tools/call", "--tool-name", "close_terminal", "--tool-arg", "terminal="+id)
+}
