@@ -69,6 +69,9 @@ func (h *Hub) Restore(st State, scrollback int) error {
 		h.ring.evicted[ch] = max(h.ring.evicted[ch], seq)
 	}
 	h.seq = st.Seq
+	for _, uri := range h.order {
+		h.catSeq[uri] = st.Seq // a catalogue change may be in the ring: scoped replays get it
+	}
 	h.root.Terminals = h.catalogueLocked()
 	return nil
 }

@@ -1,4 +1,5 @@
-// Package hub is the AHP session server's core: the one serverSeq counter,
+// Package hub is the AHP session server's core: the one serverSeq counter
+// (a hybrid logical clock, seq.go),
 // every channel's state (reduced with ahp's reducers, content in a bounded
 // content.Store), the replay ring, and fan-out to subscribers with
 // backpressure. It knows nothing of ptys or processes.
@@ -74,6 +75,10 @@ type Hub struct {
 	order    []string            // terminal channels, catalogue order
 	channels map[string]*channel // by URI, the root included
 	ring     *ring
+	clock    Clock
+	// catSeq is, by terminal, the serverSeq of the last catalogue change
+	// about it: what a connection scoped to it replays (scopedReplay).
+	catSeq map[string]int64
 }
 
 // channel is a terminal's (or the root's) state and subscribers.
@@ -91,6 +96,8 @@ func New(replayBytes int) *Hub {
 		root:     ahp.RootState{Agents: nil, Terminals: []ahp.TerminalInfo{}},
 		channels: map[string]*channel{ahp.RootURI: {subs: map[Subscriber]struct{}{}}},
 		ring:     newRing(replayBytes),
+		clock:    SystemClock(),
+		catSeq:   map[string]int64{},
 	}
 }
 
@@ -105,7 +112,7 @@ func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int) erro
 	st.Content = nil
 	h.channels[uri] = &channel{subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback)}
 	h.order = append(h.order, uri)
-	h.publishCatalogueLocked()
+	h.publishCatalogueLocked(uri)
 	return nil
 }
 
@@ -122,7 +129,8 @@ func (h *Hub) RemoveTerminal(uri string) bool {
 	delete(h.channels, uri)
 	h.order = slices.DeleteFunc(h.order, func(u string) bool { return u == uri })
 	h.ring.forget(uri)
-	h.publishCatalogueLocked()
+	h.publishCatalogueLocked(uri)
+	delete(h.catSeq, uri)
 	return true
 }
 
@@ -214,21 +222,26 @@ func (h *Hub) visibleLocked(s Subscriber, uri string) bool {
 // of the channel. A change of what the catalogue lists (title, claim,
 // lifecycle) publishes the catalogue after it.
 func (h *Hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) {
+	h.publishAboutLocked(uri, a, origin, "")
+}
+
+// publishAboutLocked is publishLocked for a catalogue change about one
+// terminal (see fanOutLocked).
+func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, about string) {
 	ch := h.channels[uri]
 	h.reduceLocked(ch, a)
-	h.seq++
-	f := newFrame(ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: origin})
+	f := newFrame(ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.nextLocked(), Origin: origin})
 	// The ring counts the frame: every byte the envelope holds (titles,
 	// claims, cwd, origin…), not just its payload.
 	h.ring.add(f.env, f.size)
-	h.fanOutLocked(ch, f)
+	h.fanOutLocked(ch, f, about)
 	if ch.term != nil {
 		switch a.Type {
 		case ahp.TerminalClaimed:
 			ch.touch() // the holder that paces the shell may have changed
-			h.publishCatalogueLocked()
+			h.publishCatalogueLocked(uri)
 		case ahp.TerminalTitleChanged, ahp.TerminalExited:
-			h.publishCatalogueLocked()
+			h.publishCatalogueLocked(uri)
 		}
 	}
 }
@@ -245,12 +258,16 @@ func (h *Hub) reduceLocked(ch *channel, a ahp.Action) {
 
 // fanOutLocked delivers f to the channel's subscribers. A scoped subscriber
 // sees only its own terminal in the catalogue: it gets a filtered copy,
-// made once per scope.
-func (h *Hub) fanOutLocked(ch *channel, f *Frame) {
+// made once per scope, and only of a change about its terminal (about):
+// nothing it receives tells what happens on the others.
+func (h *Hub) fanOutLocked(ch *channel, f *Frame, about string) {
 	var scoped map[string]*Frame
 	for s := range ch.subs {
 		g := f
 		if scope := s.Scope(); scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
+			if scope != about {
+				continue
+			}
 			if g = scoped[scope]; g == nil {
 				env := f.env
 				env.Action.Terminals = filterInfos(env.Action.Terminals, scope)
@@ -268,8 +285,7 @@ func (h *Hub) fanOutLocked(ch *channel, f *Frame) {
 }
 
 func (h *Hub) sendToLocked(s Subscriber, env ahp.Envelope) {
-	h.seq++
-	env.ServerSeq = h.seq
+	env.ServerSeq = h.nextLocked()
 	if !s.Deliver(newFrame(env)) {
 		h.dropLocked(s)
 	}
@@ -306,7 +322,7 @@ func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
 		}
 		ch.meta[key] = value
 	}
-	h.publishCatalogueLocked()
+	h.publishCatalogueLocked(uri)
 	return true
 }
 
@@ -321,9 +337,11 @@ func (ch *channel) infoMetaLocked() json.RawMessage {
 	return b
 }
 
-// publishCatalogueLocked sends the full catalogue as root/terminalsChanged.
-func (h *Hub) publishCatalogueLocked() {
-	h.publishLocked(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: h.catalogueLocked()}, nil)
+// publishCatalogueLocked sends the full catalogue as root/terminalsChanged,
+// after a change about the terminal uri.
+func (h *Hub) publishCatalogueLocked(about string) {
+	h.publishAboutLocked(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: h.catalogueLocked()}, nil, about)
+	h.catSeq[about] = h.seq
 }
 
 // Terminals returns the catalogue.
