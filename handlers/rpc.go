@@ -154,6 +154,8 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		return c.recordCommand(msg)
 	case MethodScreen:
 		return c.screen(msg)
+	case terminals.MethodPresence:
+		return c.presenceCommand()
 	case ahp.MethodListSessions:
 		return ahp.ListSessionsResult{Items: []json.RawMessage{}}, nil
 	case ahp.MethodAuthenticate:

@@ -91,9 +91,6 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 		}
 		tx.Publish(uri, a, &origin)
 	})
-	if out == Accepted && a.Type == ahp.TerminalClaimed {
-		m.publishPresence() // who holds control is part of presence
-	}
 	return out
 }
 

@@ -131,14 +131,3 @@ func memberText(m terminals.Member) string {
 	}
 	return name
 }
-
-// presenceOf is the presence list of a catalogue entry (its _meta).
-func presenceOf(info ahp.TerminalInfo) []terminals.Member {
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(info.Meta, &meta) != nil {
-		return []terminals.Member{}
-	}
-	list := []terminals.Member{}
-	_ = json.Unmarshal(meta[terminals.MetaPresence], &list)
-	return list
-}

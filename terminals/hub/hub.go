@@ -79,15 +79,27 @@ type Hub struct {
 	// catSeq is, by terminal, the serverSeq of the last catalogue change
 	// about it: what a connection scoped to it replays (scopedReplay).
 	catSeq map[string]int64
+	// presence builds a terminal's presence notification (presence.go);
+	// dirty are the channels whose presence unlock must send.
+	presence Presence
+	dirty    []*channel
 }
 
 // channel is a terminal's (or the root's) state and subscribers.
 type channel struct {
+	uri     string
 	subs    map[Subscriber]struct{}
 	term    *ahp.TerminalState // nil for the root; Content lives in content
 	content *content.Store
 	changed chan struct{}  // made by Pace, closed when pacing must be recomputed
 	meta    map[string]any // the catalogue entry's _meta (see SetInfoMeta)
+
+	// Presence (presence.go): the last list sent, whether unlock must send
+	// it again, to whom even if unchanged, and whether the channel is gone.
+	presence []byte
+	dirty    bool
+	joiners  map[Subscriber]struct{}
+	removed  bool
 }
 
 // New returns a hub whose replay ring keeps about replayBytes of envelopes.
@@ -105,12 +117,12 @@ func New(replayBytes int) *Hub {
 // ignored) and a scrollback budget, and publishes the catalogue.
 func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int) error {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if h.channels[uri] != nil {
 		return fmt.Errorf("hub: channel %s exists", uri)
 	}
 	st.Content = nil
-	h.channels[uri] = &channel{subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback)}
+	h.channels[uri] = &channel{uri: uri, subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback)}
 	h.order = append(h.order, uri)
 	h.publishCatalogueLocked(uri)
 	return nil
@@ -120,12 +132,13 @@ func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int) erro
 // history, and publishes the catalogue. It reports whether it existed.
 func (h *Hub) RemoveTerminal(uri string) bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	ch := h.channels[uri]
 	if ch == nil || ch.term == nil {
 		return false
 	}
 	ch.touch()
+	ch.removed = true
 	delete(h.channels, uri)
 	h.order = slices.DeleteFunc(h.order, func(u string) bool { return u == uri })
 	h.ring.forget(uri)
@@ -139,7 +152,7 @@ func (h *Hub) RemoveTerminal(uri string) bool {
 // (see Pace), and false when the channel is gone.
 func (h *Hub) Publish(uri string, a ahp.Action) (backlog int, ok bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	ch := h.channels[uri]
 	if ch == nil {
 		return 0, false
@@ -153,7 +166,7 @@ func (h *Hub) Publish(uri string, a ahp.Action) (backlog int, ok bool) {
 // atomic (a dispatch). fn must not block.
 func (h *Hub) Do(fn func(tx Tx)) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	fn(Tx{h})
 }
 
@@ -198,14 +211,14 @@ func (tx Tx) Visible(s Subscriber, uri string) bool { return tx.h.visibleLocked(
 // SendTo is Tx.SendTo on its own.
 func (h *Hub) SendTo(s Subscriber, env ahp.Envelope) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.sendToLocked(s, env)
 }
 
 // Visible is Tx.Visible on its own.
 func (h *Hub) Visible(s Subscriber, uri string) bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	return h.visibleLocked(s, uri)
 }
 
@@ -238,7 +251,7 @@ func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, a
 	if ch.term != nil {
 		switch a.Type {
 		case ahp.TerminalClaimed:
-			ch.touch() // the holder that paces the shell may have changed
+			h.markLocked(ch, nil) // the holder that paces the shell, and presence's control, may have changed
 			h.publishCatalogueLocked(uri)
 		case ahp.TerminalTitleChanged, ahp.TerminalExited:
 			h.publishCatalogueLocked(uri)
@@ -306,7 +319,7 @@ func (h *Hub) catalogueLocked() []ahp.TerminalInfo {
 // catalogue when it changed. It reports whether the terminal exists.
 func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	ch := h.channels[uri]
 	if ch == nil || ch.term == nil {
 		return false
@@ -347,21 +360,21 @@ func (h *Hub) publishCatalogueLocked(about string) {
 // Terminals returns the catalogue.
 func (h *Hub) Terminals() []ahp.TerminalInfo {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	return h.catalogueLocked()
 }
 
 // Seq is the current value of the action sequence counter.
 func (h *Hub) Seq() int64 {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	return h.seq
 }
 
 // ClaimedClients returns the clientIds that terminals' client claims name.
 func (h *Hub) ClaimedClients() map[string]bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	out := map[string]bool{}
 	for _, uri := range h.order {
 		if c := h.channels[uri].term.Claim; c.Kind == ahp.ClaimClient {

@@ -26,7 +26,7 @@ func SystemClock() Clock {
 // SetClock replaces the hub's clock (tests).
 func (h *Hub) SetClock(c Clock) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.clock = c
 }
 

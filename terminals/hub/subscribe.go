@@ -32,14 +32,14 @@ func (h *Hub) snapshotLocked(uri string, s Subscriber) (ahp.Snapshot, error) {
 func (h *Hub) subscribeLocked(uri string, s Subscriber) {
 	ch := h.channels[uri]
 	ch.subs[s] = struct{}{}
-	ch.touch()
+	h.markLocked(ch, s)
 }
 
 // Subscribe atomically takes a snapshot of the channel and registers s, so
 // every action after the snapshot's fromSeq reaches s.
 func (h *Hub) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.nextLocked() // fromSeq is a fresh value: it tells nothing of what the server did last
 	snap, err := h.snapshotLocked(uri, s)
 	if err != nil {
@@ -54,7 +54,7 @@ func (h *Hub) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
 // returns the snapshots and the current serverSeq. Unknown URIs are skipped.
 func (h *Hub) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.nextLocked() // see Subscribe
 	s.Hold()
 	snaps := []ahp.Snapshot{}
@@ -72,17 +72,17 @@ func (h *Hub) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
 // Unsubscribe stops delivering a channel to s. Unknown channels are ignored.
 func (h *Hub) Unsubscribe(s Subscriber, uri string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if ch := h.channels[uri]; ch != nil {
 		delete(ch.subs, s)
-		ch.touch()
+		h.markLocked(ch, nil)
 	}
 }
 
 // Leave drops s from every channel (its connection closed).
 func (h *Hub) Leave(s Subscriber) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.dropLocked(s)
 }
 
@@ -90,7 +90,7 @@ func (h *Hub) dropLocked(s Subscriber) {
 	for _, ch := range h.channels {
 		if _, ok := ch.subs[s]; ok {
 			delete(ch.subs, s)
-			ch.touch()
+			h.markLocked(ch, nil)
 		}
 	}
 }
@@ -143,7 +143,7 @@ func (r Recovery) Result() any {
 // missing. s is subscribed to every surviving channel in the same step.
 func (h *Hub) Reconnect(s Subscriber, p ahp.ReconnectParams) Recovery {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.nextLocked() // see Subscribe
 	s.Hold()
 	if p.PerChannel {
