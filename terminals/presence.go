@@ -20,11 +20,6 @@ type presence struct {
 	mu      sync.Mutex
 	count   map[string]int
 	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
-
-	// publish orders presence publishes: each reads the audiences and sets
-	// the catalogue _meta under it, so the last publish reflects the last
-	// change. Taken before the hub lock, never under it.
-	publish sync.Mutex
 }
 
 // MethodPresence is the notification that tells a terminal's subscribers
