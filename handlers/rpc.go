@@ -265,6 +265,7 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		}
 		return
 	}
+	a = c.echoable(uri, a, raw)
 	switch c.s.m.Dispatch(c, origin, uri, a, c.policy()) {
 	case terminals.RefusedByRole:
 		c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
