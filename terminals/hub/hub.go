@@ -77,7 +77,7 @@ type Hub struct {
 	ring     *ring
 	clock    Clock
 	// catSeq is, by terminal, the serverSeq of the last catalogue change
-	// about it: what a connection scoped to it replays (scopedReplay).
+	// about it: what a connection scoped to it replays (scopedLocked).
 	catSeq map[string]int64
 	// presence builds a terminal's presence notification (presence.go);
 	// dirty are the channels whose presence unlock must send.
