@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
@@ -70,29 +72,35 @@ func (s *session) holderText(c *client.Client, uri string, claim ahp.Claim) stri
 	case claim.Kind == ahp.ClaimSession:
 		return "another agent session"
 	}
-	if root, ok := c.Root(); ok {
-		for _, info := range root.Terminals {
-			if info.Resource != uri {
-				continue
-			}
-			for _, m := range presenceOf(info) {
-				if m.Control {
-					return "controlled by " + m.Name
-				}
-			}
+	for _, m := range presenceOf(c)[uri] {
+		if m.Control {
+			return "controlled by " + m.Name
 		}
 	}
 	return "controlled by a person"
 }
 
-// presenceOf is who is connected to a terminal, from its catalogue _meta.
-func presenceOf(info ahp.TerminalInfo) []terminals.Member {
-	var meta map[string]json.RawMessage
-	list := []terminals.Member{}
-	if json.Unmarshal(info.Meta, &meta) == nil {
-		_ = json.Unmarshal(meta[terminals.MetaPresence], &list)
+// presenceOf is who is connected to each terminal, by URI: termhost's
+// x-termhost/presence request (subscribers get it as a notification; a
+// tool asks when it needs it). Empty when the server does not answer.
+func presenceOf(c *client.Client) map[string][]terminals.Member {
+	out := map[string][]terminals.Member{}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw, err := c.Call(ctx, terminals.MethodPresence, struct{}{})
+	if err != nil {
+		return out
 	}
-	return list
+	var r struct {
+		Terminals []terminals.PresenceList `json:"terminals"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return out
+	}
+	for _, p := range r.Terminals {
+		out[p.Channel] = p.Members
+	}
+	return out
 }
 
 func exitText(code *int) string {

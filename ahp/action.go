@@ -293,15 +293,16 @@ func (e Envelope) wire(shape Shape) any {
 
 // sentAction is the action the envelope carries on the wire. A rejection
 // echoes the dispatched action (§8.4 "the same action") when it is a known
-// client-dispatchable action: those are decoded strictly, so they re-encode
-// valid in any shape. Anything else a client may dispatch (an unknown type,
-// a malformed action, a server-only action whose payload was never checked)
-// cannot sit in ActionEnvelope.action, which the schema types as a
-// StateAction; the rejection then carries a no-op of the channel instead
-// (docs/protocol.md, "Rejections"): the client matches it to its pending
-// action by origin, and a reducer that ignores rejectionReason changes nothing.
+// action: client-dispatchable ones are decoded strictly, so they re-encode
+// valid in any shape, and the server checks a server-only one against the
+// receiver's schema before (it passes an unknown action instead when that
+// fails). Anything else (an unknown type, a malformed action) cannot sit in
+// ActionEnvelope.action, which the schema types as a StateAction; the
+// rejection then carries a no-op of the channel instead (docs/protocol.md,
+// "Rejections"): the client matches it to its pending action by origin, and
+// a reducer that ignores rejectionReason changes nothing.
 func (e Envelope) sentAction() Action {
-	if e.RejectionReason == "" || (e.Action.Known() && ClientDispatchable(e.Action.Type)) {
+	if e.RejectionReason == "" || e.Action.Known() {
 		return e.Action
 	}
 	if e.Channel == RootURI {

@@ -37,10 +37,15 @@ func testRejections(t *testing.T, version string) {
 		reason string
 		echo   string // the action type the rejection carries; "" = the dispatched one
 	}{
-		{"server-only data", map[string]any{"type": "terminal/data", "data": "forged"}, "cannot be dispatched", noop},
-		{"server-only exited", map[string]any{"type": "terminal/exited", "exitCode": 0}, "cannot be dispatched", noop},
-		{"server-only cwd", map[string]any{"type": "terminal/cwdChanged", "cwd": "file:///"}, "cannot be dispatched", noop},
-		{"server-only command", map[string]any{"type": "terminal/commandExecuted", "commandId": "x", "commandLine": "rm", "timestamp": 1}, "cannot be dispatched", noop},
+		// Known server-only actions valid in the receiver's schema are echoed
+		// as dispatched (issue 23 point 3).
+		{"server-only data", map[string]any{"type": "terminal/data", "data": "forged"}, "cannot be dispatched", ""},
+		{"server-only cwd", map[string]any{"type": "terminal/cwdChanged", "cwd": "file:///"}, "cannot be dispatched", ""},
+		{"server-only command", map[string]any{"type": "terminal/commandExecuted", "commandId": "x", "commandLine": "rm", "timestamp": 1}, "cannot be dispatched", ""},
+		{"server-only exited", map[string]any{"type": "terminal/exited", "exitCode": 0}, "cannot be dispatched", ""},
+		{"server-only data without data", map[string]any{"type": "terminal/data"}, "needs data", noop},
+		// Decoded, but not valid in the schema: the stand-in.
+		{"server-only catalogue without resource", map[string]any{"type": "root/terminalsChanged", "terminals": []any{map[string]any{"title": "x"}}}, "cannot be dispatched", noop},
 		{"server-only catalogue with garbage", map[string]any{"type": "root/terminalsChanged", "terminals": []any{map[string]any{"claim": map[string]any{"kind": "robot"}}}}, "cannot be dispatched", noop},
 		{"unknown type", map[string]any{"type": "terminal/explode", "junk": []int{1}}, "cannot be dispatched", noop},
 		{"action not an object", 5, "invalid action", noop},
@@ -66,6 +71,9 @@ func testRejections(t *testing.T, version string) {
 			want := tc.echo
 			if want == "" {
 				want = tc.action.(map[string]any)["type"].(string)
+			}
+			if m, ok := tc.action.(map[string]any); ok && want == ahp.TerminalData && rej.Action.Data != m["data"] {
+				t.Errorf("rejection of %v carries data %q, want it echoed", tc.action, rej.Action.Data)
 			}
 			if rej.Channel != uri || rej.Action.Type != want || (tc.echo == noop && rej.Action.Data != "") {
 				t.Errorf("rejection of %v carries %+v on %s, want a %s", tc.action, rej.Action, rej.Channel, want)

@@ -63,6 +63,19 @@ func (c *conn) PresenceMember() terminals.Member {
 	return m
 }
 
+// PresenceResult is the answer to x-termhost/presence: the presence of every
+// terminal the connection may see.
+type PresenceResult struct {
+	Terminals []terminals.PresenceList `json:"terminals"`
+}
+
+// presenceCommand answers the x-termhost/presence request (params ignored):
+// for a client that lists terminals without subscribing to them
+// (termhost ls); subscribers get the x-termhost/presence notification.
+func (c *conn) presenceCommand() (any, *ahp.Error) {
+	return PresenceResult{Terminals: c.s.m.Presence(c)}, nil
+}
+
 // deviceLabel names a browser for people ("Chrome on Android"), or "".
 // Headless Chrome (the e2e tests) counts as Chrome.
 func deviceLabel(userAgent string) string {

@@ -35,21 +35,6 @@ func shareLabelled(t *testing.T, owner *client, uri, role, label string) string 
 	return tok
 }
 
-// presenceOf is the presence list of uri in a catalogue.
-func presenceOf(list []ahp.TerminalInfo, uri string) []terminals.Member {
-	for _, info := range list {
-		if info.Resource != uri || len(info.Meta) == 0 {
-			continue
-		}
-		var meta map[string]json.RawMessage
-		_ = json.Unmarshal(info.Meta, &meta)
-		var members []terminals.Member
-		_ = json.Unmarshal(meta[terminals.MetaPresence], &members)
-		return members
-	}
-	return nil
-}
-
 // describe renders members as "name/kind/device/control" for comparisons.
 func describe(members []terminals.Member) []string {
 	var out []string
@@ -59,22 +44,24 @@ func describe(members []terminals.Member) []string {
 	return out
 }
 
-// waitPresence waits for a catalogue in which uri's presence reads want.
+// waitPresence waits for the next x-termhost/presence notification in which
+// uri's presence reads want.
 func waitPresence(t *testing.T, c *client, uri string, want []string) []terminals.Member {
 	t.Helper()
 	var got []terminals.Member
-	c.WaitAction(fmt.Sprintf("presence %v", want), func(e ahp.Envelope) bool {
-		if e.Action.Type != ahp.RootTerminalsChanged {
+	c.NextFrame(fmt.Sprintf("presence %v", want), func(m *ahp.Message) bool {
+		var p terminals.PresenceList
+		if m.Method != terminals.MethodPresence || json.Unmarshal(m.Params, &p) != nil || p.Channel != uri {
 			return false
 		}
-		got = presenceOf(e.Action.Terminals, uri)
+		got = p.Members
 		return slices.Equal(describe(got), want)
 	})
 	return got
 }
 
 // TestPresenceOverAHP: the owner and a labelled driver link see each other
-// by name in the catalogue's _meta, never by token or clientId; leaving
+// by name in x-termhost/presence, never by token or clientId; leaving
 // updates it.
 func TestPresenceOverAHP(t *testing.T) {
 	ts := newServer(t)
@@ -235,10 +222,12 @@ func TestDetachedHolderReleasedAtOnce(t *testing.T) {
 	}
 }
 
-// waitMembers waits for a catalogue in which uri has n members.
+// waitMembers waits for an x-termhost/presence notification in which uri
+// has n members.
 func waitMembers(t *testing.T, c *client, uri string, n int) {
 	t.Helper()
-	c.WaitAction(fmt.Sprintf("%d present", n), func(e ahp.Envelope) bool {
-		return e.Action.Type == ahp.RootTerminalsChanged && len(presenceOf(e.Action.Terminals, uri)) == n
+	c.NextFrame(fmt.Sprintf("%d present", n), func(m *ahp.Message) bool {
+		var p terminals.PresenceList
+		return m.Method == terminals.MethodPresence && json.Unmarshal(m.Params, &p) == nil && p.Channel == uri && len(p.Members) == n
 	})
 }

@@ -154,6 +154,8 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		return c.recordCommand(msg)
 	case MethodScreen:
 		return c.screen(msg)
+	case terminals.MethodPresence:
+		return c.presenceCommand()
 	case ahp.MethodListSessions:
 		return ahp.ListSessionsResult{Items: []json.RawMessage{}}, nil
 	case ahp.MethodAuthenticate:
@@ -265,6 +267,7 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		}
 		return
 	}
+	a = c.echoable(uri, a, raw)
 	switch c.s.m.Dispatch(c, origin, uri, a, c.policy()) {
 	case terminals.RefusedByRole:
 		c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()

@@ -54,6 +54,13 @@ type Config struct {
 	// ControlAutoGrant is how long a control request waits for a holder that
 	// does not type before it is granted anyway (default 20 s).
 	ControlAutoGrant time.Duration
+	// MaxLinkConns bounds the live connections of one share link, and
+	// MaxAddrConns those of share links from one client address; past
+	// either, a new connection is closed with 4029 (defaults 64 and 128).
+	// Each connection of a terminal is in its presence list: the bounds
+	// keep one link from flooding the others with presence. The owner is
+	// not limited.
+	MaxLinkConns, MaxAddrConns int
 
 	// OwnerToken is the secret that makes a client the owner (full access).
 	// NoAuth disables authentication (loopback listeners only; cmd checks):
@@ -96,6 +103,12 @@ func (c *Config) setDefaults() {
 	if c.PingInterval == 0 {
 		c.PingInterval = 20 * time.Second
 	}
+	if c.MaxLinkConns <= 0 {
+		c.MaxLinkConns = 64
+	}
+	if c.MaxAddrConns <= 0 {
+		c.MaxAddrConns = 128
+	}
 	if c.ControlAutoGrant <= 0 {
 		c.ControlAutoGrant = 20 * time.Second
 	}
@@ -136,6 +149,7 @@ type Server struct {
 	closed  bool                      // Close has begun: no new connections
 	clients map[string]*clientRecord  // by clientId, for reconnect
 	byShare map[string]map[*conn]bool // live connections of each share link
+	byAddr  map[string]int            // live share-link connections of each client address
 
 	controls controls // pending control requests (control.go)
 }
@@ -165,7 +179,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("handlers: NoAuth cannot be combined with PublicURL or TrustedProxies")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
-		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{},
+		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{},
 		auth: newAuth(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
 	s.m.SetClaimHeir(s.controlHeir)
@@ -281,7 +295,10 @@ func (s *Server) disconnectShare(id, reason string) {
 	}
 }
 
-func (s *Server) trackShare(c *conn, id string, add bool) {
+// trackShare counts a share link's connection from addr in (add) or out.
+// Counted in, it returns why the connection must close at once ("" if it
+// may stay): too many connections of the link, or of links from addr.
+func (s *Server) trackShare(c *conn, id, addr string, add bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if add {
@@ -289,12 +306,23 @@ func (s *Server) trackShare(c *conn, id string, add bool) {
 			s.byShare[id] = map[*conn]bool{}
 		}
 		s.byShare[id][c] = true
-		return
+		s.byAddr[addr]++
+		switch {
+		case len(s.byShare[id]) > s.cfg.MaxLinkConns:
+			return fmt.Sprintf("too many connections of this share link (at most %d)", s.cfg.MaxLinkConns)
+		case s.byAddr[addr] > s.cfg.MaxAddrConns:
+			return fmt.Sprintf("too many share-link connections from this address (at most %d)", s.cfg.MaxAddrConns)
+		}
+		return ""
 	}
 	delete(s.byShare[id], c)
 	if len(s.byShare[id]) == 0 {
 		delete(s.byShare, id)
 	}
+	if s.byAddr[addr]--; s.byAddr[addr] <= 0 {
+		delete(s.byAddr, addr)
+	}
+	return ""
 }
 
 // ServeHTTP implements http.Handler.

@@ -21,6 +21,7 @@ import (
 const (
 	closeSlowConsumer = websocket.StatusCode(4001) // queue overflow: reconnect to resume
 	closeRevoked      = websocket.StatusCode(4003) // the share link was revoked or expired: do not retry
+	closeTooMany      = websocket.StatusCode(4029) // too many connections of the share link or address: retry later
 )
 
 // originAllowed checks a browser's Origin against the public origins: the
@@ -94,17 +95,22 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(s.cfg.MaxFrame)
-	c := newConn(s, ws, s.clientAddr(r))
+	addr := s.clientAddr(r)
+	c := newConn(s, ws, addr)
 	c.role, c.scope, c.publicBase = who.role, who.scope(), s.publicBase(r)
 	c.principal = who.id()
 	c.presence.device = deviceLabel(r.UserAgent())
 	if who.share != nil {
 		c.shareID, c.presence.label = who.share.ID, who.share.Label
-		s.trackShare(c, c.shareID, true)
-		defer s.trackShare(c, c.shareID, false)
-		if !s.auth.shares.valid(c.shareID) {
+		over := s.trackShare(c, c.shareID, addr, true)
+		defer s.trackShare(c, c.shareID, addr, false)
+		switch {
+		case !s.auth.shares.valid(c.shareID):
 			// Revoked or expired since identify, before trackShare: no one else will cut it.
 			c.closeWith(closeRevoked, "share link revoked or expired")
+		case over != "":
+			s.log.Info("websocket closed: "+over, "remote", addr, "share", c.shareID)
+			c.closeWith(closeTooMany, over)
 		}
 	}
 	s.metrics.connections.Inc()

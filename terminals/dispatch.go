@@ -55,7 +55,7 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 			return Dropped
 		}
 	}
-	out, tookClaim := Dropped, false
+	out := Dropped
 	m.hub.Do(func(tx hub.Tx) {
 		if !tx.Visible(s, uri) {
 			return
@@ -84,7 +84,7 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 		}
 		out = Accepted
 		if t != nil && (a.Type == ahp.TerminalInput || a.Type == ahp.TerminalResized && m.cfg.SizePolicy != SizeSmallest) {
-			tookClaim = m.takeFree(tx, uri, s, origin.ClientID)
+			m.takeFree(tx, uri, s, origin.ClientID) // its terminal/claimed updates presence in this step
 		}
 		if a.Type == ahp.TerminalInput && t != nil {
 			t.inputs.note(origin.ClientID) // a holder that stops typing is away (LastInput)
@@ -98,9 +98,6 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 		}
 		tx.Publish(uri, a, &origin)
 	})
-	if out == Accepted && a.Type == ahp.TerminalClaimed || tookClaim {
-		m.publishPresence() // who holds control is part of presence
-	}
 	return out
 }
 

@@ -70,11 +70,13 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("shell integration dir: %w", err)
 	}
-	return &Manager{
+	m := &Manager{
 		cfg: cfg, log: cfg.Logger.With("component", "terminals"),
 		hub: hub.New(cfg.ReplayBytes), scripts: dir,
 		terms: map[string]*terminal{}, presence: presence{count: map[string]int{}},
-	}, nil
+	}
+	m.hub.SetPresence(presenceFrame)
+	return m, nil
 }
 
 // runtimeDir is where the private directory of shell-integration files (the

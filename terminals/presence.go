@@ -21,16 +21,18 @@ type presence struct {
 	count   map[string]int
 	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
 	heir    func(uri, gone string) bool
-
-	// publish orders presence publishes: each reads the audiences and sets
-	// the catalogue _meta under it, so the last publish reflects the last
-	// change. Taken before the hub lock, never under it.
-	publish sync.Mutex
 }
 
-// MetaPresence is the catalogue _meta key of a terminal's presence list
+// MethodPresence is the notification that tells a terminal's subscribers
+// who is on it, and the owner's request for every terminal's list
 // (docs/protocol.md, "Presence and control").
-const MetaPresence = "termhost/presence"
+const MethodPresence = "x-termhost/presence"
+
+// PresenceList is a terminal's presence: the params of MethodPresence.
+type PresenceList struct {
+	Channel string   `json:"channel"`
+	Members []Member `json:"members"`
+}
 
 // Member kinds.
 const (
@@ -277,9 +279,6 @@ func (m *Manager) SetClaim(uri string, from, to ahp.Claim) bool {
 			done = true
 		}
 	})
-	if done {
-		m.publishPresence()
-	}
 	return done
 }
 
@@ -293,18 +292,36 @@ func (m *Manager) Subscribers(uri string) []Subscriber {
 	return nil
 }
 
-// publishPresence sets every terminal's presence list in its catalogue
-// _meta; the hub publishes the catalogue only where it changed.
-func (m *Manager) publishPresence() {
-	m.presence.publish.Lock()
-	defer m.presence.publish.Unlock()
-	for _, a := range m.hub.Audiences() {
-		if list := members(a); len(list) > 0 {
-			m.hub.SetInfoMeta(a.URI, MetaPresence, list)
-		} else {
-			m.hub.SetInfoMeta(a.URI, MetaPresence, nil)
-		}
+// presenceFrame is the hub's presence hook: the x-termhost/presence
+// notification of a terminal (docs/protocol.md, "Presence and control"),
+// sent to its subscribers only, or nil when nobody listed is on it.
+func presenceFrame(uri string, claim ahp.Claim, subs []Subscriber) []byte {
+	list := members(hub.Audience{URI: uri, Claim: claim, Subs: subs})
+	if list == nil {
+		list = []Member{}
 	}
+	b, err := ahp.EncodeNotification(MethodPresence, PresenceList{Channel: uri, Members: list}, ahp.Current)
+	if err != nil {
+		panic("terminals: encode presence: " + err.Error()) // plain strings always encode
+	}
+	return b
+}
+
+// Presence is the presence list of every terminal s may see, catalogue
+// order (the answer to MethodPresence).
+func (m *Manager) Presence(s Subscriber) []PresenceList {
+	out := []PresenceList{}
+	for _, a := range m.hub.Audiences() {
+		if scope := s.Scope(); scope != "" && scope != a.URI {
+			continue
+		}
+		list := members(a)
+		if list == nil {
+			list = []Member{}
+		}
+		out = append(out, PresenceList{Channel: a.URI, Members: list})
+	}
+	return out
 }
 
 // members is a terminal's presence list: one entry per client (a client

@@ -17,7 +17,6 @@ type Recovery = hub.Recovery
 // every action after the snapshot's fromSeq reaches s.
 // A joiner may get the screen redraw in the content (see applyScreen).
 func (m *Manager) Subscribe(s Subscriber, uri string) (snap ahp.Snapshot, err error) {
-	defer m.publishPresence()
 	marks := m.marked([]string{uri}, func() { snap, err = m.hub.Subscribe(s, uri) })
 	if err == nil {
 		m.applyScreen(marks, &snap)
@@ -28,7 +27,6 @@ func (m *Manager) Subscribe(s Subscriber, uri string) (snap ahp.Snapshot, err er
 // Initialize subscribes s to every known channel of uris in one step and
 // returns the snapshots and the current serverSeq. Unknown URIs are skipped.
 func (m *Manager) Initialize(s Subscriber, uris []string) (seq int64, snaps []ahp.Snapshot) {
-	defer m.publishPresence()
 	marks := m.marked(uris, func() { seq, snaps = m.hub.Initialize(s, uris) })
 	for i := range snaps {
 		m.applyScreen(marks, &snaps[i])
@@ -39,14 +37,12 @@ func (m *Manager) Initialize(s Subscriber, uris []string) (seq int64, snaps []ah
 // Unsubscribe stops delivering a channel to s. Unknown channels are ignored.
 func (m *Manager) Unsubscribe(s Subscriber, uri string) {
 	m.hub.Unsubscribe(s, uri)
-	m.publishPresence()
 	m.resizeForLeaver(s, uri)
 }
 
 // Leave drops s from every channel (its connection closed).
 func (m *Manager) Leave(s Subscriber) {
 	m.hub.Leave(s)
-	m.publishPresence()
 	m.resizeForLeaver(s, "")
 }
 
@@ -55,7 +51,6 @@ func (m *Manager) Leave(s Subscriber) {
 // hub.Hub.Reconnect).
 // Snapshots get the screen redraw as in Subscribe; a replay is unchanged.
 func (m *Manager) Reconnect(s Subscriber, p ahp.ReconnectParams) (r Recovery) {
-	defer m.publishPresence()
 	uris := slices.Clone(p.Subscriptions)
 	for _, c := range p.Cursors {
 		uris = append(uris, c.Channel)

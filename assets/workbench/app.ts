@@ -226,13 +226,14 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     }
     if (first || restarted) this.#openStartupTerminal(list);
     this.#editor.renderTabs();
-    for (const v of this.#views.all()) v.renderClaim(); // presence lives in the catalogue
+    for (const v of this.#views.all()) v.renderClaim(); // the claim lives in the catalogue
     this.statusBar.render();
   }
 
-  /** A control request came or went: redraw that terminal's claim bar. */
+  /** A control request or presence came or went: redraw that terminal's claim bar and the tabs' avatars. */
   #controlChanged(uri: string): void {
     this.#views.get(uri)?.renderClaim();
+    this.#editor.renderTabs();
     this.statusBar.render();
   }
 

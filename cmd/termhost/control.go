@@ -77,16 +77,9 @@ func (s *session) takeHint() string {
 	return "attach --take takes control"
 }
 
-// presence is who is connected to our terminal, from the catalogue.
+// presence is who is connected to our terminal (x-termhost/presence).
 func (s *session) presence() []terminals.Member {
-	if root, ok := s.c.Root(); ok {
-		for _, info := range root.Terminals {
-			if info.Resource == s.uri {
-				return presenceOf(info)
-			}
-		}
-	}
-	return nil
+	return presenceOf(s.c)[s.uri]
 }
 
 // holderName names who holds our terminal's claim now.
@@ -94,7 +87,7 @@ func (s *session) holderName() string {
 	if root, ok := s.c.Root(); ok {
 		for _, info := range root.Terminals {
 			if info.Resource == s.uri {
-				return claimHolderName(info.Claim, presenceOf(info))
+				return claimHolderName(info.Claim, s.presence())
 			}
 		}
 	}
@@ -201,15 +194,4 @@ func memberText(m terminals.Member) string {
 		return fmt.Sprintf("%s (%s)", name, printable(m.Device))
 	}
 	return name
-}
-
-// presenceOf is the presence list of a catalogue entry (its _meta).
-func presenceOf(info ahp.TerminalInfo) []terminals.Member {
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(info.Meta, &meta) != nil {
-		return []terminals.Member{}
-	}
-	list := []terminals.Member{}
-	_ = json.Unmarshal(meta[terminals.MetaPresence], &list)
-	return list
 }

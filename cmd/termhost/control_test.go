@@ -133,10 +133,7 @@ func TestLsPresence(t *testing.T) {
 	if _, err := c.Subscribe(t.Context(), ahp.TerminalURI(id)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "presence in the catalogue", func() bool {
-		in, _ := ts.info(ahp.TerminalURI(id))
-		return len(presenceOf(in)) == 1
-	})
+	waitFor(t, "presence", func() bool { return len(presenceOf(c)[ahp.TerminalURI(id)]) == 1 })
 	code, stdout, stderr := call(t, ownerEnv(ts), "ls", "--json")
 	if code != 0 {
 		t.Fatalf("ls --json: exit %d, %s", code, stderr)

@@ -67,12 +67,15 @@ func (a *app) lsCommand(args []string) int {
 		return a.failf("ls", "the server sent no catalogue")
 	}
 	entries := make([]lsEntry, 0, len(root.Terminals))
+	here := presenceOf(c)
 	for _, info := range root.Terminals {
+		if here[info.Resource] == nil {
+			here[info.Resource] = []terminals.Member{}
+		}
 		id := ahp.TerminalIDOf(info.Resource)
-		present := presenceOf(info)
 		entries = append(entries, lsEntry{ID: id, Title: info.Title, State: info.Lifecycle.Status,
-			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, Control: controlName(info, present),
-			URL: client.TerminalURL(base, id), Presence: present})
+			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, Control: controlName(info, here[info.Resource]),
+			URL: client.TerminalURL(base, id), Presence: here[info.Resource]})
 		if *preview {
 			entries[len(entries)-1].Screen = screenOf(c, info.Resource)
 		}
@@ -159,4 +162,24 @@ func controlName(info ahp.TerminalInfo, present []terminals.Member) string {
 		return name
 	}
 	return ""
+}
+
+// presenceOf asks the server for every terminal's presence list, by URI
+// (never nil lists: --json prints [] for nobody).
+func presenceOf(c *client.Client) map[string][]terminals.Member {
+	out := map[string][]terminals.Member{}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw, err := c.Call(ctx, terminals.MethodPresence, struct{}{})
+	if err != nil {
+		return out
+	}
+	var r handlers.PresenceResult
+	if json.Unmarshal(raw, &r) != nil {
+		return out
+	}
+	for _, p := range r.Terminals {
+		out[p.Channel] = p.Members
+	}
+	return out
 }

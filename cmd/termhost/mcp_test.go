@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -55,7 +56,12 @@ func TestMCPOverStdio(t *testing.T) {
 	if info.Claim.Kind != ahp.ClaimSession {
 		t.Fatalf("the agent's terminal is claimed by %+v, want a session claim", info.Claim)
 	}
-	if got := presenceOf(info); len(got) != 1 || got[0].Name != "Agent · stdio-agent" || got[0].Kind != terminals.KindAgent {
+	code, stdout, stderr := call(t, ownerEnvOf(ts), "ls", "--json")
+	var listed []lsEntry
+	if code != 0 || json.Unmarshal([]byte(stdout), &listed) != nil || len(listed) != 1 {
+		t.Fatalf("termhost ls --json = %d %q %q, want one terminal", code, stdout, stderr)
+	}
+	if got := listed[0].Presence; len(got) != 1 || got[0].Name != "Agent · stdio-agent" || got[0].Kind != terminals.KindAgent {
 		t.Fatalf("presence of the agent's terminal: %+v, want Agent · stdio-agent", got)
 	}
 	// termhost ls names the agent as the terminal's holder.

@@ -84,6 +84,14 @@ const extensions = `{
         "autoGrantMs": {"type": "integer", "minimum": 1}, "auto": {"const": true}
       }
     },
+    "PresenceList": {
+      "type": "object", "required": ["channel", "members"], "additionalProperties": false,
+      "properties": {"channel": {"type": "string", "minLength": 1}, "members": {"type": "array", "items": {"$ref": "#/$defs/Member"}}}
+    },
+    "PresenceResult": {
+      "type": "object", "required": ["terminals"], "additionalProperties": false,
+      "properties": {"terminals": {"type": "array", "items": {"$ref": "#/$defs/PresenceList"}}}
+    },
     "ScreenResult": {
       "type": "object", "required": ["cols", "rows", "altScreen", "lines"], "additionalProperties": false,
       "properties": {"cols": {"type": "integer", "minimum": 1}, "rows": {"type": "integer", "minimum": 1},
@@ -107,7 +115,7 @@ func addExtensions(c *Checker, compiler *jsonschema.Compiler) error {
 		return fmt.Errorf("schemacheck: add extensions schema: %w", err)
 	}
 	for method, def := range map[string]string{"x-share/create": "ShareCreateResult", "x-share/list": "ShareListResult",
-		"x-termhost/screen": "ScreenResult"} {
+		"x-termhost/screen": "ScreenResult", "x-termhost/presence": "PresenceResult"} {
 		s, err := compiler.Compile(extensionsID + "#/$defs/" + def)
 		if err != nil {
 			return fmt.Errorf("schemacheck: compile extensions %s: %w", def, err)
@@ -136,5 +144,10 @@ func addControl(c *Checker, compiler *jsonschema.Compiler) error {
 		return fmt.Errorf("schemacheck: compile extensions ControlNotice: %w", err)
 	}
 	c.notifications["x-termhost/controlRequest"] = notice
+	presence, err := compiler.Compile(extensionsID + "#/$defs/PresenceList")
+	if err != nil {
+		return fmt.Errorf("schemacheck: compile extensions PresenceList: %w", err)
+	}
+	c.notifications["x-termhost/presence"] = presence
 	return nil
 }

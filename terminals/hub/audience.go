@@ -13,7 +13,7 @@ type Audience struct {
 // order (presence: who is connected to which terminal, and who holds it).
 func (h *Hub) Audiences() []Audience {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	out := make([]Audience, 0, len(h.order))
 	for _, uri := range h.order {
 		ch := h.channels[uri]

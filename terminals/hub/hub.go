@@ -1,4 +1,5 @@
-// Package hub is the AHP session server's core: the one serverSeq counter,
+// Package hub is the AHP session server's core: the one serverSeq counter
+// (a hybrid logical clock, seq.go),
 // every channel's state (reduced with ahp's reducers, content in a bounded
 // content.Store), the replay ring, and fan-out to subscribers with
 // backpressure. It knows nothing of ptys or processes.
@@ -74,15 +75,31 @@ type Hub struct {
 	order    []string            // terminal channels, catalogue order
 	channels map[string]*channel // by URI, the root included
 	ring     *ring
+	clock    Clock
+	// catSeq is, by terminal, the serverSeq of the last catalogue change
+	// about it: what a connection scoped to it replays (scopedLocked).
+	catSeq map[string]int64
+	// presence builds a terminal's presence notification (presence.go);
+	// dirty are the channels whose presence unlock must send.
+	presence Presence
+	dirty    []*channel
 }
 
 // channel is a terminal's (or the root's) state and subscribers.
 type channel struct {
+	uri     string
 	subs    map[Subscriber]struct{}
 	term    *ahp.TerminalState // nil for the root; Content lives in content
 	content *content.Store
 	changed chan struct{}  // made by Pace, closed when pacing must be recomputed
 	meta    map[string]any // the catalogue entry's _meta (see SetInfoMeta)
+
+	// Presence (presence.go): the last list sent, whether unlock must send
+	// it again, to whom even if unchanged, and whether the channel is gone.
+	presence []byte
+	dirty    bool
+	joiners  map[Subscriber]struct{}
+	removed  bool
 }
 
 // New returns a hub whose replay ring keeps about replayBytes of envelopes.
@@ -91,6 +108,8 @@ func New(replayBytes int) *Hub {
 		root:     ahp.RootState{Agents: nil, Terminals: []ahp.TerminalInfo{}},
 		channels: map[string]*channel{ahp.RootURI: {subs: map[Subscriber]struct{}{}}},
 		ring:     newRing(replayBytes),
+		clock:    SystemClock(),
+		catSeq:   map[string]int64{},
 	}
 }
 
@@ -98,14 +117,14 @@ func New(replayBytes int) *Hub {
 // ignored) and a scrollback budget, and publishes the catalogue.
 func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int) error {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if h.channels[uri] != nil {
 		return fmt.Errorf("hub: channel %s exists", uri)
 	}
 	st.Content = nil
-	h.channels[uri] = &channel{subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback)}
+	h.channels[uri] = &channel{uri: uri, subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback)}
 	h.order = append(h.order, uri)
-	h.publishCatalogueLocked()
+	h.publishCatalogueLocked(uri)
 	return nil
 }
 
@@ -113,16 +132,18 @@ func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int) erro
 // history, and publishes the catalogue. It reports whether it existed.
 func (h *Hub) RemoveTerminal(uri string) bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	ch := h.channels[uri]
 	if ch == nil || ch.term == nil {
 		return false
 	}
 	ch.touch()
+	ch.removed = true
 	delete(h.channels, uri)
 	h.order = slices.DeleteFunc(h.order, func(u string) bool { return u == uri })
 	h.ring.forget(uri)
-	h.publishCatalogueLocked()
+	h.publishCatalogueLocked(uri)
+	delete(h.catSeq, uri)
 	return true
 }
 
@@ -131,7 +152,7 @@ func (h *Hub) RemoveTerminal(uri string) bool {
 // (see Pace), and false when the channel is gone.
 func (h *Hub) Publish(uri string, a ahp.Action) (backlog int, ok bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	ch := h.channels[uri]
 	if ch == nil {
 		return 0, false
@@ -145,7 +166,7 @@ func (h *Hub) Publish(uri string, a ahp.Action) (backlog int, ok bool) {
 // atomic (a dispatch). fn must not block.
 func (h *Hub) Do(fn func(tx Tx)) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	fn(Tx{h})
 }
 
@@ -190,14 +211,14 @@ func (tx Tx) Visible(s Subscriber, uri string) bool { return tx.h.visibleLocked(
 // SendTo is Tx.SendTo on its own.
 func (h *Hub) SendTo(s Subscriber, env ahp.Envelope) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.sendToLocked(s, env)
 }
 
 // Visible is Tx.Visible on its own.
 func (h *Hub) Visible(s Subscriber, uri string) bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	return h.visibleLocked(s, uri)
 }
 
@@ -214,21 +235,26 @@ func (h *Hub) visibleLocked(s Subscriber, uri string) bool {
 // of the channel. A change of what the catalogue lists (title, claim,
 // lifecycle) publishes the catalogue after it.
 func (h *Hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) {
+	h.publishAboutLocked(uri, a, origin, "")
+}
+
+// publishAboutLocked is publishLocked for a catalogue change about one
+// terminal (see fanOutLocked).
+func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, about string) {
 	ch := h.channels[uri]
 	h.reduceLocked(ch, a)
-	h.seq++
-	f := newFrame(ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.seq, Origin: origin})
+	f := newFrame(ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.nextLocked(), Origin: origin})
 	// The ring counts the frame: every byte the envelope holds (titles,
 	// claims, cwd, origin…), not just its payload.
 	h.ring.add(f.env, f.size)
-	h.fanOutLocked(ch, f)
+	h.fanOutLocked(ch, f, about)
 	if ch.term != nil {
 		switch a.Type {
 		case ahp.TerminalClaimed:
-			ch.touch() // the holder that paces the shell may have changed
-			h.publishCatalogueLocked()
+			h.markLocked(ch, nil) // the holder that paces the shell, and presence's control, may have changed
+			h.publishCatalogueLocked(uri)
 		case ahp.TerminalTitleChanged, ahp.TerminalExited:
-			h.publishCatalogueLocked()
+			h.publishCatalogueLocked(uri)
 		}
 	}
 }
@@ -245,12 +271,16 @@ func (h *Hub) reduceLocked(ch *channel, a ahp.Action) {
 
 // fanOutLocked delivers f to the channel's subscribers. A scoped subscriber
 // sees only its own terminal in the catalogue: it gets a filtered copy,
-// made once per scope.
-func (h *Hub) fanOutLocked(ch *channel, f *Frame) {
+// made once per scope, and only of a change about its terminal (about):
+// nothing it receives tells what happens on the others.
+func (h *Hub) fanOutLocked(ch *channel, f *Frame, about string) {
 	var scoped map[string]*Frame
 	for s := range ch.subs {
 		g := f
 		if scope := s.Scope(); scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
+			if scope != about {
+				continue
+			}
 			if g = scoped[scope]; g == nil {
 				env := f.env
 				env.Action.Terminals = filterInfos(env.Action.Terminals, scope)
@@ -268,8 +298,7 @@ func (h *Hub) fanOutLocked(ch *channel, f *Frame) {
 }
 
 func (h *Hub) sendToLocked(s Subscriber, env ahp.Envelope) {
-	h.seq++
-	env.ServerSeq = h.seq
+	env.ServerSeq = h.nextLocked()
 	if !s.Deliver(newFrame(env)) {
 		h.dropLocked(s)
 	}
@@ -290,7 +319,7 @@ func (h *Hub) catalogueLocked() []ahp.TerminalInfo {
 // catalogue when it changed. It reports whether the terminal exists.
 func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	ch := h.channels[uri]
 	if ch == nil || ch.term == nil {
 		return false
@@ -306,7 +335,7 @@ func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
 		}
 		ch.meta[key] = value
 	}
-	h.publishCatalogueLocked()
+	h.publishCatalogueLocked(uri)
 	return true
 }
 
@@ -321,29 +350,31 @@ func (ch *channel) infoMetaLocked() json.RawMessage {
 	return b
 }
 
-// publishCatalogueLocked sends the full catalogue as root/terminalsChanged.
-func (h *Hub) publishCatalogueLocked() {
-	h.publishLocked(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: h.catalogueLocked()}, nil)
+// publishCatalogueLocked sends the full catalogue as root/terminalsChanged,
+// after a change about the terminal uri.
+func (h *Hub) publishCatalogueLocked(about string) {
+	h.publishAboutLocked(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: h.catalogueLocked()}, nil, about)
+	h.catSeq[about] = h.seq
 }
 
 // Terminals returns the catalogue.
 func (h *Hub) Terminals() []ahp.TerminalInfo {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	return h.catalogueLocked()
 }
 
 // Seq is the current value of the action sequence counter.
 func (h *Hub) Seq() int64 {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	return h.seq
 }
 
 // ClaimedClients returns the clientIds that terminals' client claims name.
 func (h *Hub) ClaimedClients() map[string]bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	out := map[string]bool{}
 	for _, uri := range h.order {
 		if c := h.channels[uri].term.Claim; c.Kind == ahp.ClaimClient {

@@ -100,12 +100,25 @@ func TestScopedCatalogue(t *testing.T) {
 	if err := h.AddTerminal(term2, ahp.TerminalState{Title: "two"}, 0); err != nil {
 		t.Fatal(err)
 	}
-	got := scoped.envelopes()[0].Action.Terminals
-	if len(got) != 1 || got[0].Resource != term1 {
-		t.Errorf("scoped catalogue = %+v, want only %s", got, term1)
+	h.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "2"})
+	if n := len(all.envelopes()); n != 2 {
+		t.Fatalf("unscoped subscriber got %d catalogues, want 2", n)
 	}
-	if n := len(all.envelopes()[0].Action.Terminals); n != 2 {
+	if n := len(all.envelopes()[1].Action.Terminals); n != 2 {
 		t.Errorf("unscoped catalogue lists %d terminals, want 2", n)
+	}
+	// Changes to another terminal send the scoped subscriber nothing.
+	if got := scoped.envelopes(); len(got) != 0 {
+		t.Errorf("scoped subscriber got %d frames about %s, want none", len(got), term2)
+	}
+	h.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "1"})
+	envs := scoped.envelopes()
+	if len(envs) != 1 {
+		t.Fatalf("scoped subscriber got %d frames after a change of its terminal, want 1", len(envs))
+	}
+	got := envs[0].Action.Terminals
+	if len(got) != 1 || got[0].Resource != term1 || got[0].Title != "1" {
+		t.Errorf("scoped catalogue = %+v, want only %s titled 1", got, term1)
 	}
 	if _, err := h.Subscribe(scoped, term2); !errors.Is(err, ErrNotFound) {
 		t.Errorf("scoped Subscribe(%s) = %v, want ErrNotFound", term2, err)

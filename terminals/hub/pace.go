@@ -10,7 +10,7 @@ import "github.com/termhost/termhost/ahp"
 // terminal's reader pauses on them instead of polling.
 func (h *Hub) Pace(uri string) (backlog int, drained, changed <-chan struct{}) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	ch := h.channels[uri]
 	if ch == nil {
 		return 0, nil, nil

@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/termhost/termhost/ahp"
 )
@@ -30,14 +32,15 @@ func (h *Hub) snapshotLocked(uri string, s Subscriber) (ahp.Snapshot, error) {
 func (h *Hub) subscribeLocked(uri string, s Subscriber) {
 	ch := h.channels[uri]
 	ch.subs[s] = struct{}{}
-	ch.touch()
+	h.markLocked(ch, s)
 }
 
 // Subscribe atomically takes a snapshot of the channel and registers s, so
 // every action after the snapshot's fromSeq reaches s.
 func (h *Hub) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
+	h.nextLocked() // fromSeq is a fresh value: it tells nothing of what the server did last
 	snap, err := h.snapshotLocked(uri, s)
 	if err != nil {
 		return snap, err
@@ -51,7 +54,8 @@ func (h *Hub) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
 // returns the snapshots and the current serverSeq. Unknown URIs are skipped.
 func (h *Hub) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
+	h.nextLocked() // see Subscribe
 	s.Hold()
 	snaps := []ahp.Snapshot{}
 	for _, uri := range uris {
@@ -68,17 +72,17 @@ func (h *Hub) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
 // Unsubscribe stops delivering a channel to s. Unknown channels are ignored.
 func (h *Hub) Unsubscribe(s Subscriber, uri string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if ch := h.channels[uri]; ch != nil {
 		delete(ch.subs, s)
-		ch.touch()
+		h.markLocked(ch, nil)
 	}
 }
 
 // Leave drops s from every channel (its connection closed).
 func (h *Hub) Leave(s Subscriber) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	h.dropLocked(s)
 }
 
@@ -86,7 +90,7 @@ func (h *Hub) dropLocked(s Subscriber) {
 	for _, ch := range h.channels {
 		if _, ok := ch.subs[s]; ok {
 			delete(ch.subs, s)
-			ch.touch()
+			h.markLocked(ch, nil)
 		}
 	}
 }
@@ -139,7 +143,8 @@ func (r Recovery) Result() any {
 // missing. s is subscribed to every surviving channel in the same step.
 func (h *Hub) Reconnect(s Subscriber, p ahp.ReconnectParams) Recovery {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
+	h.nextLocked() // see Subscribe
 	s.Hold()
 	if p.PerChannel {
 		return Recovery{Kind: PerChannel, Channels: h.reconnectChannelsLocked(s, p.Cursors)}
@@ -162,7 +167,7 @@ func (h *Hub) Reconnect(s Subscriber, p ahp.ReconnectParams) Recovery {
 		for uri := range live {
 			h.subscribeLocked(uri, s)
 		}
-		return Recovery{Kind: Replayed, Replay: ahp.ReplayResult{Actions: scoped(h.ring.since(last, live), s), Missing: missing}}
+		return Recovery{Kind: Replayed, Replay: ahp.ReplayResult{Actions: h.scopedLocked(h.ring.since(last, live), s, last), Missing: missing}}
 	}
 	snaps := []ahp.Snapshot{}
 	for _, uri := range p.Subscriptions {
@@ -184,7 +189,7 @@ func (h *Hub) reconnectChannelsLocked(s Subscriber, cursors []ahp.ChannelCursor)
 			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoveryMissing, Channel: c.Channel})
 			continue
 		case c.LastSeenServerSeq > 0 && c.LastSeenServerSeq <= h.seq && h.ring.complete(c.Channel, c.LastSeenServerSeq):
-			actions := scoped(h.ring.since(c.LastSeenServerSeq, map[string]bool{c.Channel: true}), s)
+			actions := h.scopedLocked(h.ring.since(c.LastSeenServerSeq, map[string]bool{c.Channel: true}), s, c.LastSeenServerSeq)
 			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoveryReplay, Channel: c.Channel, Actions: actions})
 		default:
 			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoverySnapshot, Channel: c.Channel, Snapshot: &snap})
@@ -194,16 +199,39 @@ func (h *Hub) reconnectChannelsLocked(s Subscriber, cursors []ahp.ChannelCursor)
 	return out
 }
 
-// scoped filters catalogue actions down to what a scoped subscriber sees.
-func scoped(envs []ahp.Envelope, s Subscriber) []ahp.Envelope {
+// scopedLocked filters a replay down to what a scoped subscriber sees, as
+// live delivery does (fanOutLocked): catalogue changes about its terminal
+// only. The ring keeps only the newest catalogue, which may be about
+// another terminal; the replay then carries the catalogue filtered to the
+// scope at the serverSeq of the last change about it (the filtered
+// catalogue has not changed since), when that is after the cursor.
+func (h *Hub) scopedLocked(envs []ahp.Envelope, s Subscriber, after int64) []ahp.Envelope {
 	scope := s.Scope()
 	if scope == "" {
 		return envs
 	}
-	for i, e := range envs {
+	var newest *ahp.Envelope
+	out := envs[:0]
+	for _, e := range envs {
 		if e.Action.Type == ahp.RootTerminalsChanged {
-			envs[i].Action.Terminals = filterInfos(e.Action.Terminals, scope)
+			newest = &e
+			continue
 		}
+		out = append(out, e)
 	}
-	return envs
+	if newest == nil {
+		return out
+	}
+	at, ok := h.catSeq[scope]
+	if !ok { // the terminal is gone: its removal is the newest news
+		at = newest.ServerSeq
+	}
+	if at <= after {
+		return out
+	}
+	cat := *newest
+	cat.ServerSeq = at
+	cat.Action.Terminals = filterInfos(cat.Action.Terminals, scope)
+	i, _ := slices.BinarySearchFunc(out, at, func(e ahp.Envelope, seq int64) int { return cmp.Compare(e.ServerSeq, seq) })
+	return slices.Insert(out, i, cat)
 }

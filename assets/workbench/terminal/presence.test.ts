@@ -34,8 +34,8 @@ test('initials', () => {
 
 test('membersOf keeps well-formed members only', () => {
   assert.deepEqual(membersOf(undefined), []);
-  assert.deepEqual(membersOf({ 'termhost/presence': 'nope' }), []);
-  assert.deepEqual(membersOf({ 'termhost/presence': [alice, { name: 'no id' }, null] }), [alice]);
+  assert.deepEqual(membersOf({ members: 'nope' }), []);
+  assert.deepEqual(membersOf({ members: [alice, { name: 'no id' }, null] }), [alice]);
 });
 
 // Control means what the UI says (issue 23 point 5): the page lets you type

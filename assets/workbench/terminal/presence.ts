@@ -1,16 +1,16 @@
-// Who is on a terminal and who controls it (docs/protocol.md, "Presence is
-// catalogue _meta" and "Handing over control"): the presence list the
-// server keeps in each catalogue entry's _meta, labels for people, avatars
+// Who is on a terminal and who controls it (docs/protocol.md, "Presence and
+// control" and "Handing over control"): the presence list the server sends
+// a terminal's subscribers (x-termhost/presence), labels for people, avatars
 // for the tab strip, and control requests (ask the holder; the holder grants
 // or declines; the server grants by itself when the holder is away).
 
 import type { AhpClient } from '../../ahp/client';
-import { ROOT_CHANNEL, type RootState, type TerminalClaim } from '../../ahp/types';
+import { ROOT_CHANNEL, type TerminalClaim } from '../../ahp/types';
 import { h } from '../dom';
 import type { Role } from '../access';
 import type { Notify } from '../quickinput';
 
-export const PRESENCE_KEY = 'termhost/presence';
+export const PRESENCE_NOTICE = 'x-termhost/presence';
 const PRESENCE_ID_KEY = 'termhost/presenceId';
 const CONTROL_NOTICE = 'x-termhost/controlRequest';
 
@@ -31,9 +31,9 @@ export interface ControlNotice {
   auto?: boolean;
 }
 
-/** The presence list of a catalogue entry's _meta (empty when unknown). */
-export function membersOf(meta: Record<string, unknown> | undefined): Member[] {
-  const list = meta?.[PRESENCE_KEY];
+/** The presence list of an x-termhost/presence notification's params (empty when malformed). */
+export function membersOf(params: { members?: unknown } | undefined): Member[] {
+  const list = params?.members;
   if (!Array.isArray(list)) return [];
   return list.filter((m): m is Member => !!m && typeof m === 'object' && typeof (m as Member).id === 'string' && typeof (m as Member).name === 'string');
 }
@@ -97,6 +97,8 @@ export class Control {
   #incoming = new Map<string, ControlNotice[]>();
   /** Our own pending request, by terminal. */
   #outgoing = new Map<string, ControlNotice>();
+  /** The last presence list of each terminal we subscribe to. */
+  #presence = new Map<string, Member[]>();
 
   constructor(client: AhpClient, role: Role, notify: Notify, changed: (uri: string) => void, titleOf: (uri: string) => string) {
     this.#client = client;
@@ -106,6 +108,7 @@ export class Control {
     this.#titleOf = titleOf;
     client.on('notification', (method, params) => {
       if (method === CONTROL_NOTICE) this.#onNotice(params as ControlNotice);
+      if (method === PRESENCE_NOTICE) this.#onPresence(params as { channel?: unknown; members?: unknown });
     });
   }
 
@@ -115,9 +118,19 @@ export class Control {
     return typeof id === 'string' ? id : undefined;
   }
 
+  /** Who is on a terminal: known only while we subscribe to it (the server sends presence to a terminal's subscribers). */
   members(uri: string): Member[] {
-    const root = this.#client.state<RootState>(ROOT_CHANNEL);
-    return membersOf(root?.terminals?.find((t) => t.resource === uri)?._meta);
+    if (!this.#client.isSubscribed(uri)) {
+      this.#presence.delete(uri);
+      return [];
+    }
+    return this.#presence.get(uri) ?? [];
+  }
+
+  #onPresence(p: { channel?: unknown; members?: unknown }): void {
+    if (typeof p?.channel !== 'string') return;
+    this.#presence.set(p.channel, membersOf(p));
+    this.#changed(p.channel);
   }
 
   label(m: Member): string {
@@ -128,6 +141,7 @@ export class Control {
   holderLabel(uri: string, claim: TerminalClaim | undefined): string {
     if (claim?.kind === 'session') return agentHolderLabel(this.members(uri), claim);
     if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
+    if (!this.#client.isSubscribed(uri)) return claim?.kind === 'client' ? 'someone else' : 'nobody';
     const holder = this.members(uri).find((m) => m.control);
     return holder ? this.label(holder) : 'nobody';
   }
