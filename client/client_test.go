@@ -141,6 +141,9 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	if _, err := b.Subscribe(t.Context(), uri); err != nil {
 		t.Fatal(err)
 	}
+	// a keeps control through its grace period: b (the owner's other
+	// client) takes it before typing, as the holder alone types.
+	_, _ = b.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(b.ClientID())})
 	_, _ = b.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo while-$((6*7))\r"})
 	waitEvent(t, b, "while-42", outputContains(b, uri, "while-42\r\n"))
 
@@ -160,7 +163,11 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	if !replayed {
 		t.Errorf("the reconnect brought no while-42 output")
 	}
-	// Calls work again, and the mirror holds every line exactly once.
+	// Calls work again (a takes control back), and the mirror holds every
+	// line exactly once.
+	if _, err := a.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(a.ClientID())}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo af''ter\r"}); err != nil {
 		t.Fatal(err)
 	}
