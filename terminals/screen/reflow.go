@@ -1,0 +1,92 @@
+package screen
+
+import "time"
+
+// After a change of size, xterm.js rewraps the lines of its main screen
+// that wrapped (reflow) where vt only cuts or pads each row, and vt keeps no
+// record of which rows wrapped. So the model keeps the output it applied
+// since it started (up to maxReplay bytes) and, on a resize of the main
+// screen, builds its emulator anew at the new size from that output: plain
+// text wraps at the new width as xterm.js rewraps it (issue 23 point 7).
+//
+// The alternate screen is not reflowed by xterm.js: there vt's resize is
+// right, and the main screen under it is rebuilt once the program leaves it.
+// Where the model cannot replay (more output than maxReplay, or a replay
+// over the feed deadline), a change of columns makes its screen inexact
+// (State.Exact false): joiners get the history alone, as when it is behind.
+//
+// Known differences: xterm.js leaves the line under the cursor as it is
+// (its reflowCursorLine option is off) where a replay rewraps it too; the
+// shell redraws that line on SIGWINCH anyway. Output written for the old
+// size with absolute cursor moves lands where the new size puts it.
+
+// maxReplay is the most output kept for a replay; past it the model stops
+// keeping it for good.
+const maxReplay = 512 << 10
+
+// keepReplay adds applied output to what a resize replays.
+func (m *Model) keepReplay(b []byte) {
+	if m.noReplay {
+		return
+	}
+	if len(m.replay)+len(b) > maxReplay {
+		m.replay, m.noReplay = nil, true
+		return
+	}
+	m.replay = append(m.replay, b...)
+}
+
+// dropReplay forgets the output kept: what the model applies next does not
+// follow from it (the queue overflowed, or the model gave up).
+func (m *Model) dropReplay() { m.replay, m.noReplay, m.stale = nil, true, false }
+
+// resize changes the screen's size as xterm.js does: a replay for the main
+// screen, vt's resize for the alternate one.
+func (m *Model) resize(cols, rows int) {
+	e := m.emulator()
+	newCols := cols != m.cols
+	changed := newCols || rows != m.rows
+	m.cols, m.rows = cols, rows
+	switch {
+	case changed && !e.vt.IsAltScreen():
+		if m.rebuild() {
+			return
+		}
+		m.unflowed = m.unflowed || newCols
+	case newCols:
+		m.stale = true // the main screen under it: rebuilt on leaving it
+	}
+	e.resize(cols, rows)
+}
+
+// afterOutput rebuilds the main screen that a resize under the alternate
+// screen left as vt cut it, once the program has left the alternate screen.
+func (m *Model) afterOutput() {
+	if m.stale && m.emu != nil && !m.emu.vt.IsAltScreen() {
+		m.stale = false
+		m.unflowed = m.unflowed || !m.rebuild()
+	}
+}
+
+// rebuild replaces the emulator by one at m.cols×m.rows fed the kept
+// output. It fails, leaving the emulator as it was, when nothing is kept or
+// the replay takes longer than a feed may (then nothing is kept any more).
+func (m *Model) rebuild() bool {
+	if m.noReplay {
+		return false
+	}
+	n := newEmulator(m.cols, m.rows)
+	n.now = m.now
+	n.deadline = feedDeadline(m.now(), len(m.replay))
+	n.feed(m.replay)
+	n.deadline = time.Time{}
+	if n.overrun {
+		m.dropReplay()
+		return false
+	}
+	if m.emu != nil {
+		m.emu.close()
+	}
+	m.emu, m.checkpoint = n, nil
+	return true
+}
