@@ -434,7 +434,10 @@ func (m *Model) giveUp() {
 // state is the screen at this point of the stream; text: no redraw.
 func (m *Model) state(behind, text bool) State {
 	e := m.emulator()
-	st := State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind && !m.gaveUp && !m.unflowed,
+	alt := e.vt.IsAltScreen()
+	// unflowed: the main screen is not what xterm.js shows; the alternate
+	// one, which xterm.js does not reflow, is.
+	st := State{Cols: m.cols, Rows: m.rows, AltScreen: alt, Exact: !behind && !m.gaveUp && (alt || !m.unflowed),
 		Fed: m.applied, Lines: e.lines()}
 	if !text {
 		redraw, ok := e.snapshot(carry(m.tail))

@@ -12,8 +12,9 @@ import "time"
 // The alternate screen is not reflowed by xterm.js: there vt's resize is
 // right, and the main screen under it is rebuilt once the program leaves it.
 // Where the model cannot replay (more output than maxReplay, or a replay
-// over the feed deadline), a change of columns makes its screen inexact
-// (State.Exact false): joiners get the history alone, as when it is behind.
+// over the feed deadline), a change of columns makes its main screen
+// inexact for good (State.Exact false but on the alternate screen): joiners
+// get the history alone, as when it is behind, and previews show vt's rows.
 //
 // Known differences: xterm.js leaves the line under the cursor as it is
 // (its reflowCursorLine option is off) where a replay rewraps it too; the

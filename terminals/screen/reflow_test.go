@@ -71,7 +71,7 @@ func TestResizeUnderAltScreenReflowsOnLeaving(t *testing.T) {
 }
 
 // TestResizeWithoutReplayIsInexact: past maxReplay bytes of output the
-// model keeps none, and a change of columns makes its screen inexact
+// model keeps none, and a change of columns makes its main screen inexact
 // (joiners get the history alone) instead of passing vt's cut rows as
 // exact.
 func TestResizeWithoutReplayIsInexact(t *testing.T) {
@@ -88,5 +88,14 @@ func TestResizeWithoutReplayIsInexact(t *testing.T) {
 	m.Resize(60, 8)
 	if st := wait(t, m); st.Exact {
 		t.Fatal("exact after a change of columns it could not reflow")
+	}
+	// The alternate screen, which xterm.js does not reflow, stays exact.
+	m.Feed("\x1b[?1049h\x1b[Hfull screen")
+	if st := wait(t, m); !st.Exact || !st.AltScreen {
+		t.Fatalf("alternate screen: exact %v, alt %v", st.Exact, st.AltScreen)
+	}
+	m.Feed("\x1b[?1049l")
+	if st := wait(t, m); st.Exact {
+		t.Fatal("exact back on the main screen it could not reflow")
 	}
 }
