@@ -75,9 +75,10 @@ type Model struct {
 	// replay: the output applied since New, for a resize to rebuild the
 	// screen from (see reflow.go); noReplay: it is not kept (any more).
 	// stale: the main screen was resized under the alternate one;
-	// unflowed: a change of columns the model could not reflow.
-	replay                    []byte
-	noReplay, stale, unflowed bool
+	// unflowed: a change of columns the model could not reflow; cut: the
+	// replay starts at a clear, not at New.
+	replay                         []byte
+	noReplay, stale, unflowed, cut bool
 }
 
 // op is one queued step: output, a resize or a snapshot request.

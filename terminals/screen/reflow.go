@@ -1,6 +1,11 @@
 package screen
 
-import "time"
+import (
+	"bytes"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // After a change of size, xterm.js rewraps the lines of its main screen
 // that wrapped (reflow) where vt only cuts or pads each row, and vt keeps no
@@ -13,8 +18,9 @@ import "time"
 // right, and the main screen under it is rebuilt once the program leaves it.
 // Where the model cannot replay (more output than maxReplay, or a replay
 // over the feed deadline), a change of columns makes its main screen
-// inexact for good (State.Exact false but on the alternate screen): joiners
-// get the history alone, as when it is behind, and previews show vt's rows.
+// inexact (State.Exact false but on the alternate screen) until the next
+// `clear` (see keepReplay): joiners get the history alone, as when it is
+// behind, and previews show vt's rows.
 //
 // Known differences: xterm.js leaves the line under the cursor as it is
 // (its reflowCursorLine option is off) where a replay rewraps it too; the
@@ -25,8 +31,22 @@ import "time"
 // keeping it for good.
 const maxReplay = 512 << 10
 
-// keepReplay adds applied output to what a resize replays.
+// clearAll is what `clear` prints: home, erase the screen and the
+// scrollback. After it the screen follows from what comes next alone, so
+// the output kept for a replay can start there (see keepReplay).
+var clearAll = []byte("\x1b[H\x1b[2J\x1b[3J")
+
+// keepReplay adds applied output (just fed to the emulator) to what a
+// resize replays. Past maxReplay bytes it keeps none, until the main screen
+// is cleared with its scrollback: the output kept then starts there, and
+// the screen is exact again.
 func (m *Model) keepReplay(b []byte) {
+	if i := bytes.LastIndex(b, clearAll); i >= 0 && len(b)-i <= maxReplay &&
+		m.emu != nil && !m.emu.vt.IsAltScreen() && !mayToggleAltScreen(string(b[i:])) {
+		m.replay = append(m.replay[:0], b[i:]...)
+		m.noReplay, m.unflowed, m.cut = false, false, true
+		return
+	}
 	if m.noReplay {
 		return
 	}
@@ -37,9 +57,38 @@ func (m *Model) keepReplay(b []byte) {
 	m.replay = append(m.replay, b...)
 }
 
+// Modes a replay that starts at a clear (cut) cannot take from the
+// emulator's current state: they change where output lands, and may have
+// been other when the screen was cleared. The others (cursor keys, mouse,
+// bracketed paste…) only change what the terminal sends.
+var layoutModes = map[ansi.Mode]bool{
+	ansi.ModeAltScreen: true, ansi.ModeAltScreenSaveCursor: true, ansi.ModeSaveCursor: true,
+	ansi.DECMode(47): true, ansi.ModeOrigin: true, ansi.ModeAutoWrap: true,
+	ansi.ModeInsertReplace: true, ansi.ModeLineFeedNewLine: true,
+}
+
+// preamble is the state a replay starting at a cut takes from before it:
+// the modes that do not change the layout, and the title.
+func (e *emulator) preamble() []byte {
+	var b []byte
+	for _, m := range e.order {
+		switch {
+		case layoutModes[m]:
+		case e.modes[m]:
+			b = append(b, ansi.SetMode(m)...)
+		default:
+			b = append(b, ansi.ResetMode(m)...)
+		}
+	}
+	if e.title != "" {
+		b = append(b, ansi.SetWindowTitle(e.title)...)
+	}
+	return b
+}
+
 // dropReplay forgets the output kept: what the model applies next does not
 // follow from it (the queue overflowed, or the model gave up).
-func (m *Model) dropReplay() { m.replay, m.noReplay, m.stale = nil, true, false }
+func (m *Model) dropReplay() { m.replay, m.noReplay, m.stale, m.cut = nil, true, false, false }
 
 // resize changes the screen's size as xterm.js does: a replay for the main
 // screen, vt's resize for the alternate one.
@@ -78,6 +127,9 @@ func (m *Model) rebuild() bool {
 	}
 	n := newEmulator(m.cols, m.rows)
 	n.now = m.now
+	if m.cut && m.emu != nil {
+		n.write(m.emu.preamble())
+	}
 	n.deadline = feedDeadline(m.now(), len(m.replay))
 	n.feed(m.replay)
 	n.deadline = time.Time{}

@@ -99,3 +99,25 @@ func TestResizeWithoutReplayIsInexact(t *testing.T) {
 		t.Fatal("exact back on the main screen it could not reflow")
 	}
 }
+
+// TestClearRestartsReplay: past maxReplay bytes, `clear` (home, erase the
+// screen and the scrollback) starts the output kept anew: a later resize
+// reflows again, exactly, keeping the modes and title set before the clear.
+func TestClearRestartsReplay(t *testing.T) {
+	m := New(40, 6)
+	run(t, m)
+	m.Feed(strings.Repeat(strings.Repeat("w", 30)+"\r\n", maxReplay/32+1))
+	m.Feed("\x1b[?2004h\x1b]0;kept\x07")
+	line := strings.Repeat("q", 50)
+	m.Feed(string(clearAll) + line + "\r\n$ ")
+	m.Resize(60, 6)
+	st := wait(t, m)
+	if want := screenOf(6, []string{line, "$"}); !slices.Equal(st.Lines, want) || !st.Exact {
+		t.Fatalf("after the clear and a resize (exact %v):\n%q\nwant\n%q", st.Exact, st.Lines, want)
+	}
+	for _, want := range []string{"\x1b[?2004h", "\x1b]2;kept\x07"} {
+		if !strings.Contains(string(st.Redraw), want) {
+			t.Errorf("redraw lacks %q", want)
+		}
+	}
+}
