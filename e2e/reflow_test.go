@@ -11,6 +11,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/testserver"
+	"github.com/termhost/termhost/terminals"
 )
 
 // viewport is the JS for a page's visible screen of terminal %q: one
@@ -24,13 +26,27 @@ const viewport = `(id => { const t = window.__termhost.view(id)?.term; if (!t) r
 // and its output wrap in a narrow terminal; the watching browser's terminal
 // is made wide, then narrower than at first, and xterm.js rewraps them each
 // time. The server's preview (x-termhost/screen) and a browser joining after
-// the resizes show, row for row, what the watching browser shows.
+// the resizes show, row for row, what the watching browser shows: with the
+// history alone, and with the screen model's redraw (more output than the
+// scrollback keeps).
 func TestScreensAfterResizesMatchXterm(t *testing.T) {
-	e := newEnv(t)
+	t.Run("history", func(t *testing.T) { screensAfterResizes(t, newEnv(t), "") })
+	t.Run("redraw", func(t *testing.T) {
+		small := testserver.Terminals(func(c *terminals.Config) { c.Scrollback = 4 << 10 })
+		screensAfterResizes(t, newEnvWith(t, nil, small), "seq 1 3000 | tr '\\n' ' '; echo\r")
+	})
+}
+
+// screensAfterResizes runs the test in e, typing before first (the filler
+// output that trims the history).
+func screensAfterResizes(t *testing.T, e *env, before string) {
 	p := e.newPage("watcher")
 	p.do(chromedp.EmulateViewport(800, 500))
 	p.open("/")
 	id := p.newTerminal()
+	if before != "" {
+		p.eval(fmt.Sprintf(`(window.__termhost.type(%q, %q), true)`, before, id), nil)
+	}
 	var words []string
 	for i := range 24 {
 		words = append(words, fmt.Sprintf("w%02d", i))
