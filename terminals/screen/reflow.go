@@ -27,8 +27,8 @@ import (
 // shell redraws that line on SIGWINCH anyway. Output written for the old
 // size with absolute cursor moves lands where the new size puts it.
 
-// maxReplay is the most output kept for a replay; past it the model stops
-// keeping it for good.
+// maxReplay is the most output kept for a replay; past it the model keeps
+// none until the next clear.
 const maxReplay = 512 << 10
 
 // clearAll is what `clear` prints: home, erase the screen and the
