@@ -84,16 +84,17 @@ func newAuthEnv(t *testing.T) *env {
 	return e
 }
 
-// newEnvWith is newEnv with changes to the server's configuration.
-func newEnvWith(t *testing.T, configure func(*handlers.Config)) *env {
+// newEnvWith is newEnv with changes to the server's configuration (and
+// more test server options, applied last).
+func newEnvWith(t *testing.T, configure func(*handlers.Config), opts ...testserver.Option) *env {
 	t.Helper()
-	s := testserver.New(t, shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
+	s := testserver.New(t, append([]testserver.Option{shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
 		testserver.Handlers(func(c *handlers.Config) {
 			c.Version = "e2e"
 			if configure != nil {
 				configure(c)
 			}
-		}))
+		})}, opts...)...)
 	p := testserver.NewProxy(t, s.Listener.Addr().String())
 	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, proxy: p, URL: p.URL(), home: s.Home}
 	t.Cleanup(e.startBrowser())

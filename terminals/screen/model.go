@@ -72,6 +72,13 @@ type Model struct {
 	// the model stopped emulating for good (behind, blank screen).
 	gaveUp bool
 	now    func() time.Time // the clock of the feed deadlines
+	// replay: the output applied since New, for a resize to rebuild the
+	// screen from (see reflow.go); noReplay: it is not kept (any more).
+	// stale: the main screen was resized under the alternate one;
+	// unflowed: a change of columns the model could not reflow; cut: the
+	// replay starts at a clear, not at New.
+	replay                         []byte
+	noReplay, stale, unflowed, cut bool
 }
 
 // op is one queued step: output, a resize or a snapshot request.
@@ -376,6 +383,7 @@ func (m *Model) apply(o op, behind bool) {
 			m.emu.close()
 		}
 		m.emu, m.joined, m.checkpoint, m.tail, m.start = nil, nil, nil, nil, nil
+		m.dropReplay()
 		m.applied += o.dropped
 	case o.data != nil && m.gaveUp:
 		for _, d := range o.data {
@@ -396,7 +404,9 @@ func (m *Model) apply(o op, behind bool) {
 			break
 		}
 		m.keepTail(b)
+		m.keepReplay(b)
 		m.joined = b
+		m.afterOutput()
 	case o.reply != nil:
 		o.reply <- m.state(behind, o.text)
 	case o.start:
@@ -405,16 +415,12 @@ func (m *Model) apply(o op, behind bool) {
 			m.startFed = m.applied
 		}
 	default:
-		// A checkpoint is for the old size: restore it first (an idle model
-		// keeps one instead of its emulator), then resize the emulator.
-		e := m.emulator()
 		if o.cols != m.cols || o.rows != m.rows {
 			// The output since the command start was printed at two sizes: no
 			// redraw of the start, written at the new size, leads to the screen.
 			m.start = nil
 		}
-		m.cols, m.rows = o.cols, o.rows
-		e.resize(o.cols, o.rows)
+		m.resize(o.cols, o.rows)
 	}
 }
 
@@ -422,13 +428,17 @@ func (m *Model) apply(o op, behind bool) {
 func (m *Model) giveUp() {
 	m.emu.close()
 	m.emu, m.joined, m.checkpoint, m.tail, m.start = nil, nil, nil, nil, nil
+	m.dropReplay()
 	m.gaveUp = true
 }
 
 // state is the screen at this point of the stream; text: no redraw.
 func (m *Model) state(behind, text bool) State {
 	e := m.emulator()
-	st := State{Cols: m.cols, Rows: m.rows, AltScreen: e.vt.IsAltScreen(), Exact: !behind && !m.gaveUp,
+	alt := e.vt.IsAltScreen()
+	// unflowed: the main screen is not what xterm.js shows; the alternate
+	// one, which xterm.js does not reflow, is.
+	st := State{Cols: m.cols, Rows: m.rows, AltScreen: alt, Exact: !behind && !m.gaveUp && (alt || !m.unflowed),
 		Fed: m.applied, Lines: e.lines()}
 	if !text {
 		redraw, ok := e.snapshot(carry(m.tail))
