@@ -1,11 +1,12 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -33,22 +34,36 @@ func TestOneTruth(t *testing.T) {
 
 	const workers, rounds = 4, 6
 	var sessions [workers][]session
-	var finished atomic.Int32
-	t.Run("churn", func(t *testing.T) {
-		t.Run("changes", func(t *testing.T) {
-			t.Parallel()
-			for i := 0; finished.Load() < workers; i++ { // workers count themselves out, failed or not
-				// Each rename changes the terminal and the catalogue; the
-				// input comes back as output.
-				churner.Dispatch(uri, map[string]any{"type": ahp.TerminalTitleChanged, "title": fmt.Sprintf("title %d", i)})
-				churner.Dispatch(uri, map[string]any{"type": ahp.TerminalInput, "data": fmt.Sprintf("line %d\r", i)})
-				churner.MustCall(ahp.MethodPing, nil) // paces the loop on the server's answers
+	// The churn runs beside the workers (a goroutine: parallel subtests
+	// may run one or two at a time), paced by a ticker so that it loads
+	// the server without flooding it.
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
 			}
-		})
+			// Each rename changes the terminal and the catalogue; the input
+			// comes back as output.
+			for _, a := range []map[string]any{{"type": ahp.TerminalTitleChanged, "title": fmt.Sprintf("title %d", i)},
+				{"type": ahp.TerminalInput, "data": fmt.Sprintf("line %d\r", i)}} {
+				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": ahp.MethodDispatchAction,
+					"params": map[string]any{"channel": uri, "clientSeq": 1000 + 2*i, "action": a}})
+				if churner.Conn().Write(context.Background(), websocket.MessageText, b) != nil {
+					return
+				}
+			}
+		}
+	}()
+	t.Run("joins", func(t *testing.T) {
 		for w := range workers {
 			t.Run(fmt.Sprintf("worker %d", w), func(t *testing.T) {
 				t.Parallel()
-				defer finished.Add(1)
 				id := fmt.Sprintf("worker-%d", w)
 				for r := range rounds {
 					c := ts.dial(t)
@@ -61,7 +76,7 @@ func TestOneTruth(t *testing.T) {
 						c.MustCall(ahp.MethodReconnect, map[string]any{"channel": ahp.RootURI, "clientId": id,
 							"lastSeenServerSeq": last, "subscriptions": []string{ahp.RootURI, uri}})
 					}
-					c.MustCall(ahp.MethodPing, nil) // live actions queued meanwhile arrive before its answer
+					c.NextFrame("a live action", func(m *ahp.Message) bool { return m.Method == "action" })
 					if r%3 == 2 {
 						_ = c.Conn().Close(websocket.StatusNormalClosure, "") // leaves
 					} else {
@@ -72,6 +87,8 @@ func TestOneTruth(t *testing.T) {
 			})
 		}
 	})
+	close(stop)
+	<-stopped
 	// Everything happened: one last change reaches the watcher after all.
 	churner.Dispatch(uri, map[string]any{"type": ahp.TerminalTitleChanged, "title": "done"})
 	watcher.WaitAction("the last change", func(e ahp.Envelope) bool {
