@@ -72,7 +72,7 @@ func (s *session) holderText(c *client.Client, uri string, claim ahp.Claim) stri
 	case claim.Kind == ahp.ClaimSession:
 		return "another agent session"
 	}
-	for _, m := range presenceOf(c)[uri] {
+	for _, m := range Presence(c)[uri] {
 		if m.Control {
 			return "controlled by " + m.Name
 		}
@@ -80,10 +80,11 @@ func (s *session) holderText(c *client.Client, uri string, claim ahp.Claim) stri
 	return "controlled by a person"
 }
 
-// presenceOf is who is connected to each terminal, by URI: termhost's
-// x-termhost/presence request (subscribers get it as a notification; a
-// tool asks when it needs it). Empty when the server does not answer.
-func presenceOf(c *client.Client) map[string][]terminals.Member {
+// Presence is who is connected to each terminal c may see, by URI:
+// termhost's x-termhost/presence request (subscribers get it as a
+// notification; the tools and the CLI ask when they need it). Empty when
+// the server does not answer.
+func Presence(c *client.Client) map[string][]terminals.Member {
 	out := map[string][]terminals.Member{}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

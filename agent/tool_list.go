@@ -70,7 +70,7 @@ func (s *session) describe(c *client.Client, info ahp.TerminalInfo) Terminal {
 	if s.a.cfg.Base != nil {
 		t.URL = client.TerminalURL(s.a.cfg.Base, id)
 	}
-	for _, m := range presenceOf(c)[info.Resource] {
+	for _, m := range Presence(c)[info.Resource] {
 		t.Watchers = append(t.Watchers, m.Name)
 	}
 	if st, ok := c.Terminal(info.Resource); ok {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/terminals"
@@ -79,7 +80,7 @@ func (s *session) takeHint() string {
 
 // presence is who is connected to our terminal (x-termhost/presence).
 func (s *session) presence() []terminals.Member {
-	return presenceOf(s.c)[s.uri]
+	return agent.Presence(s.c)[s.uri]
 }
 
 // holderName names who holds our terminal's claim now.

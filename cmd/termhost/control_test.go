@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/terminals"
@@ -133,7 +134,7 @@ func TestLsPresence(t *testing.T) {
 	if _, err := c.Subscribe(t.Context(), ahp.TerminalURI(id)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "presence", func() bool { return len(presenceOf(c)[ahp.TerminalURI(id)]) == 1 })
+	waitFor(t, "presence", func() bool { return len(agent.Presence(c)[ahp.TerminalURI(id)]) == 1 })
 	code, stdout, stderr := call(t, ownerEnv(ts), "ls", "--json")
 	if code != 0 {
 		t.Fatalf("ls --json: exit %d, %s", code, stderr)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
@@ -67,7 +68,7 @@ func (a *app) lsCommand(args []string) int {
 		return a.failf("ls", "the server sent no catalogue")
 	}
 	entries := make([]lsEntry, 0, len(root.Terminals))
-	here := presenceOf(c)
+	here := agent.Presence(c)
 	for _, info := range root.Terminals {
 		if here[info.Resource] == nil {
 			here[info.Resource] = []terminals.Member{}
@@ -162,24 +163,4 @@ func controlName(info ahp.TerminalInfo, present []terminals.Member) string {
 		return name
 	}
 	return ""
-}
-
-// presenceOf asks the server for every terminal's presence list, by URI
-// (never nil lists: --json prints [] for nobody).
-func presenceOf(c *client.Client) map[string][]terminals.Member {
-	out := map[string][]terminals.Member{}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	raw, err := c.Call(ctx, terminals.MethodPresence, struct{}{})
-	if err != nil {
-		return out
-	}
-	var r handlers.PresenceResult
-	if json.Unmarshal(raw, &r) != nil {
-		return out
-	}
-	for _, p := range r.Terminals {
-		out[p.Channel] = p.Members
-	}
-	return out
 }
