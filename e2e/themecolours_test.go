@@ -29,18 +29,29 @@ func TestThemeColours(t *testing.T) {
 	p := e.newPage("tab")
 	p.colorScheme("dark")
 	p.open("/")
+	// A fixed theme setting: the app then leaves <html> alone when the
+	// system's scheme changes, and the test sets data-theme itself.
+	p.eval(`localStorage.setItem('termhost.theme', 'dark'), true`, nil)
+	p.open("/")
 	p.newTerminal()
 	// No transition may show a colour half way.
 	p.eval(`(() => { const s = document.createElement('style'); s.textContent = '*, *::before, *::after { transition: none !important; }'; document.head.append(s); return true; })()`, nil)
 
-	read := func(mode, system, theme string) string {
+	// setTheme emulates the system's scheme and sets data-theme, or removes
+	// it when theme is "", with none of the app's inline color-scheme.
+	setTheme := func(system, theme string) {
 		t.Helper()
 		p.colorScheme(system)
+		p.eval(`document.documentElement.style.colorScheme = '', true`, nil)
 		if theme == "" {
 			p.eval(`document.documentElement.removeAttribute('data-theme'), true`, nil)
 		} else {
-			p.eval(`document.documentElement.setAttribute('data-theme', `+"'"+theme+"'"+`), true`, nil)
+			p.eval(`document.documentElement.setAttribute('data-theme', '`+theme+`'), true`, nil)
 		}
+	}
+	read := func(mode, system, theme string) string {
+		t.Helper()
+		setTheme(system, theme)
 		got := p.evalString(themeColours)
 		if err := os.MkdirAll(shotDir(), 0o755); err == nil {
 			_ = os.WriteFile(filepath.Join(shotDir(), "colours-"+mode+".txt"), []byte(got+"\n"), 0o644)
@@ -79,12 +90,7 @@ func TestThemeColours(t *testing.T) {
 		{"light", `getComputedStyle(document.body).color`, "rgb(59, 59, 59)"},
 		{"", `getComputedStyle(document.querySelector('.editor')).backgroundColor`, "rgb(255, 255, 255)"},
 	} {
-		p.colorScheme("light")
-		if c.theme == "" {
-			p.eval(`document.documentElement.removeAttribute('data-theme'), true`, nil)
-		} else {
-			p.eval(`document.documentElement.setAttribute('data-theme', '`+c.theme+`'), true`, nil)
-		}
+		setTheme("light", c.theme)
 		if got := p.evalString(c.js); got != c.want {
 			t.Errorf("theme %q (system light): %s = %s, want %s", c.theme, c.js, got, c.want)
 		}
