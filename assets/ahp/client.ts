@@ -7,53 +7,28 @@
 // It has no DOM dependencies besides a WebSocket-like object, so it runs in
 // node tests with a fake socket and fake timers.
 //
-// (Over 400 lines on purpose: the connection's generation counter, the
-// held envelopes during a handshake and the mirrors order every step of a
-// reconnect together; split apart, that ordering would be spread over
-// files. Its one job is the protocol session.)
+// This file is the session (handshake, reconnect, subscriptions, mirrors);
+// the socket and timer interfaces, close codes and JSON-RPC requests are in
+// transport.ts, the ping and dead-link detection in liveness.ts.
 
 import { backoffDelay, defaultBackoff, type BackoffOptions } from './backoff';
 import { ChannelMirror, type PendingAction } from './mirror';
 import { DEFAULT_CONTENT_BUDGET } from './content';
+import { Liveness } from './liveness';
+import { closeAction, CloseCodes, OPEN, realTimers, RpcError, RpcRequests, type SocketLike, type Timers } from './transport';
 import {
   PROTOCOL_VERSIONS,
   ROOT_CHANNEL,
   type ActionEnvelope,
   type CreateTerminalParams,
   type InitializeResult,
-  type JsonRpcError,
   type ReconnectResult,
   type Snapshot,
   type StateAction,
   type SubscribeResult,
 } from './types';
 
-/** The subset of the browser WebSocket the client uses. */
-export interface SocketLike {
-  readonly readyState: number;
-  onopen: ((ev: unknown) => void) | null;
-  onclose: ((ev: { code: number; reason: string }) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-}
-
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(h: unknown): void;
-  setInterval(fn: () => void, ms: number): unknown;
-  clearInterval(h: unknown): void;
-  now(): number;
-}
-
-const realTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-  setInterval: (fn, ms) => setInterval(fn, ms),
-  clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
-  now: () => (typeof performance !== 'undefined' ? performance.now() : Date.now()),
-};
+export { CloseCodes, closeAction, RpcError, type SocketLike, type Timers } from './transport';
 
 export interface ClientOptions {
   url: string;
@@ -86,25 +61,6 @@ export type ClientTimings = Pick<ClientOptions, 'pingIntervalMs' | 'pingTimeoutM
 
 export type ConnectionState = 'connecting' | 'online' | 'offline' | 'closed';
 
-/** termhost's own WebSocket close codes (4000–4999). */
-export const CloseCodes = {
-  /** Sent by this client when it drops a socket itself (reconnect, failed handshake, ping timeout). */
-  clientReconnect: 4000,
-  /** The server evicted us as too slow: reconnect at once to resume (replay or snapshot). */
-  slowConsumer: 4001,
-  /** The share link this page uses was revoked or expired (or its terminal disposed): never retry. */
-  revoked: 4003,
-} as const;
-
-/** What to do when the server closes the socket with `code`. */
-export function closeAction(code: number): 'stop' | 'immediate' | 'backoff' {
-  if (code === CloseCodes.revoked) return 'stop';
-  if (code === CloseCodes.slowConsumer) return 'immediate';
-  // 1012 "service restart": termhost handed over to a new process (an upgrade), which is already listening.
-  if (code === 1012) return 'immediate';
-  return 'backoff';
-}
-
 export interface StateDetail {
   attempt: number;
   nextRetryMs?: number;
@@ -114,16 +70,6 @@ export interface StateDetail {
 }
 
 export type SnapshotReason = 'initialize' | 'subscribe' | 'reconnect' | 'reinitialize';
-
-export class RpcError extends Error {
-  readonly code: number;
-  readonly data: unknown;
-  constructor(e: JsonRpcError) {
-    super(e.message);
-    this.code = e.code;
-    this.data = e.data;
-  }
-}
 
 export interface ClientEvents {
   /** Connection state changed. */
@@ -150,14 +96,6 @@ export interface ClientEvents {
 
 type Listener<K extends keyof ClientEvents> = ClientEvents[K];
 
-interface PendingRequest {
-  resolve: (v: unknown) => void;
-  reject: (e: Error) => void;
-  timer: unknown;
-}
-
-const OPEN = 1;
-
 export class AhpClient {
   clientId: string;
   readonly url: string;
@@ -172,9 +110,9 @@ export class AhpClient {
 
   readonly #o: Required<Omit<ClientOptions, 'clientInfo' | 'freshClientId'>> & Pick<ClientOptions, 'clientInfo' | 'freshClientId'>;
   #ws: SocketLike | undefined;
-  #nextId = 1;
   #clientSeq = 0;
-  #requests = new Map<number, PendingRequest>();
+  readonly #requests: RpcRequests;
+  readonly #liveness: Liveness;
   #mirrors = new Map<string, ChannelMirror>();
   /** Channels we want to be subscribed to (survives reconnects). */
   #wanted = new Set<string>();
@@ -184,12 +122,6 @@ export class AhpClient {
   #attempt = 0;
   #retryTimer: unknown;
   #openTimer: unknown;
-  #pingTimer: unknown;
-  #pingDeadline: unknown;
-  /** When the outstanding ping was sent (undefined: none outstanding). */
-  #pingSentAt: number | undefined;
-  /** When the current socket last delivered a frame. */
-  #lastReceived = 0;
   #closed = false;
   #handshakeDone = false;
   #generation = 0;
@@ -217,6 +149,18 @@ export class AhpClient {
       ...o,
     };
     this.#wanted.add(ROOT_CHANNEL);
+    this.#requests = new RpcRequests(this.#o.timers, (msg) => this.#send(msg));
+    this.#liveness = new Liveness({
+      timers: this.#o.timers,
+      intervalMs: this.#o.pingIntervalMs,
+      timeoutMs: this.#o.pingTimeoutMs,
+      ping: () => this.#request('ping', { channel: ROOT_CHANNEL }, 0),
+      onLatency: (ms) => {
+        this.latencyMs = ms;
+        this.#emit('latency', ms);
+      },
+      onDead: () => this.#abandon('no answer from the server'),
+    });
   }
 
   on<K extends keyof ClientEvents>(ev: K, fn: ClientEvents[K]): () => void {
@@ -274,10 +218,10 @@ export class AhpClient {
   close(): void {
     this.#closed = true;
     this.#o.timers.clearTimeout(this.#retryTimer);
-    this.#stopPing();
+    this.#liveness.stop();
     this.#o.timers.clearTimeout(this.#openTimer);
     this.#detachSocket(1000, 'client closed');
-    this.#failRequests(new Error('client closed'));
+    this.#requests.failAll(new Error('client closed'));
     this.#setState('closed');
   }
 
@@ -313,11 +257,11 @@ export class AhpClient {
 
   /** Common to every end of a socket: calls fail, predictions go, the ping stops. */
   #lost(reason: string): void {
-    this.#stopPing();
+    this.#liveness.stop();
     this.#o.timers.clearTimeout(this.#openTimer);
     this.#handshakeDone = false;
     this.latencyMs = undefined; // a latency is shown only for a link that answers
-    this.#failRequests(new Error(`connection closed (${reason})`));
+    this.#requests.failAll(new Error(`connection closed (${reason})`));
     for (const m of this.#mirrors.values()) m.clearPending();
   }
 
@@ -326,7 +270,7 @@ export class AhpClient {
    * with the usual deadline.
    */
   checkLiveness(): void {
-    if (this.#handshakeDone) this.#ping();
+    if (this.#handshakeDone) this.#liveness.ping();
   }
 
   /** Drop the current socket as if the network failed (used by tests and the "Reconnect" action). */
@@ -359,7 +303,7 @@ export class AhpClient {
       return;
     }
     this.#ws = ws;
-    this.#lastReceived = this.#o.timers.now();
+    this.#liveness.received();
     this.#o.timers.clearTimeout(this.#openTimer);
     this.#openTimer = this.#o.timers.setTimeout(() => {
       if (gen === this.#generation && !this.#handshakeDone) this.#abandon('connecting timed out');
@@ -370,7 +314,7 @@ export class AhpClient {
     };
     ws.onmessage = (ev) => {
       if (gen !== this.#generation || this.#ws !== ws) return;
-      this.#lastReceived = this.#o.timers.now();
+      this.#liveness.received();
       this.#onMessage(ev.data);
     };
     ws.onerror = () => {
@@ -456,7 +400,7 @@ export class AhpClient {
       this.#attempt = 0;
       this.#o.timers.clearTimeout(this.#openTimer);
       this.#setState('online');
-      this.#startPing();
+      this.#liveness.start();
     } catch (e) {
       if (gen !== this.#generation) return;
       // A failed handshake: drop the socket; onclose schedules the retry.
@@ -538,59 +482,6 @@ export class AhpClient {
     if (had) this.#emit('missing', ch);
   }
 
-  #startPing(): void {
-    this.#stopPing();
-    this.#ping();
-    this.#pingTimer = this.#o.timers.setInterval(() => this.#ping(), this.#o.pingIntervalMs);
-  }
-
-  /** Send a ping unless one is outstanding; its deadline watches the link. */
-  #ping(): void {
-    if (this.#pingSentAt !== undefined) return;
-    const gen = this.#generation;
-    const t0 = this.#o.timers.now();
-    this.#pingSentAt = t0;
-    this.#request('ping', { channel: ROOT_CHANNEL }, 0).then(
-      () => {
-        if (gen !== this.#generation) return;
-        this.#pingAnswered();
-        this.latencyMs = Math.round((this.#o.timers.now() - t0) * 10) / 10;
-        this.#emit('latency', this.latencyMs);
-      },
-      () => {
-        if (gen === this.#generation) this.#pingAnswered();
-      },
-    );
-    this.#armPingDeadline();
-  }
-
-  #pingAnswered(): void {
-    this.#pingSentAt = undefined;
-    this.#o.timers.clearTimeout(this.#pingDeadline);
-  }
-
-  /**
-   * The link is dead when a ping is outstanding and nothing at all arrived
-   * for pingTimeoutMs: output counts as a sign of life (a ping's answer may
-   * queue behind a flood of it).
-   */
-  #armPingDeadline(): void {
-    this.#o.timers.clearTimeout(this.#pingDeadline);
-    const since = Math.max(this.#pingSentAt ?? 0, this.#lastReceived);
-    const wait = since + this.#o.pingTimeoutMs - this.#o.timers.now();
-    this.#pingDeadline = this.#o.timers.setTimeout(() => {
-      if (this.#pingSentAt === undefined) return;
-      if (this.#o.timers.now() - Math.max(this.#pingSentAt, this.#lastReceived) >= this.#o.pingTimeoutMs) this.#abandon('no answer from the server');
-      else this.#armPingDeadline();
-    }, Math.max(0, wait));
-  }
-
-  #stopPing(): void {
-    if (this.#pingTimer !== undefined) this.#o.timers.clearInterval(this.#pingTimer);
-    this.#pingTimer = undefined;
-    this.#pingAnswered();
-  }
-
   // ---- JSON-RPC ----
 
   #send(msg: unknown): boolean {
@@ -601,30 +492,7 @@ export class AhpClient {
   }
 
   #request(method: string, params: Record<string, unknown>, timeoutMs = this.#o.requestTimeoutMs): Promise<unknown> {
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      if (!this.#send({ jsonrpc: '2.0', id, method, params })) {
-        reject(new Error('offline'));
-        return;
-      }
-      // timeoutMs 0: no timer (the ping has its own deadline).
-      const timer =
-        timeoutMs > 0
-          ? this.#o.timers.setTimeout(() => {
-              this.#requests.delete(id);
-              reject(new Error(`${method} timed out`));
-            }, timeoutMs)
-          : undefined;
-      this.#requests.set(id, { resolve, reject, timer });
-    });
-  }
-
-  #failRequests(e: Error): void {
-    for (const [id, r] of this.#requests) {
-      this.#o.timers.clearTimeout(r.timer);
-      r.reject(e);
-      this.#requests.delete(id);
-    }
+    return this.#requests.request(method, params, timeoutMs);
   }
 
   /** A request after the handshake; fails at once while offline. */
@@ -647,14 +515,7 @@ export class AhpClient {
       else if (typeof msg.method === 'string') this.#emit('notification', msg.method, msg.params);
       return;
     }
-    if ('id' in msg && ('result' in msg || 'error' in msg)) {
-      const r = this.#requests.get(msg.id as number);
-      if (!r) return;
-      this.#requests.delete(msg.id as number);
-      this.#o.timers.clearTimeout(r.timer);
-      if (msg.error) r.reject(new RpcError(msg.error as JsonRpcError));
-      else r.resolve(msg.result);
-    }
+    if ('id' in msg && ('result' in msg || 'error' in msg)) this.#requests.answer(msg);
   }
 
   #seen(seq: number): void {

@@ -5,10 +5,12 @@
 // it holds.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ContentStore, DEFAULT_CONTENT_BUDGET, safeCut, utf8Length } from './content';
 import { ChannelMirror } from './mirror';
 import { contentText, terminalReducer } from './reducers';
-import type { StateAction, TerminalCommandPart, TerminalState } from './types';
+import type { StateAction, TerminalCommandPart, TerminalContentPart, TerminalState } from './types';
 
 const T = 'ahp-terminal:/t1';
 
@@ -161,4 +163,45 @@ test('ContentStore copies a snapshot and leaves it alone', () => {
   s.appendData('def');
   assert.equal(parts[0].value, 'abc');
   assert.equal(contentText(s.parts), 'abcdef');
+});
+
+/** ahp/testdata/content/cases.json, which go test ./terminals/content/ replays against the server's store. */
+interface SharedCase {
+  description: string;
+  budget: number;
+  initial?: TerminalContentPart[];
+  actions: StateAction[];
+  expected: TerminalContentPart[];
+  size: number;
+}
+
+describe('shared content store cases (ahp/testdata/content)', () => {
+  const repoRoot = process.env.TERMHOST_REPO_ROOT ?? process.cwd();
+  const cases = JSON.parse(readFileSync(path.resolve(repoRoot, 'ahp/testdata/content/cases.json'), 'utf8')) as SharedCase[];
+  test('the file has cases', () => assert.ok(cases.length > 0));
+  for (const c of cases) {
+    test(c.description, () => {
+      const s = new ContentStore(c.initial ?? [], c.budget);
+      for (const a of c.actions) {
+        switch (a.type) {
+          case 'terminal/data':
+            s.appendData(a.data);
+            break;
+          case 'terminal/commandExecuted':
+            s.commandExecuted(a);
+            break;
+          case 'terminal/commandFinished':
+            s.commandFinished(a.commandId, a.exitCode, a.durationMs);
+            break;
+          case 'terminal/cleared':
+            s.clear();
+            break;
+          default:
+            assert.fail(`not a content action: ${a.type}`);
+        }
+      }
+      assert.deepEqual(structuredClone(s.parts), c.expected);
+      assert.equal(s.size, c.size);
+    });
+  }
 });

@@ -5,7 +5,7 @@
 import { h } from './dom';
 import { icons } from './icons';
 import { confirmDialog, type Notify } from './quickinput';
-import type { TerminalView } from './terminal/terminalView';
+import type { Terminal } from '@xterm/xterm';
 
 export async function copyText(text: string, notify: Notify): Promise<void> {
   try {
@@ -34,14 +34,23 @@ export function programCopy(text: string, notify: Notify): void {
   );
 }
 
-export async function copySelection(v: TerminalView | undefined, notify: Notify): Promise<void> {
+/**
+ * What copy and paste need of a terminal view. Written here rather than
+ * importing TerminalView, which pastes through this module (no import cycle).
+ */
+export interface ClipboardTarget {
+  readonly term: Pick<Terminal, 'getSelection' | 'focus'>;
+  paste(text: string): Promise<void>;
+}
+
+export async function copySelection(v: ClipboardTarget | undefined, notify: Notify): Promise<void> {
   const sel = v?.term.getSelection();
   if (!sel) return;
   await copyText(sel, notify);
   v!.term.focus();
 }
 
-export async function pasteClipboard(v: TerminalView | undefined, notify: Notify): Promise<void> {
+export async function pasteClipboard(v: ClipboardTarget | undefined, notify: Notify): Promise<void> {
   if (!v) return;
   let text: string;
   try {
