@@ -68,7 +68,7 @@ export class ClaimBar {
       if (x.handBack && claim.hidden) {
         claim.append(
           svg(icons.person),
-          h('span.claim-holder', null, `You have control; ${x.handBack.name} waits`),
+          h('span.claim-holder', null, `You have control (taken from ${x.handBack.name})`),
           h('button.link-button.claim-handback', { type: 'button', title: `Give the terminal back to ${x.handBack.name}: its commands run here again`, onclick: x.handBack.run }, 'Hand Back to Agent'),
         );
         claim.hidden = false;
