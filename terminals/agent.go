@@ -59,7 +59,11 @@ func (m *Manager) NoteAgent(uri string, claim ahp.Claim, name string) {
 	if name == "" {
 		name = "Agent"
 	}
-	info := &AgentInfo{Session: claim.Session, Chat: claim.Chat, Name: name}
+	chat := claim.Chat
+	if chat == "" { // a ≤ 0.8 client's claim: ≥ 0.9 clients see the session as its chat
+		chat = claim.Session
+	}
+	info := &AgentInfo{Session: claim.Session, Chat: chat, Name: name}
 	if old != nil && *old == *info {
 		return
 	}
