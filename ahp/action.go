@@ -52,6 +52,10 @@ type Action struct {
 	Timestamp   int64  // terminal/commandExecuted
 	DurationMs  *int64 // terminal/commandFinished
 
+	// Meta is terminal/commandExecuted's _meta (server extensions, e.g.
+	// termhost's {"termhost/runBy": …}); the command part inherits it.
+	Meta json.RawMessage
+
 	Terminals      []TerminalInfo             // root/terminalsChanged
 	Agents         []json.RawMessage          // root/agentsChanged
 	ActiveSessions int                        // root/activeSessionsChanged
@@ -84,6 +88,7 @@ type wireAction struct {
 	ActiveSessions *int                       `json:"activeSessions,omitempty"`
 	Config         map[string]json.RawMessage `json:"config,omitempty"`
 	Replace        *bool                      `json:"replace,omitempty"`
+	Meta           json.RawMessage            `json:"_meta,omitempty"`
 }
 
 func (a Action) wire(shape Shape) any {
@@ -105,7 +110,7 @@ func (a Action) wire(shape Shape) any {
 	case TerminalExited:
 		w.ExitCode = a.ExitCode
 	case TerminalCommandExecuted:
-		w.CommandID, w.CommandLine, w.Timestamp = &a.CommandID, &a.CommandLine, &a.Timestamp
+		w.CommandID, w.CommandLine, w.Timestamp, w.Meta = &a.CommandID, &a.CommandLine, &a.Timestamp, a.Meta
 	case TerminalCommandFinished:
 		w.CommandID, w.ExitCode, w.DurationMs = &a.CommandID, a.ExitCode, a.DurationMs
 	case RootTerminalsChanged:
@@ -170,6 +175,7 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 		ActiveSessions *int                       `json:"activeSessions"`
 		Config         map[string]json.RawMessage `json:"config"`
 		Replace        *bool                      `json:"replace"`
+		Meta           json.RawMessage            `json:"_meta"`
 	}
 	var head struct {
 		Type *string `json:"type"`
@@ -224,6 +230,12 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 			return missing("commandId, commandLine and timestamp")
 		}
 		a.CommandID, a.CommandLine, a.Timestamp = *w.CommandID, *w.CommandLine, *w.Timestamp
+		if err := checkMeta("_meta", w.Meta); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidAction, err)
+		}
+		if len(w.Meta) > 0 && string(w.Meta) != "null" {
+			a.Meta = w.Meta
+		}
 	case TerminalCommandFinished:
 		if w.CommandID == nil {
 			return missing("commandId")

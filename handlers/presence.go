@@ -31,6 +31,15 @@ type connPresence struct {
 	info   ahp.Implementation
 }
 
+// agentName is the presence name of a termhost mcp connection, "" for
+// any other (terminals.NoteAgent keeps the name it knows).
+func (c *conn) agentName() string {
+	if m := c.PresenceMember(); m.Kind == terminals.KindAgent {
+		return m.Name
+	}
+	return ""
+}
+
 // PresenceMember makes conn a terminals.Present: how others see it on a
 // terminal. Names are labels; never a token or a clientId.
 func (c *conn) PresenceMember() terminals.Member {

@@ -121,6 +121,9 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := c.s.m.Create(p); err != nil {
 			return nil, c.rpcError(err)
 		}
+		if p.Claim != nil {
+			c.s.m.NoteAgent(p.Channel, *p.Claim, c.agentName())
+		}
 		return nil, nil
 	case ahp.MethodDisposeTerminal:
 		var p ahp.ChannelParams
@@ -274,6 +277,7 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 	case terminals.Accepted:
 		if a.Type == ahp.TerminalClaimed {
 			c.s.controlClaimMoved(uri)
+			c.s.m.NoteAgent(uri, a.Claim, c.agentName())
 		}
 	}
 }

@@ -192,7 +192,11 @@ func (r *reader) emit(ev shellint.Event) {
 	if ev.Kind == shellint.PromptEnd {
 		return // the shell waits for input: its prompt went out just now
 	}
-	r.backlog = r.t.publish(eventAction(ev))
+	a := eventAction(ev)
+	if a.Type == ahp.TerminalCommandExecuted {
+		a.Meta = r.t.runByMeta()
+	}
+	r.backlog = r.t.publish(a)
 }
 
 func eventAction(ev shellint.Event) ahp.Action {

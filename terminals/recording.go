@@ -66,6 +66,9 @@ func (s *recorderSlot) record(a ahp.Action) {
 		if label == "" {
 			label = "command"
 		}
+		if by, ok := RunByOf(a.Meta); ok { // the agent's commands are marked as such
+			label = by.Name + ": " + label
+		}
 		r.Marker(label)
 	}
 }

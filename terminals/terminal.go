@@ -68,8 +68,9 @@ type terminal struct {
 
 	inputs lastInputs // presence.go
 
-	rec recorderSlot // recording.go
-	scr screenSlot   // screen.go
+	rec   recorderSlot // recording.go
+	scr   screenSlot   // screen.go
+	agent agentSlot    // agent.go
 
 	nonce     string      // shell integration's, for a hand-over
 	detaching atomic.Bool // a hand-over: the reader stops at its next deadline

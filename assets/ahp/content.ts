@@ -54,6 +54,7 @@ export class ContentStore {
       output: '',
       timestamp: p.timestamp,
       isComplete: false,
+      ...(p._meta ? { _meta: p._meta } : {}),
     };
     this.parts.push(part);
     this.#index(part);

@@ -76,6 +76,7 @@ export function terminalReducer(state: TerminalState, action: WireAction, shape:
         output: '',
         timestamp: action.timestamp,
         isComplete: false,
+        ...(action._meta ? { _meta: action._meta } : {}),
       };
       return { ...state, content: [...state.content, part], supportsCommandDetection: true };
     }

@@ -45,6 +45,8 @@ export interface TerminalCommandPart {
   isComplete: boolean;
   exitCode?: number;
   durationMs?: number;
+  /** From its terminal/commandExecuted: termhost's {"termhost/runBy": …}. */
+  _meta?: Record<string, unknown>;
 }
 
 export type TerminalContentPart = TerminalUnclassifiedPart | TerminalCommandPart;
@@ -113,6 +115,7 @@ export interface TerminalCommandExecuted {
   commandId: string;
   commandLine: string;
   timestamp: number;
+  _meta?: Record<string, unknown>;
 }
 export interface TerminalCommandFinished {
   type: 'terminal/commandFinished';

@@ -40,6 +40,7 @@ import { commandsToSkipShell, setSkipShellSetting, skipShellSetting, startupTerm
 import { openSettingsEditor, type SettingId } from './settingsEditor';
 import { Replays } from './player';
 import { downloadUrl, recordingStateOf } from './recording';
+import { handBackClaim, lastAgentOf, mayHandBack } from './terminal/agentMark';
 
 export interface AppConfig {
   basePath: string;
@@ -456,6 +457,19 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   /** Whether a terminal has a recording (its catalogue entry's _meta). */
   hasRecording(view: TerminalView): boolean {
     return recordingStateOf(this.#catalogue.find((t) => t.resource === view.uri)) !== undefined;
+  }
+
+  /** ViewHost: the claim bar's Hand Back to Agent, once the owner took control of an agent's terminal. */
+  handBackAction(view: TerminalView): { name: string; run: () => void } | undefined {
+    const last = lastAgentOf(this.#catalogue.find((t) => t.resource === view.uri));
+    return mayHandBack(this.role, view.state?.claim, last, view.exited) ? { name: last.name, run: () => this.handBack(view) } : undefined;
+  }
+
+  /** Gives the terminal back to the agent session that last held it (terminal/claimed; only the owner may). */
+  handBack(view: TerminalView): void {
+    const last = lastAgentOf(this.#catalogue.find((t) => t.resource === view.uri));
+    if (!mayHandBack(this.role, view.state?.claim, last, view.exited)) return;
+    if (this.client.dispatch(view.uri, { type: 'terminal/claimed', claim: handBackClaim(last) }) === undefined) this.notify('warning', 'Offline: cannot hand the terminal back.');
   }
 
   /** ViewHost: the Replay button of an exited terminal's info bar. */

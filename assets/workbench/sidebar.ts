@@ -219,10 +219,12 @@ export class Sidebar {
         'data-command': c.commandId,
         'data-status': s,
         'data-exit-code': c.exitCode !== undefined ? String(c.exitCode) : undefined,
-        title: `${c.commandLine}\n${s === 'running' ? 'Running' : c.exitCode === undefined ? 'Finished' : `Exit code ${c.exitCode}`}${c.durationMs !== undefined ? ` · ${formatDuration(c.durationMs)}` : ''} · ${new Date(c.timestamp).toLocaleString()}`,
+        'data-run-by': c.runBy,
+        title: `${c.runBy ? `Run by ${c.runBy}: ` : ''}${c.commandLine}\n${s === 'running' ? 'Running' : c.exitCode === undefined ? 'Finished' : `Exit code ${c.exitCode}`}${c.durationMs !== undefined ? ` · ${formatDuration(c.durationMs)}` : ''} · ${new Date(c.timestamp).toLocaleString()}`,
       },
       svg(icon, `codicon row-icon status-${s}`),
       h('span.row-label.mono', null, commandLabel(c.commandLine) || '(empty)'),
+      c.runBy ? h('span.agent-badge', { title: `Run by ${c.runBy}` }, 'agent') : null,
       h('span.row-description', null, desc),
       h('div.row-actions', null, action(icons.copy, 'Copy Output', () => this.#host.copyCommandOutput(view, c.commandId))),
     );

@@ -46,6 +46,8 @@ export interface ActionTarget {
   closeTab(view: TerminalView): void;
   replay(view: TerminalView): void;
   takeControl(view: TerminalView): void;
+  /** Hand Back to Agent; undefined when there is nothing to hand back. */
+  handBackAction(view: TerminalView): { name: string; run: () => void } | undefined;
   terminalLink(view: TerminalView): string;
   configureSkipShell(): Promise<void>;
   openSettings(focus?: SettingId): Promise<void>;
@@ -80,6 +82,7 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'terminal.downloadOutput', category: 'Terminal', title: 'Download Output as Text', when: hasView, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'output.txt')) });
   add({ id: 'terminal.close', category: 'View', title: 'Close Terminal Tab (Keep Running)', when: hasView, run: () => wb.closeTab(view()) });
   add({ id: 'terminal.takeControl', category: 'Terminal', title: 'Take Control (Type and Size from This Window)', when: () => hasView() && canEdit() && !view().isHolder, run: () => wb.takeControl(view()) });
+  add({ id: 'terminal.handBack', category: 'Terminal', title: 'Hand Back to Agent', when: () => hasView() && !!wb.handBackAction(view()), run: () => wb.handBackAction(view())?.run() });
   // Not for a share link's viewer or driver: the recipient could not open it (access.ts).
   add({ id: 'terminal.copyLink', category: 'Terminal', title: 'Copy Link to Terminal', when: () => hasView() && linksWorkForOthers(wb.role), run: () => copyText(wb.terminalLink(view()), wb.notify) });
   add({ id: 'terminal.clear', category: 'Terminal', title: 'Clear', when: () => hasView() && canEdit(), run: () => void wb.client.dispatch(view().uri, { type: 'terminal/cleared' }) });

@@ -107,7 +107,7 @@ func (c *Store) appendData(data string) {
 
 func (c *Store) commandExecuted(a ahp.Action) {
 	c.parts = append(c.parts, &part{Part: ahp.Part{Type: ahp.PartCommand, CommandID: a.CommandID,
-		CommandLine: a.CommandLine, Timestamp: a.Timestamp}})
+		CommandLine: a.CommandLine, Timestamp: a.Timestamp, Meta: a.Meta}})
 }
 
 func (c *Store) commandFinished(a ahp.Action) {

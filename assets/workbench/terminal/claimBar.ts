@@ -27,6 +27,8 @@ export interface ClaimBarInput {
   control?: Control;
   /** Opens the replay of an exited terminal's recording (absent: nothing to replay). */
   replay?: () => void;
+  /** The owner took control of an agent's terminal: hand it back (agentMark.ts; absent: nothing to hand back). */
+  handBack?: { name: string; run: () => void };
 }
 
 export class ClaimBar {
@@ -63,6 +65,14 @@ export class ClaimBar {
     const control = x.uri ? x.control : undefined;
     if (x.isHolder) {
       if (control && x.uri) this.#renderRequests(control, x.uri);
+      if (x.handBack && claim.hidden) {
+        claim.append(
+          svg(icons.person),
+          h('span.claim-holder', null, `You have control (taken from ${x.handBack.name})`),
+          h('button.link-button.claim-handback', { type: 'button', title: `Give the terminal back to ${x.handBack.name}: its commands run here again`, onclick: x.handBack.run }, 'Hand Back to Agent'),
+        );
+        claim.hidden = false;
+      }
       return;
     }
     const holder = control && x.uri ? control.holderLabel(x.uri, st.claim) : claimLabel(st.claim, x.clientId);

@@ -6,6 +6,7 @@
 import type { IDecoration, IMarker } from '@xterm/xterm';
 import { exitCodeOf, hasExited, type TerminalCommandExecuted, type TerminalCommandFinished, type TerminalCommandPart, type TerminalState } from '../../ahp/types';
 import { formatDuration } from '../format';
+import { runByOf } from './agentMark';
 
 export type CommandStatus = 'running' | 'success' | 'failure';
 
@@ -16,6 +17,8 @@ export interface CommandRecord {
   isComplete: boolean;
   exitCode?: number;
   durationMs?: number;
+  /** The agent whose tool call ran it ("Agent · Claude Code"); undefined: a person. */
+  runBy?: string;
   marker?: IMarker;
   decoration?: IDecoration;
 }
@@ -101,12 +104,13 @@ export class CommandTracker {
       isComplete: p.isComplete,
       exitCode: p.exitCode,
       durationMs: p.durationMs,
+      runBy: runByOf(p._meta),
     };
     return this.#add(rec);
   }
 
   executed(a: TerminalCommandExecuted): CommandRecord {
-    const rec: CommandRecord = { commandId: a.commandId, commandLine: a.commandLine, timestamp: a.timestamp, isComplete: false };
+    const rec: CommandRecord = { commandId: a.commandId, commandLine: a.commandLine, timestamp: a.timestamp, isComplete: false, runBy: runByOf(a._meta) };
     return this.#add(rec);
   }
 

@@ -53,6 +53,8 @@ export interface ViewHost {
   isWorkbenchKey(e: KeyboardEvent): boolean;
   /** The info bar's Replay of an exited terminal with a recording (player.ts); undefined: none. */
   replayAction?(view: TerminalView): (() => void) | undefined;
+  /** The claim bar's Hand Back to Agent (agentMark.ts); undefined: none. */
+  handBackAction?(view: TerminalView): { name: string; run: () => void } | undefined;
   /** Typed input with the on-screen key row's sticky Ctrl/Alt applied (keyRow.ts). */
   typedInput(data: string): string;
 }
@@ -474,7 +476,7 @@ export class TerminalView {
   }
 
   #renderClaimBar(): void {
-    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, hasControl: this.hasControl, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this) });
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, hasControl: this.hasControl, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this), handBack: this.#host.handBackAction?.(this) });
   }
 
   /** Presence or a control request changed: redraw the claim bar (and who may type). */

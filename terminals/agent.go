@@ -1,0 +1,100 @@
+package terminals
+
+import (
+	"encoding/json"
+	"sync/atomic"
+
+	"github.com/termhost/termhost/ahp"
+)
+
+// Agents' terminals (docs/protocol.md, "Agents"): the server remembers the
+// agent session that last held a terminal, so the owner can hand it back
+// after taking control, and marks the commands an agent's tool call ran.
+
+// MetaAgent is the catalogue entry's _meta key naming the agent session
+// that last held the terminal: {"session", "chat", "name"}. The owner hands
+// the terminal back by dispatching terminal/claimed with
+// {kind: "session", session, chat}.
+const MetaAgent = "termhost/agent"
+
+// MetaRunBy is the _meta key of terminal/commandExecuted (and so of the
+// command part) marking a command run while an agent's tool call held the
+// terminal: {"kind": "agent", "name": "Agent · Claude Code"}.
+const MetaRunBy = "termhost/runBy"
+
+// AgentInfo is the value of MetaAgent.
+type AgentInfo struct {
+	Session string `json:"session"`
+	Chat    string `json:"chat,omitempty"`
+	Name    string `json:"name"`
+}
+
+// RunBy is the value of MetaRunBy.
+type RunBy struct {
+	Kind string `json:"kind"` // "agent"
+	Name string `json:"name"`
+}
+
+// agentSlot is a terminal's last agent session.
+type agentSlot struct{ cur atomic.Pointer[AgentInfo] }
+
+// NoteAgent records that a session claim was accepted on a terminal. name
+// is the agent's presence name when its own connection set the claim; an
+// empty name (the owner handing the terminal back) keeps the name known for
+// that session.
+func (m *Manager) NoteAgent(uri string, claim ahp.Claim, name string) {
+	if claim.Kind != ahp.ClaimSession {
+		return
+	}
+	m.mu.Lock()
+	t := m.terms[uri]
+	m.mu.Unlock()
+	if t == nil {
+		return
+	}
+	old := t.agent.cur.Load()
+	if name == "" && old != nil && old.Session == claim.Session {
+		name = old.Name
+	}
+	if name == "" {
+		name = "Agent"
+	}
+	chat := claim.Chat
+	if chat == "" { // a ≤ 0.8 client's claim: ≥ 0.9 clients see the session as its chat
+		chat = claim.Session
+	}
+	info := &AgentInfo{Session: claim.Session, Chat: chat, Name: name}
+	if old != nil && *old == *info {
+		return
+	}
+	t.agent.cur.Store(info)
+	m.hub.SetInfoMeta(uri, MetaAgent, *info)
+}
+
+// runByMeta is the _meta of a command starting now: an agent's mark while
+// one of its tool calls holds the terminal, else nil.
+func (t *terminal) runByMeta() json.RawMessage {
+	claim, ok := t.m.Claim(t.uri)
+	if !ok || claim.Kind != ahp.ClaimSession || claim.ToolCallID == "" {
+		return nil
+	}
+	name := "Agent"
+	if info := t.agent.cur.Load(); info != nil && info.Session == claim.Session {
+		name = info.Name
+	}
+	b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: "agent", Name: name}})
+	return b
+}
+
+// RunByOf reads the agent's mark of a command part or action's _meta.
+func RunByOf(meta json.RawMessage) (RunBy, bool) {
+	var m map[string]json.RawMessage
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || m[MetaRunBy] == nil {
+		return RunBy{}, false
+	}
+	var r RunBy
+	if json.Unmarshal(m[MetaRunBy], &r) != nil || r.Kind == "" {
+		return RunBy{}, false
+	}
+	return r, true
+}
