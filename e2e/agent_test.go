@@ -102,10 +102,12 @@ func TestAgentBuildTakeOverHandBack(t *testing.T) {
 	owner.waitJS("the agent in the claim bar", claimBar(".claim-holder")+`?.textContent.startsWith('Controlled by Agent · Claude Code')`, 10*time.Second)
 	owner.waitJS("the agent in the status bar", `document.getElementById('status.claim')?.textContent.includes('Agent · Claude Code')`, 10*time.Second)
 	owner.waitJS("the agent among who is here", fmt.Sprintf(`document.querySelector('.tab[data-terminal=%q] .presence-avatars')?.title.includes('Agent · Claude Code')`, id), 10*time.Second)
+	owner.waitJS("the agent badge on the tab", fmt.Sprintf(`!!document.querySelector('.tab[data-terminal=%q] .tab-agent')`, id), 10*time.Second)
 
 	// The owner takes control mid-build.
 	owner.clickClaimBar("Take Control", ".claim-take")
 	owner.waitHolder(id, true)
+	owner.waitJS("no agent badge once a person has control", fmt.Sprintf(`!document.querySelector('.tab[data-terminal=%q] .tab-agent')`, id), 10*time.Second)
 	if r := <-first; r.err != nil || !r.isError || !strings.Contains(r.text, "a person took control") {
 		t.Fatalf("the run_command the owner took over: %+v, want a tool error saying a person took control", r)
 	}

@@ -115,6 +115,8 @@ export class EditorGroup {
         },
         svg(st.icon, `codicon tab-icon ${st.cls}`),
         h('span.tab-label', null, title, dup ? h('span.tab-description', null, v.id) : null),
+        // An agent's session claim holds the terminal: say so on the tab.
+        v.state?.claim?.kind === 'session' ? h('span.agent-badge.tab-agent', { title: 'An agent controls this terminal (Take Control to type)' }, 'agent') : null,
         host.presenceOf?.(v) ?? null,
         h('button.icon-button.tab-close', { type: 'button', title: 'Close Tab (the terminal keeps running)', 'aria-label': `Close ${title}`, onclick: (e: Event) => (e.stopPropagation(), host.closeTab(v)) }, svg(icons.close)),
       );
