@@ -140,10 +140,15 @@ func recordedTerminal(t *testing.T, id string, cols, rows int) (*env, *page) {
 func TestReplayWideRecording(t *testing.T) {
 	const id = "widecast"
 	_, owner := recordedTerminal(t, id, 200, 50)
+	// Whoever types has control and sizes the pty to its pane: a pane wider
+	// than 200 columns keeps the recording wide; the replay below is then
+	// watched in an ordinary window (an exited terminal's size is only state).
+	owner.do(chromedp.EmulateViewport(2600, 900))
 	owner.typeKeys(id, "printf 'wide-%0190d|\\n' 7"+kb.Enter)
 	owner.waitLine(id, "wide-"+strings.Repeat("0", 189)+"7|", 10*time.Second)
 	owner.typeKeys(id, "exit 0"+kb.Enter)
 	owner.waitJS("the exit", fmt.Sprintf(`window.__termhost.view(%q)?.exited === true`, id), 10*time.Second)
+	owner.do(chromedp.EmulateViewport(1400, 900))
 	owner.waitJS("the Replay button", `!!document.querySelector('.terminal-infobar .replay-open')`, 10*time.Second)
 	owner.do(chromedp.Click(chromedp.CSS(`.terminal-infobar .replay-open`)))
 	owner.waitJS("the player", `window.__termhost.replay()?.ready === true && !!document.querySelector('.replay-panel .ap-term')`, 15*time.Second)

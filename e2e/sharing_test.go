@@ -384,6 +384,8 @@ func TestNginxAtRoot(t *testing.T) {
 	tab2.colorScheme("light")
 	tab2.open("/")
 	owner.eval(`(window.__termhost.run('account.signOut'), true)`, nil)
+	owner.waitJS("the sign-out confirmation", `!!document.querySelector('.dialog-box .button.primary')`, 5*time.Second)
+	owner.do(chromedp.Click(chromedp.CSS(`.dialog-box .button.primary`)))
 	owner.waitJS("the sign-in page", `document.getElementById('login')`, 10*time.Second)
 	for _, c := range owner.cookies(e.URL + "/") {
 		if strings.HasPrefix(c.Name, "termhost_session_") {
