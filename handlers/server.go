@@ -44,6 +44,9 @@ type Config struct {
 	// PingInterval is the WebSocket ping period that keeps proxies from closing
 	// idle connections (default 20 s).
 	PingInterval time.Duration
+	// WriteTimeout bounds one outbound frame write: a peer that accepts
+	// nothing for this long is gone and its socket is closed (default 1 min).
+	WriteTimeout time.Duration
 	// Retention is how long a disconnected client can reconnect (default 10 min).
 	Retention time.Duration
 	// MCP, when set, is served at <base>/mcp to the owner (handlers/mcp.go).
@@ -102,6 +105,9 @@ func (c *Config) setDefaults() {
 	c.SendQueue = max(c.SendQueue, minSendQueue)
 	if c.PingInterval == 0 {
 		c.PingInterval = 20 * time.Second
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = time.Minute
 	}
 	if c.MaxLinkConns <= 0 {
 		c.MaxLinkConns = 64

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,14 +69,23 @@ func streamOutput(t *testing.T, ws *websocket.Conn, uri, end string) []byte {
 	}
 }
 
-// smallBuffers dials with a 16 KiB receive buffer.
-var smallBuffers = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-	if err == nil {
-		_ = c.(*net.TCPConn).SetReadBuffer(16 << 10)
-	}
-	return c, err
-}}}
+// smallBuffers dials with a 16 KiB receive buffer, set before the
+// handshake: shrunk after it (SetReadBuffer on the connection), the buffer
+// is smaller than the window already offered, the kernel drops what the
+// server sends into that window, and the server retransmits it only after
+// backed-off timeouts: a client that resumes reading after a stall then
+// waited seconds to minutes for the bytes already sent to it.
+var smallBuffers = &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
+	Control: func(_, _ string, rc syscall.RawConn) error {
+		var err error
+		if cerr := rc.Control(func(fd uintptr) {
+			err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 16<<10)
+		}); cerr != nil {
+			return cerr
+		}
+		return err
+	},
+}).DialContext}}
 
 // noPings is a PingInterval long enough that the server never pings during a
 // test: under -race on a loaded machine, a client reading megabytes of
@@ -159,7 +169,13 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 // close code 4001 (reconnect to resume) while the shell and a live subscriber
 // carry on unharmed.
 func TestSlowSubscriberEvicted(t *testing.T) {
-	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue, hc.PingInterval = 4<<20, noPings })
+	// The stuck client's writer waits in a frame write from the moment its
+	// socket is full until the eviction, which takes as long as the live
+	// subscriber needs to read the queue bound: under load it may be longer
+	// than the default WriteTimeout, which would close it without 4001.
+	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) {
+		hc.SendQueue, hc.PingInterval, hc.WriteTimeout = 4<<20, noPings, time.Hour
+	})
 	driver := ts.dial(t)
 	driver.Initialize("1.0.0", "driver")
 	uri, _ := driver.CreateTerminal("slow", "driver", nil)

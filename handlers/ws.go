@@ -397,9 +397,10 @@ func (c *conn) readLoop() error {
 // socket with the requested code.
 func (c *conn) writeLoop() {
 	defer c.cancel(errors.New("writer done"))
-	// One timer bounds every frame write: past writeTimeout it closes the
+	// One timer bounds every frame write: past WriteTimeout it closes the
 	// socket, which fails the write. (A context per frame costs a timer and,
 	// inside coder/websocket, a callback registration for every frame.)
+	writeTimeout := c.s.cfg.WriteTimeout
 	watchdog := time.AfterFunc(writeTimeout, func() { _ = c.ws.CloseNow() })
 	watchdog.Stop()
 	defer watchdog.Stop()
@@ -446,10 +447,6 @@ func (c *conn) writeLoop() {
 		}
 	}
 }
-
-// writeTimeout bounds one frame write: a peer that accepts nothing for this
-// long is gone.
-const writeTimeout = time.Minute
 
 // startPings pings the peer every PingInterval from a timer callback (a
 // goroutine only while a ping waits for its pong); a ping unanswered within

@@ -98,6 +98,13 @@ func Start(spec Spec) (*Process, error) {
 	p.reap = func() *int {
 		waitExit(p.pid)
 		err := cmd.Wait()
+		if cmd.ProcessState == nil {
+			// Reaped by someone else in this process (a manager that adopted
+			// it in a hand-over within one process, as tests do): the exit
+			// code is theirs to report.
+			p.log.Debug("wait", "err", err)
+			return nil
+		}
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Exited() {
 			code := ws.ExitStatus()
 			return &code
@@ -124,7 +131,7 @@ func (p *Process) Pid() int { return p.pid }
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // ExitCode is the child's exit status once Done is closed (nil if it was
-// killed by a signal).
+// killed by a signal or reaped by someone else).
 func (p *Process) ExitCode() *int { return p.exitCode }
 
 // wait reaps the child and wakes a blocked reader so it can drain.

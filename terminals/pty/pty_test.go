@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -209,4 +211,59 @@ func TestSignal(t *testing.T) {
 	if out, err := readUntil(t, p, "got-usr1"); err != nil {
 		t.Errorf("after SIGUSR1: %v (read %q)", err, out)
 	}
+}
+
+// TestReapedElsewhere: a child that someone else in this process reaps (a
+// manager that adopted it in a hand-over within one process, as the
+// terminals tests do) ends Done with an unknown exit code; the waiter used
+// to panic on the missing process state.
+func TestReapedElsewhere(t *testing.T) {
+	// Whether our wait4 or the waiter reaps first is up to the scheduler:
+	// a few rounds make it ours at least once.
+	ours := 0
+	for round := 0; round < 10; round++ {
+		if reapElsewhere(t) {
+			ours++
+		}
+	}
+	t.Logf("reaped by the test in %d of 10 rounds", ours)
+}
+
+// reapElsewhere starts a child, reaps it itself and reports whether it got
+// there before the waiter.
+func reapElsewhere(t *testing.T) bool {
+	p := start(t, "read x; exit 3")
+	type result struct {
+		pid int
+		err error
+	}
+	tid, reaped := make(chan int, 1), make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // the thread blocked in wait4 is this goroutine's
+		defer runtime.UnlockOSThread()
+		tid <- unix.Gettid()
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(p.Pid(), &ws, 0, nil)
+		reaped <- result{got, err}
+	}()
+	// Let the child exit only once our wait4 is in the kernel.
+	wchan := "/proc/self/task/" + strconv.Itoa(<-tid) + "/wchan"
+	for {
+		if b, err := os.ReadFile(wchan); err != nil || strings.Contains(string(b), "wait") {
+			break
+		}
+		runtime.Gosched()
+	}
+	if _, err := p.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	r := <-reaped
+	<-p.Done()
+	if r.err != nil {
+		return false // the waiter reaped it (ECHILD for us)
+	}
+	if code := p.ExitCode(); code != nil {
+		t.Errorf("ExitCode = %d after someone else reaped the child; want nil (unknown)", *code)
+	}
+	return true
 }
