@@ -33,9 +33,10 @@ func TestThemeColours(t *testing.T) {
 	// system's scheme changes, and the test sets data-theme itself.
 	p.eval(`localStorage.setItem('termhost.theme', 'dark'), true`, nil)
 	p.open("/")
-	p.newTerminal()
-	// No transition may show a colour half way.
-	p.eval(`(() => { const s = document.createElement('style'); s.textContent = '*, *::before, *::after { transition: none !important; }'; document.head.append(s); return true; })()`, nil)
+	p.waitPrompt(p.newTerminal()) // no output may add elements between two reads
+	// No transition may show a colour half way, nor an animation (the
+	// blinking cursor) a colour of the moment.
+	p.eval(`(() => { const s = document.createElement('style'); s.textContent = '*, *::before, *::after { transition: none !important; animation: none !important; }'; document.head.append(s); return true; })()`, nil)
 
 	// setTheme emulates the system's scheme and sets data-theme, or removes
 	// it when theme is "", with none of the app's inline color-scheme.
