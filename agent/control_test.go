@@ -55,6 +55,19 @@ func TestPersonTakesControl(t *testing.T) {
 
 	// The owner takes control (the owner override) while a command runs.
 	r.ok(t, "run_command", map[string]any{"terminal": id, "command": "echo before; sleep 600", "timeoutSeconds": 1})
+	// The call has returned; its claim's narrowing (unbindCall, dispatched
+	// as it returned) must have reached the server before the person takes
+	// control, or that late narrowing would be a second change of the claim.
+	for {
+		if c, _ := r.ts.Manager.Claim(uri); c.Kind == ahp.ClaimSession && c.ToolCallID == "" {
+			break
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal("the agent's claim was never narrowed back after run_command")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	setClaim(t, p, uri, ahp.ClientClaim(p.ClientID()))
 	r.controlledBy(t, "controlled by root", false)
 	r.fails(t, "send_input", map[string]any{"terminal": id, "keys": []string{"Ctrl-C"}}, "a person took control")
