@@ -66,10 +66,10 @@ bench:
 clean:
 	rm -f termhost
 
-# Refresh the pinned upstream AHP schemas and fixtures (internal/ahpupstream)
+# Refresh the pinned upstream AHP schemas and fixtures (ahp/upstream)
 # from a checkout of that data, named explicitly; commit the result:
 #   make refresh-upstream UPSTREAM_AHP=/path/to/ahp
-PINNED_AHP   := internal/ahpupstream
+PINNED_AHP   := ahp/upstream
 .PHONY: refresh-upstream
 refresh-upstream:
 	@test -n "$(UPSTREAM_AHP)" && test -d "$(UPSTREAM_AHP)" || { echo "refresh-upstream: name the upstream data: make refresh-upstream UPSTREAM_AHP=/path/to/ahp" >&2; exit 1; }

@@ -17,8 +17,8 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // upstreamDir holds the pinned upstream AHP schemas and fixtures
-// (internal/ahpupstream/README.md), at a fixed path from this package.
-var upstreamDir = filepath.Join("..", "internal", "ahpupstream")
+// (ahp/upstream/README.md), at a fixed path from this package.
+var upstreamDir = filepath.Join("upstream")
 
 // jsonFiles lists the *.json files of dir, sorted; none is a failure.
 func jsonFiles(tb testing.TB, dir string) []string {

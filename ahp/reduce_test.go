@@ -11,7 +11,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// reducerFixture is one reducer case: the upstream format (internal/ahpupstream/README.md)
+// reducerFixture is one reducer case: the upstream format (ahp/upstream/README.md)
 // plus our optional "shape" key. Upstream cases are in the legacy (≤ 0.8) shape
 // and have no "shape"; ours say "legacy" or "current" (see
 // testdata/reducers/README.md).
@@ -52,7 +52,7 @@ func loadReducerFixture(t *testing.T, path string) reducerFixture {
 // ahp.Current; current fixtures with ahp.Current only.
 func TestReducerFixtures(t *testing.T) {
 	upstream := jsonFiles(t, filepath.Join(upstreamDir, "fixtures", "reducers"))
-	if len(upstream) < 26 { // internal/ahpupstream/README.md: 26 root and terminal fixtures
+	if len(upstream) < 26 { // ahp/upstream/README.md: 26 root and terminal fixtures
 		t.Errorf("found %d upstream reducer fixtures, want at least 26", len(upstream))
 	}
 	ours := jsonFiles(t, filepath.Join("testdata", "reducers"))
@@ -159,7 +159,7 @@ func normRoot(v any) any {
 }
 
 // adaptFixture turns a legacy (≤ 0.8) fixture into the ≥ 0.9 shape, as
-// internal/ahpupstream/README.md explains: terminal states and catalogue entries get a
+// ahp/upstream/README.md explains: terminal states and catalogue entries get a
 // lifecycle (exitCode N → {"status":"exited","exitCode":N}, otherwise running)
 // and session claims get a chat URI (chatFor). Inputs are not modified.
 func adaptFixture(reducer string, initial any, actions []any, expected any) (any, []any, any) {

@@ -10,7 +10,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// roundTripFixture is the upstream round-trip format (internal/ahpupstream/README.md).
+// roundTripFixture is the upstream round-trip format (ahp/upstream/README.md).
 type roundTripFixture struct {
 	Name              string            `json:"name"`
 	Group             string            `json:"group"`

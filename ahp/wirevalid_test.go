@@ -9,7 +9,7 @@ import (
 
 // Issue 12 points 5 and 6: what termhost sends must be valid for the
 // receiver's version, whatever older or broken clients gave it. The frames
-// are checked against the pinned schemas in internal/schemacheck
+// are checked against the pinned schemas in ahp/schemacheck
 // (TestFrameValid) and end to end in handlers (TestChatlessSessionClaim,
 // TestRejections).
 

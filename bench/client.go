@@ -14,7 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/wirecount"
+	"github.com/termhost/termhost/bench/wirecount"
 )
 
 // client is a minimal AHP client for measuring: one goroutine uses it, frames

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/terminals/content"
+	"github.com/termhost/termhost/ahp/content"
 )
 
 // EventKind says what an Event reports.

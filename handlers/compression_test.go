@@ -14,9 +14,9 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/bench/wirecount"
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/internal/testserver"
-	"github.com/termhost/termhost/internal/wirecount"
+	"github.com/termhost/termhost/handlers/testserver"
 )
 
 // TestCompression: a client offering permessage-deflate as browsers do gets

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/testserver"
+	"github.com/termhost/termhost/handlers/testserver"
 )
 
 // controlNotice is the params of x-termhost/controlRequest.

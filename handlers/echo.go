@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/schemacheck"
+	"github.com/termhost/termhost/ahp/schemacheck"
 )
 
 // echoable prepares a decoded server-only action (terminal/data,

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/state"
+	"github.com/termhost/termhost/statefile"
 )
 
 // stateFileName is the sign-in document in the state directory.
@@ -77,7 +77,7 @@ func (d *digest) UnmarshalText(b []byte) error {
 // and serialized, so the file never goes back to an older state.
 type persister struct {
 	mu    sync.Mutex // held across snapshot and write
-	file  *state.File
+	file  *statefile.File
 	owner savedOwner
 	log   *slog.Logger
 }
@@ -93,7 +93,7 @@ func ownerMAC(salt digest, token []byte) digest {
 // expired or their terminal is gone (exists says which terminals live). A
 // corrupt file is set aside and the server starts with no sign-ins.
 func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.Logger) error {
-	f, err := state.Open(dir, stateFileName)
+	f, err := statefile.Open(dir, stateFileName)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 	}
 	var saved savedSignins
 	found, err := f.Load(&saved)
-	if errors.Is(err, state.ErrCorrupt) {
+	if errors.Is(err, statefile.ErrCorrupt) {
 		aside, aerr := f.SetAside("corrupt")
 		log.Error("the sign-in state file is corrupt: starting with no sign-ins (owner sessions and share links must sign in again)",
 			"err", err, "setAside", aside, "setAsideErr", aerr)

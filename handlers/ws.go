@@ -14,7 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/terminals/hub"
+	"github.com/termhost/termhost/terminals"
 )
 
 // Close codes of our own (4000–4999).
@@ -188,13 +188,13 @@ func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
 // outFrame is a queued frame: an envelope the hub shares with other
 // connections, encoded by the writer, or an answer of our own.
 type outFrame struct {
-	env  *hub.Frame
+	env  *terminals.Frame
 	raw  []byte
 	size int
 }
 
 // Shape, Scope, ClientID, ViewOnly, Hold, Deliver, Backlog and Drained make
-// conn a hub.Subscriber.
+// conn a terminals.Subscriber.
 func (c *conn) Shape() ahp.Shape { return c.shape }
 func (c *conn) Scope() string    { return c.scope }
 func (c *conn) ClientID() string { return c.clientID }
@@ -206,7 +206,7 @@ func (c *conn) Backlog() int {
 }
 
 // Drained returns a channel the writer closes once the backlog is below
-// hub.LowWater, or the connection closes: a terminal paused for this
+// terminals.LowWater, or the connection closes: a terminal paused for this
 // connection (its claim holder) waits on it instead of polling.
 func (c *conn) Drained() <-chan struct{} {
 	c.mu.Lock()
@@ -222,7 +222,7 @@ func (c *conn) Drained() <-chan struct{} {
 // signalDrainedLocked wakes the waiters of Drained when the backlog is low
 // or the connection is closing.
 func (c *conn) signalDrainedLocked() {
-	if c.drained != nil && (c.queued < hub.LowWater || c.closeCode != 0) {
+	if c.drained != nil && (c.queued < terminals.LowWater || c.closeCode != 0) {
 		close(c.drained)
 		c.drained = nil
 	}
@@ -231,7 +231,7 @@ func (c *conn) signalDrainedLocked() {
 // Deliver queues a frame without blocking. Past the queue bound the connection
 // is evicted: its queue is dropped, the writer closes it with 4001 and the
 // client recovers by reconnecting (replay or snapshot).
-func (c *conn) Deliver(f *hub.Frame) bool {
+func (c *conn) Deliver(f *terminals.Frame) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := outFrame{env: f, size: f.Size()}

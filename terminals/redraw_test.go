@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/terminals/content"
+	"github.com/termhost/termhost/ahp/content"
 	"github.com/termhost/termhost/terminals/screen"
 )
 

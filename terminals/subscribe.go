@@ -13,6 +13,13 @@ type Subscriber = hub.Subscriber
 // Recovery is the typed answer to a reconnect (see hub.Recovery).
 type Recovery = hub.Recovery
 
+// Frame is one encoded envelope on its way to subscribers (see hub.Frame).
+type Frame = hub.Frame
+
+// LowWater is the backlog below which a paced terminal may go on (see
+// hub.LowWater).
+const LowWater = hub.LowWater
+
 // Subscribe atomically takes a snapshot of the channel and registers s, so
 // every action after the snapshot's fromSeq reaches s.
 // A joiner may get the screen redraw in the content (see applyScreen).

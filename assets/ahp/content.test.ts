@@ -1,6 +1,6 @@
 // The browser mirror's bounded content (content.ts, mirror.ts): it reduces
 // as terminalReducer does while under budget, trims as the server does
-// (terminals/content) when over it, keeps command metadata only for the
+// (ahp/content) when over it, keeps command metadata only for the
 // parts it keeps, and costs O(frame) per output frame however many commands
 // it holds.
 import { test, describe } from 'node:test';
@@ -165,7 +165,7 @@ test('ContentStore copies a snapshot and leaves it alone', () => {
   assert.equal(contentText(s.parts), 'abcdef');
 });
 
-/** ahp/testdata/content/cases.json, which go test ./terminals/content/ replays against the server's store. */
+/** ahp/testdata/content/cases.json, which go test ./ahp/content/ replays against the server's store. */
 interface SharedCase {
   description: string;
   budget: number;

@@ -1,6 +1,6 @@
 // Replays the official AHP reducer fixtures (pinned in
-// internal/ahpupstream/fixtures/reducers/) in the legacy (≤0.8) shape as they
-// are, and adapted to the 0.9.0+ shape as internal/ahpupstream/README.md
+// ahp/upstream/fixtures/reducers/) in the legacy (≤0.8) shape as they
+// are, and adapted to the 0.9.0+ shape as ahp/upstream/README.md
 // explains, plus our own edge-case table. Each run also
 // checks that neither the initial state nor the actions were modified.
 import { test, describe } from 'node:test';
@@ -20,7 +20,7 @@ interface Fixture {
 }
 
 const repoRoot = process.env.TERMHOST_REPO_ROOT ?? process.cwd();
-const fixtureDir = path.resolve(repoRoot, 'internal/ahpupstream/fixtures/reducers');
+const fixtureDir = path.resolve(repoRoot, 'ahp/upstream/fixtures/reducers');
 
 /** JSON null is treated as an absent key, as the upstream harnesses do. */
 function stripNulls(v: unknown): unknown {
@@ -41,7 +41,7 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-// ---- adaptation to the 0.9.0+ shape (internal/ahpupstream/README.md) ----
+// ---- adaptation to the 0.9.0+ shape (ahp/upstream/README.md) ----
 
 /** `exitCode: N` → `lifecycle: {status:"exited", exitCode:N}`; else running. */
 function adaptLifecycle(s: Record<string, unknown>): Record<string, unknown> {
@@ -126,7 +126,7 @@ function run(f: Fixture, shape: Shape): unknown {
 
 function loadFixtures(): { name: string; f: Fixture }[] {
   if (!existsSync(fixtureDir)) {
-    throw new Error(`reducer fixtures not found at ${fixtureDir} (the pinned copies in internal/ahpupstream; see its README)`);
+    throw new Error(`reducer fixtures not found at ${fixtureDir} (the pinned copies in ahp/upstream; see its README)`);
   }
   const names = readdirSync(fixtureDir).filter((n) => n.endsWith('.json')).sort();
   if (names.length === 0) throw new Error(`no fixtures in ${fixtureDir}`);

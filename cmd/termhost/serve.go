@@ -19,7 +19,7 @@ import (
 
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/internal/handover"
+	"github.com/termhost/termhost/handover"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/internal/state"
+	"github.com/termhost/termhost/statefile"
 )
 
 // tokenFileName is the owner token's file in the state directory: kept
@@ -66,7 +66,7 @@ func (s serveSetup) saveToken(log *slog.Logger) error {
 	if !s.freshToken {
 		return nil
 	}
-	loose, err := state.Private(s.stateDir)
+	loose, err := statefile.Private(s.stateDir)
 	if err != nil {
 		return err
 	}

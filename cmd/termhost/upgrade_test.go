@@ -18,7 +18,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/internal/handover"
+	"github.com/termhost/termhost/handover"
 )
 
 // upgradeServer is a "termhost serve" child of the test, run from its own

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/schemacheck"
+	"github.com/termhost/termhost/ahp/schemacheck"
 )
 
 // checkFrames validates every frame received against the schemas of the

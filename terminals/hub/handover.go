@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/terminals/content"
+	"github.com/termhost/termhost/ahp/content"
 )
 
 // State is everything a hub holds, for handing it to a new termhost

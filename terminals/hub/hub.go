@@ -20,7 +20,7 @@ import (
 	"sync"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/terminals/content"
+	"github.com/termhost/termhost/ahp/content"
 )
 
 // Errors that callers map to JSON-RPC codes.

@@ -1,7 +1,7 @@
-// Package state keeps small JSON documents in termhost's state directory,
+// Package statefile keeps small JSON documents in termhost's state directory,
 // replaced atomically so that a crash leaves the old or the new document,
 // never half of one.
-package state
+package statefile
 
 import (
 	"encoding/json"

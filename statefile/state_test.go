@@ -1,4 +1,4 @@
-package state_test
+package statefile_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/termhost/termhost/internal/state"
+	"github.com/termhost/termhost/statefile"
 )
 
 // crashWriterEnv makes the test binary a process that saves documents in a
@@ -37,7 +37,7 @@ type doc struct {
 func bigDoc(n int) doc { return doc{N: n, Fill: strings.Repeat(fmt.Sprint(n%10), 1<<20)} }
 
 func saveForever(dir string) {
-	f, err := state.Open(dir, "doc.json")
+	f, err := statefile.Open(dir, "doc.json")
 	if err != nil {
 		panic(err)
 	}
@@ -51,7 +51,7 @@ func saveForever(dir string) {
 
 func TestSaveLoad(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "termhost")
-	f, err := state.Open(dir, "doc.json")
+	f, err := statefile.Open(dir, "doc.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestSaveLoad(t *testing.T) {
 // Save replaces the document by renaming a new file over it, never by
 // rewriting it in place: a reader (or a crash) sees the old or the new one.
 func TestSaveReplacesNotRewrites(t *testing.T) {
-	f, err := state.Open(t.TempDir(), "doc.json")
+	f, err := statefile.Open(t.TempDir(), "doc.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestSaveReplacesNotRewrites(t *testing.T) {
 
 func TestModes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "termhost")
-	f, err := state.Open(dir, "doc.json")
+	f, err := statefile.Open(dir, "doc.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestCorruptIsReported(t *testing.T) {
 		{"empty", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f, err := state.Open(t.TempDir(), "doc.json")
+			f, err := statefile.Open(t.TempDir(), "doc.json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestCorruptIsReported(t *testing.T) {
 			}
 			var got doc
 			found, err := f.Load(&got)
-			if found || !errors.Is(err, state.ErrCorrupt) || !strings.Contains(err.Error(), f.Path()) {
+			if found || !errors.Is(err, statefile.ErrCorrupt) || !strings.Contains(err.Error(), f.Path()) {
 				t.Fatalf("Load of %q = %v, %v; want ErrCorrupt naming %s", c.content, found, err, f.Path())
 			}
 			aside, err := f.SetAside("corrupt")
@@ -167,7 +167,7 @@ func TestLooseDirectoryIsTightened(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil { // whatever the umask
 		t.Fatal(err)
 	}
-	f, err := state.Open(dir, "doc.json")
+	f, err := statefile.Open(dir, "doc.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +175,12 @@ func TestLooseDirectoryIsTightened(t *testing.T) {
 	if fi.Mode().Perm() != 0o700 || f.Loosened != 0o755 {
 		t.Errorf("Open of a 0755 directory: mode now %v, Loosened %v; want 0700 and 0755", fi.Mode().Perm(), f.Loosened)
 	}
-	if f, _ := state.Open(dir, "doc.json"); f.Loosened != 0 {
+	if f, _ := statefile.Open(dir, "doc.json"); f.Loosened != 0 {
 		t.Errorf("Open of a private directory: Loosened %v, want 0", f.Loosened)
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	_ = os.WriteFile(file, nil, 0o600)
-	if _, err := state.Open(file, "doc.json"); err == nil {
+	if _, err := statefile.Open(file, "doc.json"); err == nil {
 		t.Errorf("Open of a file as the directory: no error")
 	}
 }
@@ -212,7 +212,7 @@ func TestCrashLeavesAWholeDocument(t *testing.T) {
 			}
 			_ = cmd.Process.Kill() // while it writes the next document
 			_ = cmd.Wait()
-			f, err := state.Open(dir, "doc.json")
+			f, err := statefile.Open(dir, "doc.json")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/ahpupstream"
+	"github.com/termhost/termhost/ahp/upstream"
 	"go.uber.org/goleak"
 )
 
@@ -318,7 +318,7 @@ func genericInvalidFrames(t *testing.T) []invalidFrame {
 // optional, so a 0.9+ terminal (lifecycle, claim chat) validates unless the
 // terminal types are closed as New does.
 func TestOfficialSchemaIsOpen(t *testing.T) {
-	official, err := load(ahpupstream.FS, "schema", "0.8", false)
+	official, err := load(upstream.FS, "schema", "0.8", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestOfficialSchemaIsOpen(t *testing.T) {
 func TestBrokenRefDefect(t *testing.T) {
 	for _, dir := range []string{"schema", "schema-1.x"} {
 		t.Run(dir, func(t *testing.T) {
-			b, err := fs.ReadFile(ahpupstream.FS, dir+"/actions.schema.json")
+			b, err := fs.ReadFile(upstream.FS, dir+"/actions.schema.json")
 			if err != nil {
 				t.Fatal(err)
 			}

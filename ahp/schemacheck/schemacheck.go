@@ -1,13 +1,13 @@
 // Package schemacheck checks the frames a server sends against the official
 // AHP JSON schemas of the connection's protocol version, for tests: the 0.8
-// schemas (internal/ahpupstream/schema) on connections that negotiated ≤ 0.8,
-// the 1.x terminal shapes (internal/ahpupstream/schema-1.x) on ≥ 0.9. Both
+// schemas (ahp/upstream/schema) on connections that negotiated ≤ 0.8,
+// the 1.x terminal shapes (ahp/upstream/schema-1.x) on ≥ 0.9. Both
 // are pinned copies inside the repository.
 //
 // The schemas are used as published with two in-memory changes:
 //
 //   - the broken {"$ref":"#/$defs/"} entry is dropped from
-//     actions.schema.json $defs.StateAction.oneOf (internal/ahpupstream/README.md,
+//     actions.schema.json $defs.StateAction.oneOf (ahp/upstream/README.md,
 //     "Known defects"), without which no strict compiler accepts the file;
 //   - the terminal types whose shape changed in 0.9.0 (closedDefs) are closed
 //     with "additionalProperties": false (only "_meta", AHP's extension
@@ -34,7 +34,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/ahpupstream"
+	"github.com/termhost/termhost/ahp/upstream"
 )
 
 // Checker validates server → client frames of one protocol shape. It is safe
@@ -76,7 +76,7 @@ func New(shape ahp.Shape) (*Checker, error) {
 	if !ok {
 		return nil, fmt.Errorf("schemacheck: no schemas for shape %d", shape)
 	}
-	set.once.Do(func() { set.checker, set.err = load(ahpupstream.FS, set.dir, set.name, true) })
+	set.once.Do(func() { set.checker, set.err = load(upstream.FS, set.dir, set.name, true) })
 	return set.checker, set.err
 }
 

@@ -1,8 +1,8 @@
-// Package ahpupstream holds pinned copies of the official AHP JSON schemas
+// Package upstream holds pinned copies of the official AHP JSON schemas
 // and test fixtures (README.md names their source, revision and license), so
 // that tests need nothing outside the repository. It is test data: only test
 // code imports it.
-package ahpupstream
+package upstream
 
 import "embed"
 
