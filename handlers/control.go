@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/termhost/termhost/handlers/auth"
 	"sync"
 	"time"
 
@@ -97,7 +98,7 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 // asks the holder, or with ask false answers "held" (termhost attach
 // without --take).
 func (c *conn) requestControl(uri string, ask bool) (any, *ahp.Error) {
-	if c.role == RoleViewer {
+	if c.role == auth.RoleViewer {
 		return nil, c.denied("control", "view only: this share link cannot take control")
 	}
 	me := ahp.ClientClaim(c.clientID)
@@ -108,7 +109,7 @@ func (c *conn) requestControl(uri string, ask bool) (any, *ahp.Error) {
 			return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", uri)
 		case claim == me:
 			return controlResult{Status: controlGranted}, nil
-		case claim.Kind != ahp.ClaimClient && c.role != RoleOwner:
+		case claim.Kind != ahp.ClaimClient && c.role != auth.RoleOwner:
 			return nil, c.denied("control", "an agent session holds this terminal: only the owner can take it")
 		case !ask && (claim.Kind != ahp.ClaimClient || c.s.m.Present(claim.ClientID)):
 			return controlResult{Status: controlHeld}, nil
@@ -144,7 +145,7 @@ func (s *Server) askHolder(c *conn, uri, holder string) (any, *ahp.Error) {
 		s.controls.mu.Unlock()
 		return nil, c.denied("control", "too many pending requests for control of this terminal: try again later")
 	}
-	r := &controlRequest{id: randomToken(9), uri: uri, from: c.clientID, who: c.principal, member: c.PresenceMember(), holder: holder}
+	r := &controlRequest{id: auth.RandomToken(9), uri: uri, from: c.clientID, who: c.principal, member: c.PresenceMember(), holder: holder}
 	if s.controls.byID == nil {
 		s.controls.byID = map[string]*controlRequest{}
 	}

@@ -1,4 +1,5 @@
 // Package handlers is termhost's HTTP side: the chi router, middleware, pages,
+// sign-in and sign-out (the credential stores are package handlers/auth),
 // the AHP WebSocket endpoint with its JSON-RPC connections, health and metrics.
 //
 // # Lock order
@@ -7,9 +8,10 @@
 // terminals (see its package doc), outermost first; a lock may be taken
 // while holding only locks of earlier rows.
 //
-//  1. persister.mu (state.go), held across a snapshot of the sign-ins and
-//     its write to disk; it takes auth.mu and shares.mu in turn. Never
-//     taken under another lock: auth and shares save after unlocking.
+//  1. auth's persister.mu (handlers/auth/persist.go), held across a snapshot
+//     of the sign-ins and its write to disk; it takes auth.Store.mu and
+//     auth.Shares.mu in turn. Never taken under another lock: the stores
+//     save after unlocking.
 //  2. The terminals hub's lock. conn's hub.Subscriber methods (Deliver,
 //     Hold, Backlog, Drained) and the dispatch Policy callbacks run under
 //     it.
@@ -18,7 +20,7 @@
 //     only the Manager's presence counts are read or changed (Connected,
 //     Disconnected, Connections), whose lock is a leaf. Anything else of the
 //     Manager is called before taking it (remember, resume).
-//  4. Leaves, which take no other lock: auth.mu, shares.mu, conn.mu (a
+//  4. Leaves, which take no other lock: auth.Store.mu, auth.Shares.mu, conn.mu (a
 //     connection's outbound queue; the hub is told of an eviction after it
 //     is released), controls.mu (pending control requests; the claim is
 //     moved and connections told after it is released) and the ping timer's

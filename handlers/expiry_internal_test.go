@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"github.com/termhost/termhost/handlers/auth"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -36,7 +37,7 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) timer {
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) auth.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
@@ -88,9 +89,9 @@ func TestShareExpiryCutsConnectionsOnTime(t *testing.T) {
 		ts.Close()
 		m.Close()
 	})
-	st := s.auth.shares
-	newLink := func(ttl time.Duration) (*share, string) {
-		sh, tok, err := st.create("ahp-terminal:/x", RoleViewer, ttl)
+	st := s.auth.Shares
+	newLink := func(ttl time.Duration) (*auth.Share, string) {
+		sh, tok, err := st.Create("ahp-terminal:/x", auth.RoleViewer, ttl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestShareExpiryCutsConnectionsOnTime(t *testing.T) {
 	if _, err := dial(revokedTok); err != nil {
 		t.Fatal(err)
 	}
-	st.revoke(revoked.ID)
+	st.Revoke(revoked.ID)
 
 	clk.Advance(10 * time.Second)
 	if err := closed(short); websocket.CloseStatus(err) != closeRevoked {

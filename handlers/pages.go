@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/termhost/termhost/handlers/auth"
 	"net/http"
 	"net/url"
 	"strings"
@@ -84,14 +85,14 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 		render(w, r, signInStatus(r), web.Login(page))
 		return
 	}
-	if who.share != nil && id == "" {
+	if who.Share != nil && id == "" {
 		// A teammate's bookmark of the workbench: their link grants one terminal.
-		http.Redirect(w, r, page.BasePath+terminalPath(who.share.Terminal), http.StatusFound)
+		http.Redirect(w, r, page.BasePath+terminalPath(who.Share.Terminal), http.StatusFound)
 		return
 	}
-	page.Role = who.role
+	page.Role = who.Role
 	page.Scrollback = s.m.Config().Scrollback
-	if who.role == RoleOwner { // for the Share dialog's warning about driver links
+	if who.Role == auth.RoleOwner { // for the Share dialog's warning about driver links
 		page.ServerUser, page.ServerHost = shellAccount()
 	}
 	if id != "" && !s.m.Exists(terminal) {
@@ -121,7 +122,7 @@ func (s *Server) ownerOnlySourceMaps(next http.Handler) http.Handler {
 			if limited {
 				return
 			}
-			if !ok || who.role != RoleOwner {
+			if !ok || who.Role != auth.RoleOwner {
 				http.NotFound(w, r)
 				return
 			}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/termhost/termhost/handlers/auth"
 	"strings"
 	"unicode"
 
@@ -48,13 +49,13 @@ func (c *conn) PresenceMember() terminals.Member {
 	cli := p.info.Name == cliName
 	if cli {
 		m.Device = "termhost CLI"
-	} else if m.Device == "" && c.role == RoleOwner {
+	} else if m.Device == "" && c.role == auth.RoleOwner {
 		// Only the owner's clients name themselves: a share link's client
 		// could pose as someone else ("Owner"); it is its link's label.
 		m.Device = cleanLabel(firstNonEmpty(p.info.Title, p.info.Name))
 	}
 	switch {
-	case c.role != RoleOwner:
+	case c.role != auth.RoleOwner:
 		m.Name = p.label
 		if m.Name == "" {
 			m.Name = "Unnamed " + c.role + " link"
@@ -100,7 +101,7 @@ func deviceLabel(userAgent string) string {
 }
 
 // cleanLabel makes a client-supplied label safe to show: no control
-// characters, at most maxLabel characters.
+// characters, at most auth.MaxLabel characters.
 func cleanLabel(s string) string {
 	s = strings.TrimSpace(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
@@ -108,8 +109,8 @@ func cleanLabel(s string) string {
 		}
 		return r
 	}, s))
-	if r := []rune(s); len(r) > maxLabel {
-		s = string(r[:maxLabel])
+	if r := []rune(s); len(r) > auth.MaxLabel {
+		s = string(r[:auth.MaxLabel])
 	}
 	return s
 }

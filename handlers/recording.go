@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"fmt"
+	"github.com/termhost/termhost/handlers/auth"
 	"io"
 	"log/slog"
 	"mime"
@@ -29,7 +30,7 @@ func (c *conn) recordCommand(msg *ahp.Message) (any, *ahp.Error) {
 	if err := decodeParams(msg, &p); err != nil {
 		return nil, err
 	}
-	if c.role != RoleOwner {
+	if c.role != auth.RoleOwner {
 		return nil, c.denied("command", "only the owner can record terminals")
 	}
 	if err := ahp.CheckTerminalURI(p.Channel); err != nil {

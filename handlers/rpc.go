@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"github.com/termhost/termhost/handlers/auth"
 	"strings"
 
 	"github.com/termhost/termhost/ahp"
@@ -108,7 +109,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := decodeParams(msg, &p); err != nil {
 			return nil, err
 		}
-		if c.role != RoleOwner {
+		if c.role != auth.RoleOwner {
 			return nil, c.denied("command", "a share link cannot create terminals")
 		}
 		if err := p.Validate(); err != nil {
@@ -133,7 +134,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := p.Validate(); err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid disposeTerminal params: %v", err)
 		}
-		if c.role != RoleOwner {
+		if c.role != auth.RoleOwner {
 			return nil, c.denied("command", "a share link cannot dispose terminals")
 		}
 		if err := ahp.CheckTerminalURI(p.Channel); err != nil {
@@ -142,14 +143,14 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := c.s.m.Dispose(p.Channel); err != nil {
 			return nil, c.rpcError(err)
 		}
-		for _, sh := range c.s.auth.shares.revokeTerminal(p.Channel) {
+		for _, sh := range c.s.auth.Shares.RevokeTerminal(p.Channel) {
 			c.s.disconnectShare(sh.ID, "the terminal was disposed")
 		}
 		return nil, nil
 	case methodRequestControl, methodAnswerControl:
 		return c.controlCommand(msg)
 	case methodShareCreate, methodShareList, methodShareRevoke:
-		if c.role != RoleOwner {
+		if c.role != auth.RoleOwner {
 			return nil, c.denied("command", "only the owner can manage share links")
 		}
 		return c.shareCommand(msg)
@@ -304,9 +305,9 @@ func (c *conn) policy() terminals.Policy {
 		}
 	}
 	switch c.role {
-	case RoleOwner:
-		return terminals.Policy{TakeClaim: true, Accepted: bind}
-	case RoleDriver:
+	case auth.RoleOwner:
+		return terminals.Policy{TakeClaim: true, Agent: c.PresenceMember().Kind == terminals.KindAgent, Accepted: bind}
+	case auth.RoleDriver:
 		return terminals.Policy{Accepted: bind, Refuse: func(a ahp.Action) string {
 			if strings.HasPrefix(a.Type, "terminal/") {
 				return ""
@@ -371,4 +372,10 @@ func (c *conn) rpcError(err error) *ahp.Error {
 		return ahp.Errorf(code, "internal error: cannot start %s", se.Program)
 	}
 	return ahp.Errorf(code, "internal error")
+}
+
+// errClientIDTaken is the -32602 for a clientId that another principal
+// already uses (or that a terminal's claim names on its behalf).
+func errClientIDTaken(clientID string) *ahp.Error {
+	return ahp.Errorf(ahp.CodeInvalidParams, "clientId %q belongs to another user or share link: choose a fresh clientId", ahp.Clip(clientID))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/termhost/termhost/handlers/auth"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -89,7 +90,7 @@ type Config struct {
 	// harness sets it; no flag reaches it.
 	TestHooks bool
 
-	clock clock // share-link expiry; tests inject a fake, nil is the wall clock
+	clock auth.Clock // share-link expiry; tests inject a fake, nil is the wall clock
 }
 
 func (c *Config) setDefaults() {
@@ -145,7 +146,7 @@ type Server struct {
 	cancel context.CancelFunc
 	conns  sync.WaitGroup
 
-	auth    *auth
+	auth    *auth.Store
 	csrf    *http.CrossOriginProtection // sign-in and sign-out
 	metrics *metrics
 
@@ -164,7 +165,7 @@ type Server struct {
 // principal its clientId is bound to. Its live connections are counted by
 // the manager (terminals.Manager.Connections), the one count claims use too.
 type clientRecord struct {
-	principal string // principal.id() of the first user; nobody else may use the clientId
+	principal string // principal.ID() of the first user; nobody else may use the clientId
 	version   string // "" while only a claim names the clientId
 	shape     ahp.Shape
 	expires   time.Time          // once no connection of the client is live
@@ -186,11 +187,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
 		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{},
-		auth: newAuth(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
+		auth: auth.New(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
 	s.m.SetClaimHeir(s.controlHeir)
 	if cfg.StateDir != "" {
-		if err := s.auth.restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
+		if err := s.auth.Restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
 			return nil, fmt.Errorf("handlers: restore sign-ins: %w", err)
 		}
 	}
@@ -248,7 +249,7 @@ func (s *Server) requireOwner(next http.Handler) http.Handler {
 		if limited {
 			return
 		}
-		if !ok || p.role != RoleOwner {
+		if !ok || p.Role != auth.RoleOwner {
 			s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
 			http.Error(w, "authentication required", http.StatusUnauthorized)
 			return
@@ -262,15 +263,15 @@ func (s *Server) requireOwner(next http.Handler) http.Handler {
 // created or revoked.
 func (s *Server) expireShares() {
 	defer s.conns.Done()
-	st := s.auth.shares
-	var t timer
+	st := s.auth.Shares
+	var t auth.Timer
 	defer func() {
 		if t != nil {
 			t.Stop()
 		}
 	}()
 	for {
-		expired, next := st.dropExpired()
+		expired, next := st.DropExpired()
 		for _, sh := range expired {
 			s.log.Info("share link expired", "share", sh.ID, "terminal", sh.Terminal)
 			s.disconnectShare(sh.ID, "share link expired")
@@ -280,12 +281,12 @@ func (s *Server) expireShares() {
 			t = nil
 		}
 		if !next.IsZero() {
-			t = st.clock.AfterFunc(next.Sub(st.now()), st.signal)
+			t = st.WakeAt(next)
 		}
 		select {
 		case <-s.ctx.Done():
 			return
-		case <-st.changed:
+		case <-st.Changed():
 		}
 	}
 }
@@ -301,26 +302,31 @@ func (s *Server) disconnectShare(id, reason string) {
 	}
 }
 
-// trackShare counts a share link's connection from addr in (add) or out.
-// Counted in, it returns why the connection must close at once ("" if it
-// may stay): too many connections of the link, or of links from addr.
-func (s *Server) trackShare(c *conn, id, addr string, add bool) string {
+// trackShare counts a share link's connection from addr in, or returns why
+// it must close at once: too many connections of the link, or of links from
+// addr. A refused connection is not counted (it frees no slot as it goes),
+// so whoever sees it refused may open another as soon as one closes.
+func (s *Server) trackShare(c *conn, id, addr string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if add {
-		if s.byShare[id] == nil {
-			s.byShare[id] = map[*conn]bool{}
-		}
-		s.byShare[id][c] = true
-		s.byAddr[addr]++
-		switch {
-		case len(s.byShare[id]) > s.cfg.MaxLinkConns:
-			return fmt.Sprintf("too many connections of this share link (at most %d)", s.cfg.MaxLinkConns)
-		case s.byAddr[addr] > s.cfg.MaxAddrConns:
-			return fmt.Sprintf("too many share-link connections from this address (at most %d)", s.cfg.MaxAddrConns)
-		}
-		return ""
+	switch {
+	case len(s.byShare[id]) >= s.cfg.MaxLinkConns:
+		return fmt.Sprintf("too many connections of this share link (at most %d)", s.cfg.MaxLinkConns)
+	case s.byAddr[addr] >= s.cfg.MaxAddrConns:
+		return fmt.Sprintf("too many share-link connections from this address (at most %d)", s.cfg.MaxAddrConns)
 	}
+	if s.byShare[id] == nil {
+		s.byShare[id] = map[*conn]bool{}
+	}
+	s.byShare[id][c] = true
+	s.byAddr[addr]++
+	return ""
+}
+
+// untrackShare counts a share link's connection counted in by trackShare out.
+func (s *Server) untrackShare(c *conn, id, addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	delete(s.byShare[id], c)
 	if len(s.byShare[id]) == 0 {
 		delete(s.byShare, id)
@@ -328,7 +334,6 @@ func (s *Server) trackShare(c *conn, id, addr string, add bool) string {
 	if s.byAddr[addr]--; s.byAddr[addr] <= 0 {
 		delete(s.byAddr, addr)
 	}
-	return ""
 }
 
 // ServeHTTP implements http.Handler.

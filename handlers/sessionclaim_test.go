@@ -118,3 +118,49 @@ func claimChats(t *testing.T, welcome map[string]any) []string {
 	}
 	return chats
 }
+
+// TestAgentNeverTakesFromAPerson: an agent's connection (termhost mcp,
+// owner-authenticated) may hand its own session claim around, but a claim
+// change of its that arrives after a person took the terminal over is
+// refused: the person keeps control. Before the fix the owner's override
+// let the agent's late narrowing take the terminal back.
+func TestAgentNeverTakesFromAPerson(t *testing.T) {
+	const session = "ahp-session:/agent-late"
+	ts := newServer(t)
+	agent := ts.dial(t)
+	agent.MustCall(ahp.MethodInitialize, map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"0.8.0"},
+		"clientId": "agent", "initialSubscriptions": []string{ahp.RootURI}, "clientInfo": map[string]any{"name": "termhost-mcp", "title": "Claude Code"}})
+	uri := ahp.TerminalURI("agent-build")
+	bound := map[string]any{"kind": "session", "session": session, "turnId": "turn-1", "toolCallId": "call-1"}
+	agent.MustCall(ahp.MethodCreateTerminal, map[string]any{"channel": uri, "claim": bound})
+	agent.Subscribe(uri)
+
+	person := ts.dial(t)
+	person.Initialize("0.8.0", "person")
+	person.Subscribe(uri)
+	person.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "person"}})
+	person.WaitAction("person takes control", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.Action.Claim.ClientID == "person" && e.RejectionReason == ""
+	})
+
+	// The agent's tool call returns and it narrows "its" claim: too late.
+	agent.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "session", "session": session}})
+	rej := agent.WaitAction("late narrowing refused", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.RejectionReason != ""
+	})
+	if !strings.Contains(rej.RejectionReason, "person holds this terminal") {
+		t.Errorf("rejection reason %q, want it to say a person holds the terminal", rej.RejectionReason)
+	}
+	if st := person.Subscribe(uri).State.(ahp.TerminalState); st.Claim.Kind != ahp.ClaimClient || st.Claim.ClientID != "person" {
+		t.Errorf("claim after the agent's late narrowing = %+v, want the person's", st.Claim)
+	}
+
+	// The owner's own connections (not an agent) still take control at will.
+	owner := ts.dial(t)
+	owner.Initialize("0.8.0", "owner-tab")
+	owner.Subscribe(uri)
+	owner.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "owner-tab"}})
+	owner.WaitAction("owner takes control", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.Action.Claim.ClientID == "owner-tab" && e.RejectionReason == ""
+	})
+}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"github.com/termhost/termhost/handlers/auth"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
@@ -25,7 +26,7 @@ type shareInfo struct {
 	URL       string `json:"url,omitempty"` // only in the create result: it holds the secret
 }
 
-func infoOf(sh *share) shareInfo {
+func infoOf(sh *auth.Share) shareInfo {
 	in := shareInfo{ID: sh.ID, Terminal: sh.Terminal, Role: sh.Role, Label: sh.Label, CreatedAt: sh.CreatedAt.UnixMilli()}
 	if !sh.ExpiresAt.IsZero() {
 		ms := sh.ExpiresAt.UnixMilli()
@@ -45,7 +46,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 	if err := decodeParams(msg, &p); err != nil {
 		return nil, err
 	}
-	shares := c.s.auth.shares
+	shares := c.s.auth.Shares
 	switch msg.Method {
 	case methodShareCreate:
 		if err := ahp.CheckTerminalURI(p.Terminal); err != nil {
@@ -55,12 +56,12 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 			return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", p.Terminal)
 		}
 		if p.Role == "" {
-			p.Role = RoleViewer
+			p.Role = auth.RoleViewer
 		}
 		if p.TTLSeconds < 0 || p.TTLSeconds > 10*365*24*3600 {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "ttlSeconds must be between 0 (no expiry) and ten years")
 		}
-		sh, token, err := shares.createLabelled(p.Terminal, p.Role, p.Label, time.Duration(p.TTLSeconds)*time.Second)
+		sh, token, err := shares.CreateLabelled(p.Terminal, p.Role, p.Label, time.Duration(p.TTLSeconds)*time.Second)
 		if err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
@@ -70,12 +71,12 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 		return json.RawMessage(mustMarshal(in)), nil
 	case methodShareList:
 		list := []shareInfo{}
-		for _, sh := range shares.list(p.Terminal) {
+		for _, sh := range shares.List(p.Terminal) {
 			list = append(list, infoOf(sh))
 		}
 		return json.RawMessage(mustMarshal(map[string]any{"shares": list})), nil
 	default: // revoke
-		sh, ok := shares.revoke(p.ID)
+		sh, ok := shares.Revoke(p.ID)
 		if !ok {
 			return nil, ahp.Errorf(ahp.CodeNotFound, "no such share link: %q", p.ID)
 		}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"cmp"
+	"github.com/termhost/termhost/handlers/auth"
 	"io"
 	"log/slog"
 	"net/http"
@@ -155,7 +156,7 @@ func (r *restartRig) endedWhy(cookie *http.Cookie, bearer string) string {
 		r.t.Fatal(err)
 	}
 	resp.Body.Close()
-	return resp.Header.Get(endedHeader)
+	return resp.Header.Get(auth.EndedHeader)
 }
 
 // dialShare opens the WebSocket with a share token: nil when it is let in.
@@ -184,8 +185,8 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 		why        string // the 401's Termhost-Ended (issue 25 point 2)
 	}{
 		{"same token keeps the session", false, restartToken, http.StatusOK, ""},
-		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized, endedTokenChanged},
-		{"signed out before the restart stays out", true, restartToken, http.StatusUnauthorized, endedSignedOut},
+		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized, auth.EndedTokenChanged},
+		{"signed out before the restart stays out", true, restartToken, http.StatusUnauthorized, auth.EndedSignedOut},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRestartRig(t)
@@ -209,7 +210,7 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 				t.Errorf("page after a restart with token %q: %d, want %d", c.restartTok, got, c.want)
 			}
 			if got := r.endedWhy(cookie, ""); got != c.why {
-				t.Errorf("the page's %s after the restart: %q, want %q", endedHeader, got, c.why)
+				t.Errorf("the page's %s after the restart: %q, want %q", auth.EndedHeader, got, c.why)
 			}
 			if c.restartTok == otherToken && !strings.Contains(r.log(), "the owner token changed") {
 				t.Errorf("log does not say the owner token changed:\n%s", r.log())
@@ -234,39 +235,39 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 		why     string // the 401's Termhost-Ended (issue 25 point 2)
 	}{
 		{"live link still works", func(r *restartRig, s *Server) string {
-			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Hour)
+			_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, time.Hour)
 			return tok
 		}, nil, nil, true, ""},
 		{"revoked stays revoked", func(r *restartRig, s *Server) string {
-			sh, tok, _ := s.auth.shares.create(restartTerminal, RoleDriver, 0)
-			s.auth.shares.revoke(sh.ID)
+			sh, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleDriver, 0)
+			s.auth.Shares.Revoke(sh.ID)
 			return tok
-		}, nil, nil, false, endedRevoked},
+		}, nil, nil, false, auth.EndedRevoked},
 		{"expired stays expired", func(r *restartRig, s *Server) string {
-			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
+			_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, time.Minute)
 			r.clk.Advance(time.Minute)
 			return tok
-		}, nil, nil, false, endedExpired},
+		}, nil, nil, false, auth.EndedExpired},
 		{"expires while down", func(r *restartRig, s *Server) string {
-			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, time.Minute)
+			_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, time.Minute)
 			return tok
-		}, func(r *restartRig) { r.clk.Advance(time.Minute) }, nil, false, endedExpired},
+		}, func(r *restartRig) { r.clk.Advance(time.Minute) }, nil, false, auth.EndedExpired},
 		// A new terminal that happens to get the old one's URI is not the
 		// old one: its link must not open it.
 		{"terminal gone with the restart", func(r *restartRig, s *Server) string {
-			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+			_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, 0)
 			return tok
-		}, func(r *restartRig) { r.newManager() }, func(r *restartRig) { r.createTerminal() }, false, endedRestart},
+		}, func(r *restartRig) { r.newManager() }, func(r *restartRig) { r.createTerminal() }, false, auth.EndedRestart},
 		{"closed by the owner", func(r *restartRig, s *Server) string {
-			_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
-			s.auth.shares.revokeTerminal(restartTerminal)
+			_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, 0)
+			s.auth.Shares.RevokeTerminal(restartTerminal)
 			return tok
-		}, nil, nil, false, endedTerminalClosed},
+		}, nil, nil, false, auth.EndedTerminalClosed},
 		{"a new owner token ends every link", func(r *restartRig, s *Server) string {
-			_, tok, _ := s.auth.shares.create(restartTerminal, RoleDriver, 0)
+			_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleDriver, 0)
 			r.nextToken = otherToken
 			return tok
-		}, nil, nil, false, endedTokenChanged},
+		}, nil, nil, false, auth.EndedTokenChanged},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRestartRig(t)
@@ -281,7 +282,7 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 				c.after(r)
 			}
 			if got := r.endedWhy(nil, tok); got != c.why {
-				t.Errorf("the link's page after the restart: %s %q, want %q", endedHeader, got, c.why)
+				t.Errorf("the link's page after the restart: %s %q, want %q", auth.EndedHeader, got, c.why)
 			}
 			if c.why != "" {
 				// Opening the link again: the sign-in page says why it ended.
@@ -293,8 +294,8 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 				}
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode != http.StatusUnauthorized || strings.TrimSpace(string(body)) != endedLinkText[c.why] {
-					t.Errorf("sign-in with the link after the restart: %d %q, want 401 %q", resp.StatusCode, body, endedLinkText[c.why])
+				if resp.StatusCode != http.StatusUnauthorized || strings.TrimSpace(string(body)) != auth.EndedLinkText[c.why] {
+					t.Errorf("sign-in with the link after the restart: %d %q, want 401 %q", resp.StatusCode, body, auth.EndedLinkText[c.why])
 				}
 			}
 			err := r.dialShare(tok)
@@ -305,7 +306,7 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), "401") {
 					t.Errorf("link after the restart: %v, want 401", err)
 				}
-				if !s.auth.shares.wasValid(tok) {
+				if !s.auth.Shares.WasValid(tok) {
 					t.Errorf("the dead link is not remembered as once valid: a teammate's retry would count as a guess")
 				}
 			}
@@ -326,7 +327,7 @@ func TestCorruptStateFileStartsEmpty(t *testing.T) {
 			r.start(restartToken)
 			cookie := r.login(restartToken)
 			r.stop()
-			path := filepath.Join(r.dir, stateFileName)
+			path := filepath.Join(r.dir, auth.StateFileName)
 			if err := os.WriteFile(path, []byte(c.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -355,8 +356,8 @@ func TestStateFilePrivate(t *testing.T) {
 	r := newRestartRig(t)
 	s := r.start(restartToken)
 	cookie := r.login(restartToken)
-	_, shareTok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
-	path := filepath.Join(r.dir, stateFileName)
+	_, shareTok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, 0)
+	path := filepath.Join(r.dir, auth.StateFileName)
 	for _, c := range []struct {
 		path string
 		want os.FileMode
@@ -388,9 +389,9 @@ func TestStateFileTampered(t *testing.T) {
 	t.Run("share role edited to owner", func(t *testing.T) {
 		r := newRestartRig(t)
 		s := r.start(restartToken)
-		_, tok, _ := s.auth.shares.create(restartTerminal, RoleViewer, 0)
+		_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, 0)
 		r.stop()
-		path := filepath.Join(r.dir, stateFileName)
+		path := filepath.Join(r.dir, auth.StateFileName)
 		b, _ := os.ReadFile(path)
 		edited := bytes.Replace(b, []byte(`"role":"viewer"`), []byte(`"role":"owner"`), 1)
 		if bytes.Equal(b, edited) {
@@ -416,7 +417,7 @@ func TestStateFileTampered(t *testing.T) {
 		r := newRestartRig(t)
 		r.start(restartToken)
 		r.stop()
-		path := filepath.Join(r.dir, stateFileName)
+		path := filepath.Join(r.dir, auth.StateFileName)
 		future := `{"version":7,"owner":{},"sessions":[],"shares":[],"gone":[],"more":"of the future"}`
 		_ = os.WriteFile(path, []byte(future), 0o600)
 		r.start(restartToken)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"github.com/termhost/termhost/handlers/auth"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -97,20 +98,22 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(s.cfg.MaxFrame)
 	addr := s.clientAddr(r)
 	c := newConn(s, ws, addr)
-	c.role, c.scope, c.publicBase = who.role, who.scope(), s.publicBase(r)
-	c.principal = who.id()
+	c.role, c.scope, c.publicBase = who.Role, who.Scope(), s.publicBase(r)
+	c.principal = who.ID()
 	c.presence.device = deviceLabel(r.UserAgent())
-	if who.share != nil {
-		c.shareID, c.presence.label = who.share.ID, who.share.Label
-		over := s.trackShare(c, c.shareID, addr, true)
-		defer s.trackShare(c, c.shareID, addr, false)
+	if who.Share != nil {
+		c.shareID, c.presence.label = who.Share.ID, who.Share.Label
+		over := s.trackShare(c, c.shareID, addr)
 		switch {
-		case !s.auth.shares.valid(c.shareID):
-			// Revoked or expired since identify, before trackShare: no one else will cut it.
-			c.closeWith(closeRevoked, "share link revoked or expired")
 		case over != "":
 			s.log.Info("websocket closed: "+over, "remote", addr, "share", c.shareID)
 			c.closeWith(closeTooMany, over)
+		case !s.auth.Shares.Valid(c.shareID):
+			// Revoked or expired since identify, before trackShare: no one else will cut it.
+			defer s.untrackShare(c, c.shareID, addr)
+			c.closeWith(closeRevoked, "share link revoked or expired")
+		default:
+			defer s.untrackShare(c, c.shareID, addr)
 		}
 	}
 	s.metrics.connections.Inc()
@@ -171,8 +174,8 @@ type conn struct {
 	shape       ahp.Shape
 
 	// Access, fixed at accept.
-	role       string // RoleOwner, RoleDriver or RoleViewer
-	principal  string // principal.id(): the clientId is bound to it
+	role       string // auth.RoleOwner, auth.RoleDriver or auth.RoleViewer
+	principal  string // principal.ID(): the clientId is bound to it
 	scope      string // the one terminal a share link grants, or ""
 	shareID    string
 	publicBase string       // for share URLs
@@ -198,7 +201,7 @@ type outFrame struct {
 func (c *conn) Shape() ahp.Shape { return c.shape }
 func (c *conn) Scope() string    { return c.scope }
 func (c *conn) ClientID() string { return c.clientID }
-func (c *conn) ViewOnly() bool   { return c.role == RoleViewer }
+func (c *conn) ViewOnly() bool   { return c.role == auth.RoleViewer }
 func (c *conn) Backlog() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -19,6 +19,11 @@ type Policy struct {
 	// TakeClaim lets the connection take a terminal's claim even from a
 	// connected holder (the owner always can take control).
 	TakeClaim bool
+	// Agent marks a connection that acts for an agent (termhost mcp), with
+	// the owner's rights otherwise: it never takes a terminal from a person
+	// who holds it and is present. A late claim change of the agent's (its
+	// tool call ended) must not take control back from whoever took over.
+	Agent bool
 	// Accepted, if set, sees each accepted action, under the hub lock (so
 	// before any other dispatch or snapshot): it must not block.
 	Accepted func(a ahp.Action)
@@ -68,7 +73,7 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 			}
 		}
 		if reason == "" {
-			reason = m.check(tx, t, uri, s, origin, a, policy.TakeClaim)
+			reason = m.check(tx, t, uri, s, origin, a, policy)
 		}
 		if reason == "" && t != nil && a.Type == ahp.TerminalResized && m.cfg.SizePolicy == SizeSmallest {
 			// s's view asks for this size; the pty gets the smallest asked for.
@@ -111,9 +116,10 @@ func (m *Manager) Reject(s Subscriber, origin ahp.Origin, uri string, a ahp.Acti
 // to any other channel are dropped without an answer.
 func (m *Manager) Visible(s Subscriber, uri string) bool { return m.hub.Visible(s, uri) }
 
-// check validates an action against the channel's state. takeClaim lets s
-// take the claim from a connected holder.
-func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin ahp.Origin, a ahp.Action, takeClaim bool) string {
+// check validates an action against the channel's state and what policy
+// allows s.
+func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin ahp.Origin, a ahp.Action, policy Policy) string {
+	takeClaim := policy.TakeClaim
 	if !a.Known() || !ahp.ClientDispatchable(a.Type) {
 		return fmt.Sprintf("%s cannot be dispatched by clients", ahp.Clip(a.Type))
 	}
@@ -160,6 +166,9 @@ func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin
 		// The holder may hand over; the owner may always take it; anyone may
 		// take a claim whose client is gone; a session claim may be narrowed
 		// (detached from its tool call).
+		if policy.Agent && !isHolder && holder.Kind == ahp.ClaimClient && holderPresent {
+			return "a person holds this terminal: an agent does not take it back"
+		}
 		if !isHolder && !takeClaim && !holder.Narrows(a.Claim) && (holder.Kind != ahp.ClaimClient || holderPresent) {
 			return "terminal is claimed by another client"
 		}

@@ -68,7 +68,7 @@ const extensions = `{
       "type": "object", "required": ["id", "name", "kind"], "additionalProperties": false,
       "properties": {
         "id": {"type": "string", "pattern": "^p[0-9a-f]{12}$"}, "name": {"type": "string", "minLength": 1},
-        "kind": {"enum": ["owner", "cli", "driver", "viewer"]}, "device": {"type": "string", "minLength": 1},
+        "kind": {"enum": ["owner", "cli", "agent", "driver", "viewer"]}, "device": {"type": "string", "minLength": 1},
         "control": {"const": true}
       }
     },

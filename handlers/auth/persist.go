@@ -1,4 +1,4 @@
-package handlers
+package auth
 
 import (
 	"crypto/hmac"
@@ -15,8 +15,8 @@ import (
 	"github.com/termhost/termhost/statefile"
 )
 
-// stateFileName is the sign-in document in the state directory.
-const stateFileName = "signins.json"
+// StateFileName is the sign-in document in the state directory.
+const StateFileName = "signins.json"
 
 // savedSignins is what survives a restart: owner sessions and share links,
 // only as hashes of their secrets, and a salted MAC of the owner token that
@@ -88,12 +88,12 @@ func ownerMAC(salt digest, token []byte) digest {
 	return digest(m.Sum(nil))
 }
 
-// restore loads the sign-ins saved in dir and keeps saving them there. Owner
+// Restore loads the sign-ins saved in dir and keeps saving them there. Owner
 // sessions are dropped when the owner token changed; share links when they
 // expired or their terminal is gone (exists says which terminals live). A
 // corrupt file is set aside and the server starts with no sign-ins.
-func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.Logger) error {
-	f, err := statefile.Open(dir, stateFileName)
+func (a *Store) Restore(dir string, exists func(terminal string) bool, log *slog.Logger) error {
+	f, err := statefile.Open(dir, StateFileName)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 			log.Info("the owner token changed: owner sessions and share links from before are signed out",
 				"sessions", len(saved.Sessions), "shares", len(saved.Shares))
 		}
-		a.shares.load(saved.Shares, saved.Gone, exists, sameToken, log)
+		a.Shares.load(saved.Shares, saved.Gone, exists, sameToken, log)
 	} else if found {
 		// Perhaps written by a newer termhost: keep it for a person (or a
 		// downgrade undone) to read, never overwrite it.
@@ -131,17 +131,17 @@ func (a *auth) restore(dir string, exists func(terminal string) bool, log *slog.
 	}
 	p.owner.MAC = ownerMAC(p.owner.Salt, a.token)
 	a.persist = p
-	a.shares.onChange = a.save
+	a.Shares.onChange = a.Save
 	if err := a.saveErr(); err != nil {
 		return fmt.Errorf("state directory %s: %w", dir, err)
 	}
-	log.Info("sign-ins restored", "path", f.Path(), "sessions", len(a.sessions), "shares", len(a.shares.byID))
+	log.Info("sign-ins restored", "path", f.Path(), "sessions", len(a.sessions), "shares", len(a.Shares.byID))
 	return nil
 }
 
 // loadSessions restores the owner sessions when the token is the same;
 // after a token change they are remembered as ended by it.
-func (a *auth) loadSessions(list []savedSession, gone []savedGone, sameToken bool) {
+func (a *Store) loadSessions(list []savedSession, gone []savedGone, sameToken bool) {
 	now := time.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -154,7 +154,7 @@ func (a *auth) loadSessions(list []savedSession, gone []savedGone, sameToken boo
 		case sameToken:
 			a.sessions[[32]byte(s.Hash)] = s.Expires
 		default:
-			a.endLocked([32]byte(s.Hash), endedTokenChanged, now)
+			a.endLocked([32]byte(s.Hash), EndedTokenChanged, now)
 		}
 	}
 }
@@ -163,15 +163,15 @@ func (a *auth) loadSessions(list []savedSession, gone []savedGone, sameToken boo
 // terminal alive, the owner token the same. The others go to gone, so that
 // a browser presenting one again is not taken for a guesser, and is told
 // why its link ended.
-func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) bool, sameToken bool, log *slog.Logger) {
-	now := st.now()
+func (st *Shares) load(list []savedShare, gone []savedGone, exists func(string) bool, sameToken bool, log *slog.Logger) {
+	now := st.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, g := range gone {
 		if now.Before(g.Until) {
 			why := g.Why
 			if why == "" {
-				why = endedRevoked // a file from before reasons were kept
+				why = EndedRevoked // a file from before reasons were kept
 			}
 			rememberGone(st.gone, [32]byte(g.Hash), goneEntry{until: g.Until, why: why}, now)
 		}
@@ -182,28 +182,28 @@ func (st *shares) load(list []savedShare, gone []savedGone, exists func(string) 
 			log.Warn("a saved share link has an invalid role: dropped", "share", s.ID, "role", ahp.Clip(s.Role))
 			continue
 		}
-		sh := &share{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, hash: [32]byte(s.Hash)}
+		sh := &Share{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, hash: [32]byte(s.Hash)}
 		st.byID[sh.ID] = sh
 		switch {
-		case sh.expired(now):
-			st.removeLocked(sh, now, endedExpired)
+		case sh.Expired(now):
+			st.removeLocked(sh, now, EndedExpired)
 		case !sameToken:
-			st.removeLocked(sh, now, endedTokenChanged)
+			st.removeLocked(sh, now, EndedTokenChanged)
 		case !exists(sh.Terminal):
-			st.removeLocked(sh, now, endedRestart)
+			st.removeLocked(sh, now, EndedRestart)
 		}
 	}
 }
 
-// save writes the sign-ins, if a state directory is set; a failure is
+// Save writes the sign-ins, if a state directory is set; a failure is
 // logged: the server goes on, only a restart would lose the change.
-func (a *auth) save() {
+func (a *Store) Save() {
 	if err := a.saveErr(); err != nil {
 		a.persist.log.Warn("could not save sign-ins: changes since the last save would not survive a restart", "err", err)
 	}
 }
 
-func (a *auth) saveErr() error {
+func (a *Store) saveErr() error {
 	p := a.persist
 	if p == nil {
 		return nil
@@ -212,11 +212,11 @@ func (a *auth) saveErr() error {
 	defer p.mu.Unlock()
 	doc := savedSignins{Version: savedVersion, Owner: p.owner}
 	doc.Sessions, doc.GoneSessions = a.savedSessions()
-	doc.Shares, doc.Gone = a.shares.saved()
+	doc.Shares, doc.Gone = a.Shares.saved()
 	return p.file.Save(doc)
 }
 
-func (a *auth) savedSessions() ([]savedSession, []savedGone) {
+func (a *Store) savedSessions() ([]savedSession, []savedGone) {
 	now := time.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -234,13 +234,13 @@ func (a *auth) savedSessions() ([]savedSession, []savedGone) {
 	return out, gone
 }
 
-func (st *shares) saved() ([]savedShare, []savedGone) {
-	now := st.now()
+func (st *Shares) saved() ([]savedShare, []savedGone) {
+	now := st.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	shares, gone := []savedShare{}, []savedGone{}
+	Shares, gone := []savedShare{}, []savedGone{}
 	for _, s := range st.byID {
-		shares = append(shares, savedShare{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, Hash: digest(s.hash),
+		Shares = append(Shares, savedShare{ID: s.ID, Terminal: s.Terminal, Role: s.Role, Label: s.Label, Hash: digest(s.hash),
 			CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt})
 	}
 	for h, g := range st.gone {
@@ -248,5 +248,5 @@ func (st *shares) saved() ([]savedShare, []savedGone) {
 			gone = append(gone, savedGone{Hash: digest(h), Until: g.until, Why: g.why})
 		}
 	}
-	return shares, gone
+	return Shares, gone
 }

@@ -2,9 +2,9 @@ package handlers
 
 import (
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/termhost/termhost/handlers/auth"
 	"math"
 	"mime"
 	"net"
@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -28,149 +27,7 @@ import (
 const (
 	ownerCookieBase = "termhost_session_"
 	shareCookieBase = "termhost_share_"
-	sessionLifetime = 30 * 24 * time.Hour
 )
-
-// Failed credentials per client address: a burst of failureBurst, then one
-// every failureEvery. Failures past the burst go into debt up to another
-// burst, so a parallel volley is paid for without locking an address out
-// for hours.
-const (
-	failureBurst = 10
-	failureEvery = 6 * time.Second
-	maxLimiters  = 10000
-)
-
-// principal is who a request acts for.
-type principal struct {
-	role  string
-	share *share // nil for the owner
-}
-
-func (p principal) scope() string {
-	if p.share == nil {
-		return ""
-	}
-	return p.share.Terminal
-}
-
-// auth holds the owner token, owner sessions and the failed-credential limiters.
-type auth struct {
-	disabled bool
-	token    []byte
-	shares   *shares
-	persist  *persister // nil: nothing survives a restart (no state directory)
-
-	mu       sync.Mutex
-	sessions map[[32]byte]time.Time // sha256(session id) → expiry
-	gone     map[[32]byte]goneEntry // sessions ended lately, and why
-	limiters map[string]*rate.Limiter
-}
-
-func newAuth(token string, disabled bool, c clock) *auth {
-	return &auth{disabled: disabled, token: []byte(token), shares: newShares(c),
-		sessions: map[[32]byte]time.Time{}, gone: map[[32]byte]goneEntry{}, limiters: map[string]*rate.Limiter{}}
-}
-
-func (a *auth) ownerToken(tok string) bool {
-	return len(a.token) > 0 && subtle.ConstantTimeCompare([]byte(tok), a.token) == 1
-}
-
-func (a *auth) newSession() string {
-	id := randomToken(32)
-	a.addSession(sha256.Sum256([]byte(id)), time.Now())
-	a.save()
-	return id
-}
-
-// addSession records a session hash, dropping the expired ones.
-func (a *auth) addSession(h [32]byte, now time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for old, exp := range a.sessions {
-		if now.After(exp) {
-			a.endLocked(old, endedSessionExpired, now)
-		}
-	}
-	a.sessions[h] = now.Add(sessionLifetime)
-}
-
-func (a *auth) endSession(id string) {
-	h := sha256.Sum256([]byte(id))
-	a.mu.Lock()
-	if _, ok := a.sessions[h]; ok {
-		a.endLocked(h, endedSignedOut, time.Now())
-	}
-	a.mu.Unlock()
-	a.save()
-}
-
-// endLocked drops a session and remembers why it ended.
-func (a *auth) endLocked(h [32]byte, why string, now time.Time) {
-	delete(a.sessions, h)
-	rememberGone(a.gone, h, goneEntry{until: now.Add(goneRetention), why: why}, now)
-}
-
-// sessionEndedWhy is why the owner session id ended lately, "" when unknown.
-func (a *auth) sessionEndedWhy(id string) string {
-	h := sha256.Sum256([]byte(id))
-	now := time.Now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if exp, ok := a.sessions[h]; ok && !now.Before(exp) {
-		return endedSessionExpired
-	}
-	return goneWhy(a.gone, h, now)
-}
-
-func (a *auth) validSession(id string) bool {
-	h := sha256.Sum256([]byte(id))
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	exp, ok := a.sessions[h]
-	return ok && time.Now().Before(exp)
-}
-
-// limiter returns the failed-credential limiter of a client address (an
-// IPv6 client's whole /64, which one host usually owns).
-func (a *auth) limiter(addr string) *rate.Limiter {
-	key := addr
-	if ip, err := netip.ParseAddr(addr); err == nil && ip.Is6() && !ip.Is4In6() {
-		key = netip.PrefixFrom(ip, 64).Masked().String()
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.limiters) >= maxLimiters {
-		a.pruneLimitersLocked()
-	}
-	l := a.limiters[key]
-	if l == nil {
-		l = rate.NewLimiter(rate.Every(failureEvery), failureBurst)
-		a.limiters[key] = l
-	}
-	return l
-}
-
-// pruneLimitersLocked bounds memory under a spray of addresses: limiters
-// back at their full burst remember nothing, and only if failures come
-// from too many addresses at once is everything forgotten.
-func (a *auth) pruneLimitersLocked() {
-	for key, l := range a.limiters {
-		if l.Tokens() >= failureBurst {
-			delete(a.limiters, key)
-		}
-	}
-	if len(a.limiters) >= maxLimiters {
-		clear(a.limiters)
-	}
-}
-
-// recordFailure counts one failed credential.
-func recordFailure(lim *rate.Limiter) {
-	if lim.Tokens() > -failureBurst {
-		lim.Reserve() // never refused: past the burst it goes into debt
-	}
-}
 
 // tooManyFailures answers 429 when the limiter has no failure left.
 func (s *Server) tooManyFailures(w http.ResponseWriter, lim *rate.Limiter) bool {
@@ -178,7 +35,7 @@ func (s *Server) tooManyFailures(w http.ResponseWriter, lim *rate.Limiter) bool 
 	if tokens >= 1 {
 		return false
 	}
-	wait := (1 - tokens) * failureEvery.Seconds()
+	wait := (1 - tokens) * auth.FailureEvery.Seconds()
 	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait))))
 	s.metrics.authFailures.WithLabelValues("rate_limited").Inc()
 	http.Error(w, "too many failed sign-ins from your address; wait a little", http.StatusTooManyRequests)
@@ -217,7 +74,7 @@ func (s *Server) publicScheme(r *http.Request) string {
 
 // identity is what a request's credentials say.
 type identity struct {
-	who   principal
+	who   auth.Principal
 	ok    bool
 	why   string   // why a presented credential ended (ended*), when known
 	bad   bool     // a presented credential may be a guess: wrong, or a stale owner session
@@ -230,32 +87,32 @@ type identity struct {
 // of a link revoked or expired lately (a teammate's open tab retrying it).
 func (s *Server) identify(r *http.Request, terminal string, names cookieNames) identity {
 	a := s.auth
-	inScope := func(sh *share) bool { return terminal == "" || sh.Terminal == terminal }
+	inScope := func(sh *auth.Share) bool { return terminal == "" || sh.Terminal == terminal }
 	if h := r.Header.Get("Authorization"); h != "" {
 		tok, isBearer := strings.CutPrefix(h, "Bearer ")
 		if !isBearer {
 			return identity{bad: true}
 		}
-		if a.ownerToken(tok) {
-			return identity{who: principal{role: RoleOwner}, ok: true}
+		if a.OwnerToken(tok) {
+			return identity{who: auth.Principal{Role: auth.RoleOwner}, ok: true}
 		}
-		sh := a.shares.lookup(tok)
+		sh := a.Shares.Lookup(tok)
 		if sh == nil {
-			why := a.shares.endedWhy(tok)
+			why := a.Shares.EndedWhy(tok)
 			return identity{bad: why == "", why: why}
 		}
-		return identity{who: principal{role: sh.Role, share: sh}, ok: inScope(sh)}
+		return identity{who: auth.Principal{Role: sh.Role, Share: sh}, ok: inScope(sh)}
 	}
 	var id identity
 	guess := false
 	if c, err := r.Cookie(names.owner); err == nil {
-		if a.validSession(c.Value) {
-			return identity{who: principal{role: RoleOwner}, ok: true}
+		if a.ValidSession(c.Value) {
+			return identity{who: auth.Principal{Role: auth.RoleOwner}, ok: true}
 		}
 		// A cookie whose end is known is kept while it is remembered: the
-		// page's next request learns why (tellEnded), which the refused
+		// page's next request learns why (auth.TellEnded), which the refused
 		// WebSocket upgrade cannot show it.
-		if id.why = a.sessionEndedWhy(c.Value); id.why == "" {
+		if id.why = a.SessionEndedWhy(c.Value); id.why == "" {
 			id.stale, guess = append(id.stale, c.Name), true
 		}
 	}
@@ -263,16 +120,16 @@ func (s *Server) identify(r *http.Request, terminal string, names cookieNames) i
 		if !strings.HasPrefix(c.Name, names.sharePrefix) {
 			continue
 		}
-		switch sh := a.shares.lookup(c.Value); {
+		switch sh := a.Shares.Lookup(c.Value); {
 		case sh == nil:
-			why := a.shares.endedWhy(c.Value)
+			why := a.Shares.EndedWhy(c.Value)
 			if why == "" {
 				id.stale, guess = append(id.stale, c.Name), true
 			} else if id.why == "" {
 				id.why = why
 			}
 		case !id.ok && inScope(sh):
-			id.who, id.ok = principal{role: sh.Role, share: sh}, true
+			id.who, id.ok = auth.Principal{Role: sh.Role, Share: sh}, true
 		}
 	}
 	id.bad = !id.ok && guess
@@ -299,22 +156,22 @@ func presentsCredential(r *http.Request, names cookieNames) bool {
 // address with too many recent failures gets 429 (written here: limited)
 // before its credential is even looked at. A wrong credential counts as a
 // failure; a stale cookie is dropped so that the browser stops sending it.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, terminal string) (who principal, ok, limited bool) {
-	if s.auth.disabled {
-		return principal{role: RoleOwner}, true, false
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, terminal string) (who auth.Principal, ok, limited bool) {
+	if s.auth.Disabled {
+		return auth.Principal{Role: auth.RoleOwner}, true, false
 	}
 	names := s.cookieNames(r)
 	if !presentsCredential(r, names) {
-		return principal{}, false, false
+		return auth.Principal{}, false, false
 	}
 	addr := s.clientAddr(r)
-	lim := s.auth.limiter(addr)
+	lim := s.auth.Limiter(addr)
 	if s.tooManyFailures(w, lim) {
-		return principal{}, false, true
+		return auth.Principal{}, false, true
 	}
 	id := s.identify(r, terminal, names)
 	if !id.ok {
-		tellEnded(w, id.why)
+		auth.TellEnded(w, id.why)
 	}
 	for _, name := range id.stale {
 		c := s.cookie(r, name, "")
@@ -322,7 +179,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, terminal s
 		http.SetCookie(w, c)
 	}
 	if id.bad {
-		recordFailure(lim)
+		auth.RecordFailure(lim)
 		s.metrics.authFailures.WithLabelValues("bad_credential").Inc()
 		s.log.Info("refused a wrong, expired or revoked credential", "remote", addr, "path", ahp.Clip(r.URL.Path)) // never the credential
 	}
@@ -364,7 +221,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := s.clientAddr(r)
-	lim := s.auth.limiter(addr)
+	lim := s.auth.Limiter(addr)
 	if s.tooManyFailures(w, lim) {
 		return
 	}
@@ -378,15 +235,15 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	base, names := basePath(r), s.cookieNames(r)
 	switch {
-	case body.Token != "" && s.auth.ownerToken(body.Token):
-		cookie := s.cookie(r, names.owner, s.auth.newSession())
-		cookie.MaxAge = int(sessionLifetime / time.Second)
+	case body.Token != "" && s.auth.OwnerToken(body.Token):
+		cookie := s.cookie(r, names.owner, s.auth.NewSession())
+		cookie.MaxAge = int(auth.SessionLifetime / time.Second)
 		http.SetCookie(w, cookie)
-		_ = json.NewEncoder(w).Encode(map[string]string{"role": RoleOwner, "next": base + "/"})
+		_ = json.NewEncoder(w).Encode(map[string]string{"role": auth.RoleOwner, "next": base + "/"})
 		s.log.Info("owner logged in", "remote", addr)
 		return
 	case body.Share != "":
-		if sh := s.auth.shares.lookup(body.Share); sh != nil {
+		if sh := s.auth.Shares.Lookup(body.Share); sh != nil {
 			cookie := s.cookie(r, names.sharePrefix+sh.ID, body.Share)
 			if !sh.ExpiresAt.IsZero() {
 				cookie.Expires = sh.ExpiresAt
@@ -397,13 +254,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if why := s.auth.shares.endedWhy(body.Share); body.Share != "" && why != "" {
+	if why := s.auth.Shares.EndedWhy(body.Share); body.Share != "" && why != "" {
 		// A link that worked once, opened again: not a guess; say why it ended.
-		tellEnded(w, why)
-		http.Error(w, endedLinkText[why], http.StatusUnauthorized)
+		auth.TellEnded(w, why)
+		http.Error(w, auth.EndedLinkText[why], http.StatusUnauthorized)
 		return
 	}
-	recordFailure(lim)
+	auth.RecordFailure(lim)
 	s.metrics.authFailures.WithLabelValues("bad_credential").Inc()
 	s.log.Warn("failed login", "remote", addr) // never the token itself
 	http.Error(w, "that link is not valid (wrong, expired or revoked)", http.StatusUnauthorized)
@@ -416,7 +273,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	names := s.cookieNames(r)
 	if c, err := r.Cookie(names.owner); err == nil {
-		s.auth.endSession(c.Value)
+		s.auth.EndSession(c.Value)
 	}
 	cookie := s.cookie(r, names.owner, "")
 	cookie.MaxAge = -1

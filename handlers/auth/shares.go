@@ -1,4 +1,4 @@
-package handlers
+package auth
 
 import (
 	"crypto/rand"
@@ -21,8 +21,8 @@ const (
 	RoleViewer = "viewer" // may only watch one terminal
 )
 
-// share is one share link. Only the hash of its token is kept.
-type share struct {
+// Share is one share link. Only the hash of its token is kept.
+type Share struct {
 	ID        string    `json:"id"`
 	Terminal  string    `json:"terminal"`
 	Role      string    `json:"role"`
@@ -33,26 +33,26 @@ type share struct {
 }
 
 // expired: a link stops working at its expiry instant, not a moment later.
-func (s *share) expired(now time.Time) bool { return !s.ExpiresAt.IsZero() && !now.Before(s.ExpiresAt) }
+func (s *Share) Expired(now time.Time) bool { return !s.ExpiresAt.IsZero() && !now.Before(s.ExpiresAt) }
 
-// clock is the time source of share expiry; tests inject a fake one.
-type clock interface {
+// Clock is the time source of share expiry; tests inject a fake one.
+type Clock interface {
 	Now() time.Time
-	AfterFunc(d time.Duration, f func()) timer
+	AfterFunc(d time.Duration, f func()) Timer
 }
 
-type timer interface{ Stop() bool }
+type Timer interface{ Stop() bool }
 
-type wallClock struct{}
+type WallClock struct{}
 
-func (wallClock) Now() time.Time                            { return time.Now() }
-func (wallClock) AfterFunc(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
+func (WallClock) Now() time.Time                            { return time.Now() }
+func (WallClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
-// shares is the in-memory share-link store.
-type shares struct {
+// Shares is the in-memory share-link store.
+type Shares struct {
 	mu      sync.Mutex
-	byID    map[string]*share
-	clock   clock
+	byID    map[string]*Share
+	clock   Clock
 	changed chan struct{} // signalled when the earliest expiry may have changed
 	// onChange saves the store (auth.save) after a change; nil saves nothing.
 	// Called without mu held.
@@ -62,31 +62,40 @@ type shares struct {
 	gone map[[32]byte]goneEntry
 }
 
-func newShares(c clock) *shares {
+func NewShares(c Clock) *Shares {
 	if c == nil {
-		c = wallClock{}
+		c = WallClock{}
 	}
-	return &shares{byID: map[string]*share{}, clock: c, changed: make(chan struct{}, 1), gone: map[[32]byte]goneEntry{}}
+	return &Shares{byID: map[string]*Share{}, clock: c, changed: make(chan struct{}, 1), gone: map[[32]byte]goneEntry{}}
 }
 
-func (st *shares) now() time.Time { return st.clock.Now() }
+func (st *Shares) Now() time.Time { return st.clock.Now() }
 
-func (st *shares) saveChange() {
+func (st *Shares) saveChange() {
 	if st.onChange != nil {
 		st.onChange()
 	}
 }
 
+// Changed is signalled when the earliest expiry may have changed: a link
+// was created or revoked, or a wake-up set by WakeAt fired.
+func (st *Shares) Changed() <-chan struct{} { return st.changed }
+
+// WakeAt signals Changed at next (on the store's clock).
+func (st *Shares) WakeAt(next time.Time) Timer {
+	return st.clock.AfterFunc(next.Sub(st.Now()), st.signal)
+}
+
 // signal wakes the expiry loop (Server.expireShares) without blocking.
-func (st *shares) signal() {
+func (st *Shares) signal() {
 	select {
 	case st.changed <- struct{}{}:
 	default:
 	}
 }
 
-// randomToken returns n random bytes, base64url encoded.
-func randomToken(n int) string {
+// RandomToken returns n random bytes, base64url encoded.
+func RandomToken(n int) string {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
 		panic("crypto/rand: " + err.Error()) // the kernel's CSPRNG does not fail
@@ -94,20 +103,20 @@ func randomToken(n int) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// create adds a share and returns it with its secret token (shown once).
-func (st *shares) create(terminal, role string, ttl time.Duration) (*share, string, error) {
-	return st.createLabelled(terminal, role, "", ttl)
+// Create adds a share and returns it with its secret token (shown once).
+func (st *Shares) Create(terminal, role string, ttl time.Duration) (*Share, string, error) {
+	return st.CreateLabelled(terminal, role, "", ttl)
 }
 
-// maxLabel bounds a share link's label (a name, shown to everyone on the terminal).
-const maxLabel = 64
+// MaxLabel bounds a share link's label (a name, shown to everyone on the terminal).
+const MaxLabel = 64
 
-// checkLabel trims a share link's label and refuses one too long or with
+// CheckLabel trims a share link's label and refuses one too long or with
 // control characters.
-func checkLabel(label string) (string, error) {
+func CheckLabel(label string) (string, error) {
 	label = strings.TrimSpace(label)
-	if utf8.RuneCountInString(label) > maxLabel || !utf8.ValidString(label) {
-		return "", fmt.Errorf("label must be valid text of at most %d characters", maxLabel)
+	if utf8.RuneCountInString(label) > MaxLabel || !utf8.ValidString(label) {
+		return "", fmt.Errorf("label must be valid text of at most %d characters", MaxLabel)
 	}
 	if strings.ContainsFunc(label, unicode.IsControl) {
 		return "", fmt.Errorf("label must not contain control characters")
@@ -116,8 +125,8 @@ func checkLabel(label string) (string, error) {
 }
 
 // createLabelled is create with a label naming who the link is for.
-func (st *shares) createLabelled(terminal, role, label string, ttl time.Duration) (*share, string, error) {
-	label, err := checkLabel(label)
+func (st *Shares) CreateLabelled(terminal, role, label string, ttl time.Duration) (*Share, string, error) {
+	label, err := CheckLabel(label)
 	if err != nil {
 		return nil, "", err
 	}
@@ -127,9 +136,9 @@ func (st *shares) createLabelled(terminal, role, label string, ttl time.Duration
 	if ttl < 0 {
 		return nil, "", fmt.Errorf("ttl must not be negative")
 	}
-	token := randomToken(32)
-	now := st.now()
-	s := &share{ID: randomToken(9), Terminal: terminal, Role: role, Label: label, CreatedAt: now, hash: sha256.Sum256([]byte(token))}
+	token := RandomToken(32)
+	now := st.Now()
+	s := &Share{ID: RandomToken(9), Terminal: terminal, Role: role, Label: label, CreatedAt: now, hash: sha256.Sum256([]byte(token))}
 	if ttl > 0 {
 		s.ExpiresAt = now.Add(ttl)
 	}
@@ -141,35 +150,35 @@ func (st *shares) createLabelled(terminal, role, label string, ttl time.Duration
 	return s, token, nil
 }
 
-// lookup finds the live share whose token is token. Every share's hash is
+// Lookup finds the live share whose token is token. Every share's hash is
 // compared in constant time, so timing says nothing about near misses.
-func (st *shares) lookup(token string) *share {
+func (st *Shares) Lookup(token string) *Share {
 	if token == "" {
 		return nil
 	}
 	h := sha256.Sum256([]byte(token))
-	now := st.now()
+	now := st.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var found *share
+	var found *Share
 	for _, s := range st.byID {
-		if subtle.ConstantTimeCompare(h[:], s.hash[:]) == 1 && !s.expired(now) {
+		if subtle.ConstantTimeCompare(h[:], s.hash[:]) == 1 && !s.Expired(now) {
 			found = s
 		}
 	}
 	return found
 }
 
-// dropExpired removes the shares that have expired and returns them with
+// DropExpired removes the shares that have expired and returns them with
 // the earliest expiry among those left (zero if none expires).
-func (st *shares) dropExpired() (expired []*share, next time.Time) {
-	now := st.now()
+func (st *Shares) DropExpired() (expired []*Share, next time.Time) {
+	now := st.Now()
 	st.mu.Lock()
 	for _, s := range st.byID {
 		switch {
-		case s.expired(now):
+		case s.Expired(now):
 			expired = append(expired, s)
-			st.removeLocked(s, now, endedExpired)
+			st.removeLocked(s, now, EndedExpired)
 		case !s.ExpiresAt.IsZero() && (next.IsZero() || s.ExpiresAt.Before(next)):
 			next = s.ExpiresAt
 		}
@@ -182,40 +191,40 @@ func (st *shares) dropExpired() (expired []*share, next time.Time) {
 }
 
 // removeLocked drops a share and remembers its token hash as gone, and why.
-func (st *shares) removeLocked(s *share, now time.Time, why string) {
+func (st *Shares) removeLocked(s *Share, now time.Time, why string) {
 	delete(st.byID, s.ID)
 	rememberGone(st.gone, s.hash, goneEntry{until: now.Add(goneRetention), why: why}, now)
 }
 
 // wasValid reports whether token belonged to a link revoked or expired
 // recently: presenting it again is a stale cookie or bookmark, not a guess.
-func (st *shares) wasValid(token string) bool { return st.endedWhy(token) != "" }
+func (st *Shares) WasValid(token string) bool { return st.EndedWhy(token) != "" }
 
 // endedWhy is why token's link ended lately (an ended* reason), "" when it
 // is not known as a link that ended.
-func (st *shares) endedWhy(token string) string {
+func (st *Shares) EndedWhy(token string) string {
 	h := sha256.Sum256([]byte(token))
-	now := st.now()
+	now := st.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return goneWhy(st.gone, h, now)
 }
 
-// valid reports whether the share still exists and has not expired.
-func (st *shares) valid(id string) bool {
-	now := st.now()
+// Valid reports whether the share still exists and has not expired.
+func (st *Shares) Valid(id string) bool {
+	now := st.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := st.byID[id]
-	return s != nil && !s.expired(now)
+	return s != nil && !s.Expired(now)
 }
 
-func (st *shares) revoke(id string) (*share, bool) {
-	now := st.now()
+func (st *Shares) Revoke(id string) (*Share, bool) {
+	now := st.Now()
 	st.mu.Lock()
 	s := st.byID[id]
 	if s != nil {
-		st.removeLocked(s, now, endedRevoked)
+		st.removeLocked(s, now, EndedRevoked)
 	}
 	st.mu.Unlock()
 	if s != nil {
@@ -225,15 +234,15 @@ func (st *shares) revoke(id string) (*share, bool) {
 	return s, s != nil
 }
 
-// revokeTerminal drops every share of a disposed terminal.
-func (st *shares) revokeTerminal(terminal string) []*share {
-	now := st.now()
+// RevokeTerminal drops every share of a disposed terminal.
+func (st *Shares) RevokeTerminal(terminal string) []*Share {
+	now := st.Now()
 	st.mu.Lock()
-	var out []*share
+	var out []*Share
 	for _, s := range st.byID {
 		if s.Terminal == terminal {
 			out = append(out, s)
-			st.removeLocked(s, now, endedTerminalClosed)
+			st.removeLocked(s, now, EndedTerminalClosed)
 		}
 	}
 	st.mu.Unlock()
@@ -244,15 +253,15 @@ func (st *shares) revokeTerminal(terminal string) []*share {
 	return out
 }
 
-// list returns the live shares, of one terminal or all, oldest first.
-func (st *shares) list(terminal string) []*share {
-	now := st.now()
+// List returns the live shares, of one terminal or all, oldest first.
+func (st *Shares) List(terminal string) []*Share {
+	now := st.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var out []*share
+	var out []*Share
 	for _, s := range st.byID {
 		// Expired links are left for dropExpired, which also cuts their connections.
-		if !s.expired(now) && (terminal == "" || s.Terminal == terminal) {
+		if !s.Expired(now) && (terminal == "" || s.Terminal == terminal) {
 			out = append(out, s)
 		}
 	}

@@ -1,0 +1,25 @@
+package auth
+
+// Principal is who a request acts for.
+type Principal struct {
+	Role  string
+	Share *Share // nil for the owner
+}
+
+// Scope is the one terminal a share link reaches, "" for the owner.
+func (p Principal) Scope() string {
+	if p.Share == nil {
+		return ""
+	}
+	return p.Share.Terminal
+}
+
+// ID names who a principal is, for binding clientIds: every owner
+// credential (token, session cookie, --auth=none) is the one owner; each share
+// link is its own principal.
+func (p Principal) ID() string {
+	if p.Share == nil {
+		return RoleOwner
+	}
+	return "share:" + p.Share.ID
+}
