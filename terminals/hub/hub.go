@@ -93,6 +93,9 @@ type channel struct {
 	content *content.Store
 	changed chan struct{}  // made by Pace, closed when pacing must be recomputed
 	meta    map[string]any // the catalogue entry's _meta (see SetInfoMeta)
+	// metaJSON is meta encoded, once per change: every catalogue publish
+	// carries every terminal's _meta.
+	metaJSON json.RawMessage
 
 	// Presence (presence.go): the last list sent, whether unlock must send
 	// it again, to whom even if unchanged, and whether the channel is gone.
@@ -335,15 +338,19 @@ func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
 		}
 		ch.meta[key] = value
 	}
+	ch.metaJSON = encodeMeta(ch.meta)
 	h.publishCatalogueLocked(uri)
 	return true
 }
 
-func (ch *channel) infoMetaLocked() json.RawMessage {
-	if len(ch.meta) == 0 {
+func (ch *channel) infoMetaLocked() json.RawMessage { return ch.metaJSON }
+
+// encodeMeta is a catalogue entry's _meta as JSON, nil when empty.
+func encodeMeta(meta map[string]any) json.RawMessage {
+	if len(meta) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(ch.meta)
+	b, err := json.Marshal(meta)
 	if err != nil {
 		panic("hub: catalogue _meta: " + err.Error()) // values are plain JSON
 	}
