@@ -59,6 +59,23 @@ func (s *session) inControl(c *client.Client, uri string) error {
 		"read_terminal still works; wait, or ask the user to hand the terminal back", ahp.TerminalIDOf(uri), s.holderText(c, uri, st.Claim))
 }
 
+// confirmControl is inControl after one round trip to the server when the
+// mirror says someone else holds the terminal: the mirror may not have the
+// latest claim yet (a person handed it back a moment ago), and the answer
+// to any request comes after every action the server sent before it.
+func (s *session) confirmControl(ctx context.Context, c *client.Client, uri string) error {
+	err := s.inControl(c, uri)
+	if err == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, cerr := c.Call(ctx, terminals.MethodPresence, struct{}{}); cerr != nil {
+		return err
+	}
+	return s.inControl(c, uri)
+}
+
 // holds reports whether claim is this session's.
 func (s *session) holds(claim ahp.Claim) bool {
 	return claim.Kind == ahp.ClaimSession && claim.Session == s.claim.Session

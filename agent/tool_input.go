@@ -50,7 +50,7 @@ func (a *Agent) input(ctx context.Context, s *session, in inputIn) (inputOut, st
 	if err != nil {
 		return inputOut{}, "", err
 	}
-	if err := s.inControl(c, uri); err != nil {
+	if err := s.confirmControl(ctx, c, uri); err != nil {
 		return inputOut{}, "", err
 	}
 	s.mu.Lock()

@@ -70,6 +70,9 @@ func (a *Agent) run(ctx context.Context, s *session, in runIn) (Result, string, 
 		// may come just after the last command's end was reported.
 		_, _ = s.wait(ctx, time.Now().Add(pasteWait), 0, func() bool { return pasteMode(t.ring) })
 	}
+	if err := s.confirmControl(ctx, c, t.uri); err != nil {
+		return Result{}, "", err
+	}
 	prev, err := s.startRun(c, t, in.Command)
 	if err != nil {
 		return Result{}, "", err

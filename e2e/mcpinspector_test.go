@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/termhost/termhost/handlers/testserver"
@@ -35,9 +36,21 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Helper()
 		argv := append([]string{"--cli", "-e", "TERMHOST_SERVER=" + s.URL, "-e", "TERMHOST_TOKEN=" + s.Token,
 			"-e", "TERMHOST_MCP_ALLOW_ANY_TERMINAL=true", bin, "mcp"}, args...)
-		cmd := exec.CommandContext(t.Context(), inspector, argv...)
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-		out, err := cmd.Output()
+		run := func() ([]byte, error) {
+			cmd := exec.CommandContext(t.Context(), inspector, argv...)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+			return cmd.Output()
+		}
+		out, err := run()
+		// Once in four loaded runs the Inspector's node process died of a
+		// SIGTERM that neither it, the SDK, termhost nor this test sends (a
+		// stray signal to a reused pid from another process tree on the busy
+		// machine is the one explanation left). Its death by a signal says
+		// nothing about termhost: run it once more, and say so.
+		if ee, ok := err.(*exec.ExitError); ok && ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() && t.Context().Err() == nil {
+			t.Logf("mcp-inspector-cli %s ended by %v: running it once more", strings.Join(args, " "), err)
+			out, err = run()
+		}
 		if err != nil {
 			var stderr string
 			if ee, ok := err.(*exec.ExitError); ok {
