@@ -24,6 +24,7 @@ require (
 require (
 	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/petermattis/goid v0.0.0-20250813065127-a731cc31b4fe
 )
 
 require (
