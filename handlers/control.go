@@ -1,11 +1,11 @@
 package handlers
 
 import (
-	"github.com/termhost/termhost/handlers/auth"
-	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -31,7 +31,7 @@ const (
 
 // controls are the pending control requests of a server.
 type controls struct {
-	mu      sync.Mutex
+	mu      lockrank.Mutex[lockrank.Leaf]
 	byID    map[string]*controlRequest
 	seq     uint64 // numbers requests in the order they were made
 	stopped bool
@@ -255,14 +255,20 @@ func (s *Server) controlLeft(clientID string) {
 // when the holder of uri stayed gone for the grace period, the oldest
 // request waiting for it whose requester is still connected is granted.
 func (s *Server) controlHeir(uri, gone string) bool {
-	var first *controlRequest
+	var waiting []*controlRequest
 	s.controls.mu.Lock()
 	for _, r := range s.controls.byID {
-		if r.uri == uri && r.holder == gone && s.m.Connections(r.from) > 0 && (first == nil || r.seq < first.seq) {
-			first = r
+		if r.uri == uri && r.holder == gone {
+			waiting = append(waiting, r)
 		}
 	}
 	s.controls.mu.Unlock()
+	var first *controlRequest
+	for _, r := range waiting { // presence is asked after: controls.mu is a leaf
+		if s.m.Connections(r.from) > 0 && (first == nil || r.seq < first.seq) {
+			first = r
+		}
+	}
 	if first == nil {
 		return false
 	}

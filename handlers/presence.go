@@ -1,13 +1,13 @@
 package handlers
 
 import (
-	"github.com/termhost/termhost/handlers/auth"
 	"strings"
 	"unicode"
 
 	"github.com/mileusna/useragent"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals"
 )
 

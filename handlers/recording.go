@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"github.com/termhost/termhost/handlers/auth"
 	"io"
 	"log/slog"
 	"mime"
@@ -15,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals/recording"
 )
 

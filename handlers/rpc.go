@@ -3,10 +3,10 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"github.com/termhost/termhost/handlers/auth"
 	"strings"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals"
 )
 

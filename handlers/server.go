@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/termhost/termhost/handlers/auth"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -17,6 +16,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -152,7 +153,7 @@ type Server struct {
 
 	restarting atomic.Bool // set by CloseForRestart: WebSockets close with 1012
 
-	mu      sync.Mutex
+	mu      lockrank.Mutex[lockrank.Server]
 	closed  bool                      // Close has begun: no new connections
 	clients map[string]*clientRecord  // by clientId, for reconnect
 	byShare map[string]map[*conn]bool // live connections of each share link

@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"encoding/json"
-	"github.com/termhost/termhost/handlers/auth"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
 )
 
 // termhost's AHP extension commands for share links (the x- prefix is

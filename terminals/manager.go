@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -47,7 +48,7 @@ type Manager struct {
 	// adoptedScripts is a predecessor's (a hand-over), removed at Close.
 	adoptedScripts []string
 
-	mu       sync.Mutex
+	mu       lockrank.Mutex[lockrank.Terminal]
 	terms    map[string]*terminal // reserved, live or being disposed
 	closed   bool
 	paused   bool           // a hand-over is under way: no Create

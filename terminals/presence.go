@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 )
 
@@ -17,7 +17,7 @@ import (
 // after Config.ClaimGrace) and by the server for how long it remembers a
 // client. Its lock is a leaf: it may be taken under any other.
 type presence struct {
-	mu      sync.Mutex
+	mu      lockrank.Mutex[lockrank.Leaf]
 	count   map[string]int
 	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
 	heir    func(uri, gone string) bool
@@ -357,7 +357,7 @@ func members(a hub.Audience) []Member {
 // lastInputs is when each client last typed into a terminal (a claim
 // holder that has not typed for a while is away: see LastInput).
 type lastInputs struct {
-	mu sync.Mutex
+	mu lockrank.Mutex[lockrank.Leaf]
 	at map[string]time.Time
 }
 

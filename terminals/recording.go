@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/recording"
 )
@@ -42,7 +42,7 @@ var ErrNoRecordings = errors.New("recording is not available on this server")
 // recorderSlot is a terminal's recording: started at most once, then
 // paused and resumed; closed when the terminal exits or is disposed.
 type recorderSlot struct {
-	mu    sync.Mutex // start, pause, resume, close
+	mu    lockrank.Mutex[lockrank.Terminal] // start, pause, resume, close
 	cur   atomic.Pointer[recording.Recorder]
 	ended bool // closed: never started again
 	// owned is the file of an adopted terminal that had exited: no

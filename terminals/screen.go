@@ -3,10 +3,10 @@ package terminals
 import (
 	"context"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/screen"
 )
@@ -29,7 +29,7 @@ type screenSlot struct {
 	// mu orders "publish, then feed the model" against "snapshot, then
 	// mark the model", so a mark lands exactly where the snapshot's content
 	// ends.
-	mu   sync.Mutex
+	mu   lockrank.Mutex[lockrank.ScreenSlot]
 	stop func() // ends the model's goroutine and waits for it
 }
 

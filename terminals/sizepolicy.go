@@ -2,9 +2,9 @@ package terminals
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 )
 
@@ -23,7 +23,7 @@ const (
 // SizeSmallest. Keyed by connection (Subscriber): a connection's wish goes
 // with it. Its lock is a leaf: it may be taken under the hub lock.
 type sizeWants struct {
-	mu sync.Mutex
+	mu lockrank.Mutex[lockrank.Leaf]
 	by map[string]map[Subscriber][2]int // uri → connection → cols, rows
 }
 

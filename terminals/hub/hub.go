@@ -17,10 +17,10 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sync"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/content"
+	"github.com/termhost/termhost/lockrank"
 )
 
 // Errors that callers map to JSON-RPC codes.
@@ -69,7 +69,7 @@ type Subscriber interface {
 
 // Hub holds every channel and the action stream.
 type Hub struct {
-	mu       sync.Mutex
+	mu       lockrank.Mutex[lockrank.Hub]
 	seq      int64
 	root     ahp.RootState
 	order    []string            // terminal channels, catalogue order
