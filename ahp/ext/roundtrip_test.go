@@ -61,6 +61,7 @@ func TestWireRoundTrip(t *testing.T) {
 		{"answer control", "AnswerControlParams", ext.AnswerControlParams{Channel: ahp.RootURI, Grant: true, RequestID: "r1", Terminal: "ahp-terminal:/1"},
 			`{"channel":"ahp-root://","grant":true,"requestId":"r1","terminal":"ahp-terminal:/1"}`},
 		{"control granted", "ControlResult", ext.ControlResult{Status: ext.ControlGranted}, `{"status":"granted"}`},
+		{"control held", "ControlResult", ext.ControlResult{Status: ext.ControlHeld}, `{"status":"held"}`},
 		{"control pending", "ControlResult", ext.ControlResult{Status: ext.ControlPending, RequestID: "r1", AutoGrantMs: 20000},
 			`{"status":"pending","requestId":"r1","autoGrantMs":20000}`},
 		{"control notice", "ControlNotice", ext.ControlNotice{Terminal: "ahp-terminal:/1", RequestID: "r1", Status: ext.ControlGranted, From: member, Auto: true},
