@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
@@ -307,12 +308,12 @@ func fmtCode(code *int) any {
 // MetaCommand is the createTerminal _meta key of termhost's extension that
 // runs a command in the new terminal instead of a shell:
 // "_meta": {"termhost/command": ["make", "build"]}.
-const MetaCommand = "termhost/command"
+const MetaCommand = ext.MetaCommand
 
 // MetaRunsCommand is the catalogue _meta key set (true) on a terminal that
 // runs a command instead of a shell: it has no prompt, so shell integration
 // reports no command lines, and clients say so instead of blaming it.
-const MetaRunsCommand = "termhost/runsCommand"
+const MetaRunsCommand = ext.MetaRunsCommand
 
 func commandFromMeta(meta json.RawMessage) ([]string, error) {
 	if len(meta) == 0 {

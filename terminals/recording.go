@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/recording"
@@ -21,18 +22,18 @@ import (
 
 // MetaRecord is the createTerminal _meta key of termhost's extension that
 // records the new terminal from its start: "_meta": {"termhost/record": true}.
-const MetaRecord = "termhost/record"
+const MetaRecord = ext.MetaRecord
 
 // MetaRecording is the catalogue entry's _meta key of a terminal that has a
 // recording: "_meta": {"termhost/recording": "recording"}, "paused", or
 // "stopped" once the terminal exited.
-const MetaRecording = "termhost/recording"
+const MetaRecording = ext.MetaRecording
 
 // Values of MetaRecording.
 const (
-	RecordingOn      = "recording"
-	RecordingPaused  = "paused"
-	RecordingStopped = "stopped"
+	RecordingOn      = ext.RecordingOn
+	RecordingPaused  = ext.RecordingPaused
+	RecordingStopped = ext.RecordingStopped
 )
 
 // ErrNoRecordings is wrapped when recording is asked of a manager that has

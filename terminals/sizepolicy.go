@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 )
@@ -12,11 +13,11 @@ import (
 // decides a terminal's size when several clients are connected.
 const (
 	// SizeHolder: the claim holder sizes the pty; everyone else mirrors it.
-	SizeHolder = "holder"
+	SizeHolder = ext.SizeHolder
 	// SizeSmallest: every connected client that may type reports the size
 	// of its view, and the pty gets the smallest columns and rows among
 	// them, as tmux's window-size smallest: nobody has to pan.
-	SizeSmallest = "smallest"
+	SizeSmallest = ext.SizeSmallest
 )
 
 // sizeWants are, per terminal, the sizes its connections asked for under
