@@ -114,10 +114,14 @@ func TestControlCalls(t *testing.T) {
 		t.Fatalf("AnswerControl: %v", err)
 	}
 	notice(t, asker, uri, ext.ControlGranted)
-	waitEvent(t, asker, "the claim", func(client.Event) bool {
+	// The claim's action may come before the notice (notice read past it).
+	hasClaim := func(client.Event) bool {
 		st, _ := asker.Terminal(uri)
 		return st.Claim == ahp.ClientClaim(asker.ClientID())
-	})
+	}
+	if !hasClaim(client.Event{}) {
+		waitEvent(t, asker, "the claim", hasClaim)
+	}
 	if err := holder.AnswerControl(ctx, uri, r.RequestID, true); !isAHPError(err, ahp.CodeNotFound) {
 		t.Errorf("AnswerControl of an answered request: err = %v, want AHP error %d", err, ahp.CodeNotFound)
 	}
