@@ -151,7 +151,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	if title == "" {
 		title = shellName(m.cfg.Shell)
 	}
-	t := &terminal{m: m, uri: p.Channel, log: m.log.With("terminal", p.Channel)}
+	t := &terminal{m: m, uri: p.Channel, log: m.log.With("terminal", p.Channel), rec: &recordTap{}}
 	state := ahp.TerminalState{Title: title, Cwd: FileURI(dir), Cols: cols, Rows: rows,
 		Lifecycle: ahp.Running(), Claim: *p.Claim, IsPty: ptr(true)}
 
@@ -184,7 +184,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	t.integrated, t.nonce, t.nonceFile = inj.Nonce != "", inj.Nonce, inj.NonceFile
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock, RawData: true})
 	if !m.cfg.NoScreenModel {
-		t.scr.start(cols, rows) // before the reader can publish
+		t.scr = newScreenTap(cols, rows, m.cfg.Scrollback, m.log)
 	}
 	if err := t.start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Dir: dir, Cols: cols, Rows: rows}); err != nil {
 		m.unreserve(t)
@@ -206,7 +206,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		return fmt.Errorf("%w: server is shutting down", ErrLimit)
 	}
 	t.live = true
-	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback); err != nil {
+	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback, t.taps()...); err != nil {
 		panic("terminals: " + err.Error()) // reserve keeps URIs unique
 	}
 	if recorded {
@@ -219,6 +219,15 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	m.mu.Unlock()
 	m.log.Info("terminal created", "terminal", p.Channel, "pid", t.proc.Pid(), "cols", cols, "rows", rows)
 	return nil
+}
+
+// taps are what t plugs into its hub channel (see hub.Tap): the recorder,
+// and the screen model if it has one.
+func (t *terminal) taps() []hub.Tap {
+	if t.scr == nil {
+		return []hub.Tap{t.rec}
+	}
+	return []hub.Tap{t.rec, t.scr}
 }
 
 // reserve records t under its URI, not live yet, and counts a Create in.
