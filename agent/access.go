@@ -51,7 +51,17 @@ func (s *session) inControl(c *client.Client, uri string) error {
 	s.mu.Lock()
 	opened := s.opened[uri]
 	s.mu.Unlock()
-	if !opened || s.holds(st.Claim) {
+	if s.holds(st.Claim) {
+		return nil
+	}
+	if !opened { // --allow-any-terminal: typing is fine unless someone here controls it
+		for _, m := range Presence(c)[uri] {
+			if m.Control {
+				return fmt.Errorf("terminal %s is controlled by %s, and an agent never types into a terminal someone controls: "+
+					"read_terminal and wait_for still work; ask the user to leave it or to hand it to you, or open your own with open_terminal",
+					ahp.TerminalIDOf(uri), m.Name)
+			}
+		}
 		return nil
 	}
 	return fmt.Errorf("a person took control of terminal %s (%s): your input is refused until they hand it back. "+

@@ -329,7 +329,7 @@ func TestAllowAnyTerminal(t *testing.T) {
 		t.Fatalf("read_terminal of the person's terminal: %q", text)
 	}
 	text = r.fails(t, "run_command", map[string]any{"terminal": id, "command": "echo agent"}, id)
-	if !strings.Contains(text, "only the claim holder can type") {
+	if !strings.Contains(text, "an agent never types into a terminal someone controls") || !strings.Contains(text, "open_terminal") {
 		t.Fatalf("run_command while the person holds their terminal: %q", text)
 	}
 	_ = p.Close()
