@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -117,6 +118,7 @@ func (c *conn) requestControl(uri string, ask bool) (any, *ahp.Error) {
 			return c.s.askHolder(c, uri, claim.ClientID)
 		}
 		if c.s.m.SetClaim(uri, claim, me) {
+			c.record(audit.ControlTaken, uri, nil)
 			return controlResult{Status: controlGranted}, nil
 		}
 	}
@@ -157,6 +159,7 @@ func (s *Server) askHolder(c *conn, uri, holder string) (any, *ahp.Error) {
 	}
 	s.controls.mu.Unlock()
 	c.log.Info("control requested", "terminal", uri, "request", r.id)
+	c.record(audit.ControlRequested, uri, nil)
 	s.tellControl(r, controlNotice{Status: controlPending, AutoGrantMs: auto.Milliseconds()})
 	return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
 }
@@ -220,6 +223,9 @@ func (s *Server) resolveControl(r *controlRequest, grant, auto bool) {
 		}
 	}
 	s.log.Info("control request answered", "terminal", r.uri, "request", r.id, "status", status, "auto", auto)
+	if status == controlGranted {
+		s.recordGrant(r, auto)
+	}
 	s.tellControl(r, controlNotice{Status: status, Auto: auto && status == controlGranted})
 }
 

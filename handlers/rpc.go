@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -122,6 +123,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := c.s.m.Create(p); err != nil {
 			return nil, c.rpcError(err)
 		}
+		c.record(audit.TerminalCreated, p.Channel, nil)
 		if p.Claim != nil {
 			c.s.m.NoteAgent(p.Channel, *p.Claim, c.agentName())
 		}
@@ -140,9 +142,11 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := ahp.CheckTerminalURI(p.Channel); err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
+		title := c.s.titleOf(p.Channel)
 		if err := c.s.m.Dispose(p.Channel); err != nil {
 			return nil, c.rpcError(err)
 		}
+		c.record(audit.TerminalDisposed, p.Channel, func(e *audit.Event) { e.Title = title })
 		for _, sh := range c.s.auth.Shares.RevokeTerminal(p.Channel) {
 			c.s.disconnectShare(sh.ID, "the terminal was disposed")
 		}
@@ -189,7 +193,7 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
 	c.log.Debug("initialized", "client", ahp.Clip(p.ClientID), "version", version)
 	return ahp.InitializeResult{ProtocolVersion: version, ServerSeq: seq, Snapshots: snaps,
-		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}, Meta: c.s.initializeMeta(p.ClientID)}, nil
+		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}, Meta: c.s.initializeMeta(c.presenceIDFor(p.ClientID))}, nil
 }
 
 func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
@@ -280,6 +284,7 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 			c.s.controlClaimMoved(uri)
 			c.s.m.NoteAgent(uri, a.Claim, c.agentName())
 		}
+		c.recordAction(uri, a)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -90,6 +92,15 @@ type Config struct {
 	// harness sets it; no flag reaches it.
 	TestHooks bool
 
+	// SSO, when set, is --auth proxy: people signed in by a single sign-on
+	// proxy, named by a header only TrustedPeer proxies may send (sso.go);
+	// Roles says who gets which role. The owner token and share links keep
+	// working beside it.
+	SSO   *sso.Proxy
+	Roles *sso.Directory
+	// Audit, when set, is the audit trail (package audit).
+	Audit *audit.Log
+
 	clock auth.Clock // share-link expiry; tests inject a fake, nil is the wall clock
 }
 
@@ -159,6 +170,7 @@ type Server struct {
 	byAddr  map[string]int            // live share-link connections of each client address
 
 	controls controls // pending control requests (control.go)
+	people   people   // when SSO people were last admitted (sso.go)
 }
 
 // clientRecord is what a reconnect needs to know about a client, and the
@@ -180,6 +192,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if !cfg.NoAuth && cfg.OwnerToken == "" {
 		return nil, errors.New("handlers: an owner token is required unless NoAuth is set")
+	}
+	if cfg.SSO != nil && (cfg.NoAuth || len(cfg.SSO.Trusted) == 0 || cfg.SSO.Header == "" || cfg.Roles == nil) {
+		return nil, errors.New("handlers: SSO needs an identity header, trusted proxies and roles, and no NoAuth")
 	}
 	if cfg.NoAuth && (cfg.PublicURL != "" || len(cfg.TrustedProxies) > 0) {
 		// A reverse proxy connects from loopback: everyone behind it would get a shell.

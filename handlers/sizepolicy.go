@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"encoding/json"
-
-	"github.com/termhost/termhost/terminals"
 )
 
 // metaSizePolicy is the initialize result's _meta key naming the server's
@@ -13,6 +11,6 @@ const metaSizePolicy = "termhost/sizePolicy"
 
 // initializeMeta is the initialize result's _meta: the connection's own
 // presence id and the size policy.
-func (s *Server) initializeMeta(clientID string) json.RawMessage {
-	return mustMarshal(map[string]string{metaPresenceID: terminals.PresenceID(clientID), metaSizePolicy: s.m.SizePolicy()})
+func (s *Server) initializeMeta(presenceID string) json.RawMessage {
+	return mustMarshal(map[string]string{metaPresenceID: presenceID, metaSizePolicy: s.m.SizePolicy()})
 }

@@ -69,7 +69,7 @@ const extensions = `{
       "properties": {
         "id": {"type": "string", "pattern": "^p[0-9a-f]{12}$"}, "name": {"type": "string", "minLength": 1},
         "kind": {"enum": ["owner", "cli", "agent", "driver", "viewer"]}, "device": {"type": "string", "minLength": 1},
-        "control": {"const": true}
+        "control": {"const": true}, "person": {"const": true}
       }
     },
     "ControlResult": {

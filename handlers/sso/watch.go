@@ -44,6 +44,13 @@ func NewDirectory(base Roles, path string, log *slog.Logger) (*Directory, error)
 	return d, nil
 }
 
+// WithLogger makes d log to log (the roles are loaded before the server's
+// logger exists).
+func (d *Directory) WithLogger(log *slog.Logger) *Directory {
+	d.log = log.With("component", "roles")
+	return d
+}
+
 // Roles are the roles in force.
 func (d *Directory) Roles() *Roles { return d.cur.Load() }
 
