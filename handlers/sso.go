@@ -56,7 +56,9 @@ func (p *people) firstSince(person string, now time.Time) bool {
 func (s *Server) authenticateSSO(w http.ResponseWriter, r *http.Request, terminal string) (auth.Principal, bool, bool) {
 	person, err := s.cfg.SSO.Identify(r)
 	if err != nil && !errors.Is(err, sso.ErrNoIdentity) {
-		addr := s.peerAddr(r)
+		// Counted against the client (behind a trusted proxy, the address
+		// it forwards), never the proxy: that would lock everyone out.
+		addr := s.clientAddr(r)
 		lim := s.auth.Limiter(addr)
 		if s.tooManyFailures(w, lim) {
 			return auth.Principal{}, false, true
