@@ -101,7 +101,7 @@ http {
 	upstream oauth2_proxy { server {{.IdP}}; }
 	server {
 		listen 127.0.0.1:{{.Port}};
-		# From here: the README's "Behind single sign-on" nginx server block.
+		# From here: the README's "Behind single sign-on" nginx locations (without its sign-in redirect: refusals stay 401 here).
 		location /oauth2/ {
 			proxy_pass http://oauth2_proxy;
 			proxy_set_header Host $host;
