@@ -222,6 +222,9 @@ func (c *conn) begin(clientID, version string, shape ahp.Shape) {
 	c.mu.Lock() // the writer reads clientID for its log (loggedClient)
 	c.initialized, c.clientID, c.version, c.shape = true, clientID, version, shape
 	c.mu.Unlock()
+	if c.person != "" {
+		c.s.persons.Store(clientID, firstNonEmpty(c.name, c.person)) // marks their commands (sso.go)
+	}
 }
 
 // notification handles unsubscribe and dispatchAction; others are ignored.

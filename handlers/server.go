@@ -171,6 +171,7 @@ type Server struct {
 
 	controls controls // pending control requests (control.go)
 	people   people   // when SSO people were last admitted (sso.go)
+	persons  sync.Map // clientId → an SSO person's display name (sso.go)
 }
 
 // clientRecord is what a reconnect needs to know about a client, and the
@@ -205,6 +206,7 @@ func New(cfg Config) (*Server, error) {
 		auth: auth.New(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
 	s.m.SetClaimHeir(s.controlHeir)
+	s.m.SetPersonOf(s.personOf)
 	if cfg.StateDir != "" {
 		if err := s.auth.Restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
 			return nil, fmt.Errorf("handlers: restore sign-ins: %w", err)
@@ -469,6 +471,7 @@ func (s *Server) pruneLocked(claimed map[string]bool) {
 	for id, rec := range s.clients {
 		if now.After(rec.expires) && !claimed[id] && s.m.Connections(id) <= 0 {
 			delete(s.clients, id)
+			s.persons.Delete(id)
 		}
 	}
 }

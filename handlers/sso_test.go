@@ -32,7 +32,7 @@ type ssoServer struct {
 	roles     *sso.Directory
 }
 
-func newSSOServer(t *testing.T, trusted string, rolesFile string) *ssoServer {
+func newSSOServer(t *testing.T, trusted string, rolesFile string, opts ...serverOption) *ssoServer {
 	t.Helper()
 	dir := t.TempDir()
 	s := &ssoServer{auditPath: filepath.Join(dir, "audit.jsonl")}
@@ -45,11 +45,11 @@ func newSSOServer(t *testing.T, trusted string, rolesFile string) *ssoServer {
 	if s.roles, err = sso.NewDirectory(base, rolesFile, nil); err != nil {
 		t.Fatal(err)
 	}
-	s.testServer = newServer(t, testserver.Handlers(func(c *handlersConfig) {
+	s.testServer = newServer(t, append(opts, testserver.Handlers(func(c *handlersConfig) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix(trusted)} // serve's --trusted-proxy sets both
 		c.SSO = &sso.Proxy{Header: idHeader, NameHeader: "X-Forwarded-User", Trusted: c.TrustedProxies}
 		c.Roles, c.Audit = s.roles, s.audit
-	}))
+	}))...)
 	return s
 }
 
@@ -302,6 +302,101 @@ func TestSSORolesFileReload(t *testing.T) {
 		t.Errorf("dave's page after the reload = %d, want role driver", status)
 	}
 	dave.MustCall("ping", map[string]any{"channel": ahp.RootURI}) // still connected
+}
+
+// TestSSOCommandsMarkedWithThePerson: a command run while a person signed
+// in by SSO holds the terminal carries their name ("run by"), on the wire
+// and in the recording's markers; the audit trail gets disposal, renames,
+// share links and the recording download.
+func TestSSOCommandsMarkedWithThePerson(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "", testserver.Terminals(func(c *terminalsConfig) {
+		c.ShellIntegration, c.ShellArgs, c.RecordDir = true, nil, filepath.Join(t.TempDir(), "rec")
+	}))
+	alice := rawHeader{{idHeader, "alice@corp.com"}, {"X-Forwarded-User", "Alice Smith"}}
+	a := s.mustDial(t, alice)
+	a.Initialize("1.0.0", "web-alice")
+	uri, _ := a.CreateTerminal("marks", "web-alice", map[string]any{"name": "marks", "_meta": map[string]any{"termhost/record": true}})
+	a.Dispatch(uri, map[string]any{"type": ahp.TerminalInput, "data": "echo by-$((6*7))\r"})
+	env := a.WaitAction("alice's command", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalCommandExecuted })
+	if by, ok := terminals.RunByOf(env.Action.Meta); !ok || by != (terminals.RunBy{Kind: "person", Name: "Alice Smith"}) {
+		t.Errorf("commandExecuted _meta = %s, want alice's mark", env.Action.Meta)
+	}
+	a.WaitOutput(uri, "by-42")
+	a.Dispatch(uri, map[string]any{"type": ahp.TerminalTitleChanged, "title": "renamed"})
+	a.WaitAction("the rename", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalTitleChanged && e.Action.Title == "renamed" })
+
+	// The recording's marker names her.
+	req, _ := http.NewRequest("GET", s.URL+"/t/marks/recording.cast", nil)
+	req.Header = alice.header()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cast, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(cast), "Alice Smith: echo by-$((6*7))") {
+		t.Errorf("recording.cast = %d, want a marker naming alice:\n%s", resp.StatusCode, cast)
+	}
+
+	res := a.MustCall("x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "viewer", "label": "ci"})
+	var sh struct{ ID string }
+	_ = json.Unmarshal(res, &sh)
+	a.MustCall("x-share/revoke", map[string]any{"channel": ahp.RootURI, "id": sh.ID})
+	a.MustCall("disposeTerminal", map[string]any{"channel": uri})
+	for _, kind := range []string{audit.TerminalRenamed, audit.RecordingDownload, audit.ShareCreated, audit.ShareRevoked, audit.TerminalDisposed} {
+		got := s.events(t, audit.Filter{Events: []string{kind}, Who: "alice@corp.com"})
+		if len(got) != 1 || got[0].Terminal != uri || got[0].Name != "Alice Smith" {
+			t.Errorf("%s events = %+v, want one of alice's on %s", kind, got, uri)
+		}
+	}
+	if got := s.events(t, audit.Filter{Events: []string{audit.TerminalRenamed}}); len(got) == 1 && got[0].Title != "renamed" {
+		t.Errorf("rename event title = %q, want the new title", got[0].Title)
+	}
+}
+
+// TestSSOControlRequestNamed: a driver's control request reaches the
+// holder with the driver's name, and the grant and request are audited.
+func TestSSOControlRequestNamed(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	a := s.mustDial(t, rawHeader{{idHeader, "alice@corp.com"}, {"X-Forwarded-User", "Alice Smith"}})
+	a.Initialize("1.0.0", "web-alice")
+	uri, _ := a.CreateTerminal("ctl", "web-alice", nil)
+	b := s.mustDial(t, rawHeader{{idHeader, "bob@corp.com"}, {"X-Forwarded-User", "Bob Jones"}})
+	b.Initialize("1.0.0", "web-bob")
+	b.Subscribe(uri)
+	res := b.MustCall("x-termhost/requestControl", map[string]any{"channel": ahp.RootURI, "terminal": uri})
+	var r struct {
+		Status    string `json:"status"`
+		RequestID string `json:"requestId"`
+	}
+	_ = json.Unmarshal(res, &r)
+	if r.Status != "pending" {
+		t.Fatalf("requestControl = %s, want pending", res)
+	}
+	var from terminals.Member
+	a.NextFrame("the request", func(m *ahp.Message) bool {
+		var n struct {
+			From terminals.Member `json:"from"`
+		}
+		if m.Method != "x-termhost/controlRequest" || json.Unmarshal(m.Params, &n) != nil {
+			return false
+		}
+		from = n.From
+		return true
+	})
+	if from.Name != "Bob Jones" || !from.Person {
+		t.Errorf("control request from %+v, want Bob Jones", from)
+	}
+	a.MustCall("x-termhost/answerControl", map[string]any{"channel": ahp.RootURI, "terminal": uri, "requestId": r.RequestID, "grant": true})
+	b.WaitAction("bob gets control", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalClaimed && e.Action.Claim.ClientID == "web-bob"
+	})
+	if got := s.events(t, audit.Filter{Events: []string{audit.ControlRequested}, Who: "bob@corp.com"}); len(got) != 1 {
+		t.Errorf("control-requested events of bob = %+v, want one", got)
+	}
+	if got := s.events(t, audit.Filter{Events: []string{audit.ControlGranted}, Who: "bob@corp.com"}); len(got) != 1 || got[0].Name != "Bob Jones" {
+		t.Errorf("control-granted events to bob = %+v, want one", got)
+	}
 }
 
 // TestSSOTwoTabsOnePresenceID: a person's tabs share one presence id, which

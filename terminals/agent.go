@@ -19,7 +19,8 @@ const MetaAgent = "termhost/agent"
 
 // MetaRunBy is the _meta key of terminal/commandExecuted (and so of the
 // command part) marking a command run while an agent's tool call held the
-// terminal: {"kind": "agent", "name": "Agent · Claude Code"}.
+// terminal: {"kind": "agent", "name": "Agent · Claude Code"}, or while a
+// person signed in by SSO held it: {"kind": "person", "name": "Alice Smith"}.
 const MetaRunBy = "termhost/runBy"
 
 // AgentInfo is the value of MetaAgent.
@@ -31,7 +32,7 @@ type AgentInfo struct {
 
 // RunBy is the value of MetaRunBy.
 type RunBy struct {
-	Kind string `json:"kind"` // "agent"
+	Kind string `json:"kind"` // "agent" or "person"
 	Name string `json:"name"`
 }
 
@@ -75,6 +76,15 @@ func (m *Manager) NoteAgent(uri string, claim ahp.Claim, name string) {
 // one of its tool calls holds the terminal, else nil.
 func (t *terminal) runByMeta() json.RawMessage {
 	claim, ok := t.m.Claim(t.uri)
+	if ok && claim.Kind == ahp.ClaimClient {
+		if f := t.m.personOf.Load(); f != nil {
+			if name, ok := (*f)(claim.ClientID); ok {
+				b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: "person", Name: name}})
+				return b
+			}
+		}
+		return nil
+	}
 	if !ok || claim.Kind != ahp.ClaimSession || claim.ToolCallID == "" {
 		return nil
 	}
@@ -85,6 +95,11 @@ func (t *terminal) runByMeta() json.RawMessage {
 	b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: "agent", Name: name}})
 	return b
 }
+
+// SetPersonOf sets how to name the person behind a clientId (handlers:
+// people signed in by single sign-on), so that the commands run while they
+// hold a terminal are marked with their name, as an agent's are.
+func (m *Manager) SetPersonOf(f func(clientID string) (name string, ok bool)) { m.personOf.Store(&f) }
 
 // RunByOf reads the agent's mark of a command part or action's _meta.
 func RunByOf(meta json.RawMessage) (RunBy, bool) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -55,6 +56,7 @@ type Manager struct {
 
 	presence presence
 	sizes    sizeWants // sizepolicy.go
+	personOf atomic.Pointer[func(clientID string) (string, bool)] // agent.go
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.
