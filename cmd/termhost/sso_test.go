@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,9 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/handlers/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
 )
 
@@ -187,5 +192,37 @@ func TestAuditParseWhen(t *testing.T) {
 	}
 	if _, err := parseWhen("-5m", now); err == nil {
 		t.Error("parseWhen(-5m) = nil error")
+	}
+}
+
+// TestLsNamesSSOPeople: termhost ls (the owner token, straight to the
+// server) shows the person signed in by SSO who has control, by name, and
+// lists them by name in --json's presence.
+func TestLsNamesSSOPeople(t *testing.T) {
+	roles, err := sso.NewDirectory(sso.Roles{Owners: []string{"alice@corp.com"}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testserver.New(t, testserver.Handlers(func(c *handlers.Config) {
+		c.SSO = &sso.Proxy{Header: "X-Forwarded-Email", NameHeader: "X-Forwarded-User", Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+		c.Roles = roles
+	}))
+	ts := &testServer{Server: srv, m: srv.Manager}
+	h := http.Header{"X-Forwarded-Email": {"alice@corp.com"}, "X-Forwarded-User": {"Alice Smith"}}
+	alice := ahptest.MustDial(t, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", ahptest.Options{Header: h})
+	alice.Initialize("1.0.0", "web-alice")
+	alice.CreateTerminal("build", "web-alice", map[string]any{"name": "build"})
+
+	code, stdout, stderr := call(t, ownerEnv(ts), "ls")
+	if code != 0 || !strings.Contains(stdout, "Alice Smith") {
+		t.Errorf("ls: exit %d, want Alice Smith in control:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = call(t, ownerEnv(ts), "ls", "--json")
+	var got []lsEntry
+	if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil || len(got) != 1 {
+		t.Fatalf("ls --json: exit %d, %v:\n%s%s", code, err, stdout, stderr)
+	}
+	if got[0].Control != "Alice Smith" || len(got[0].Presence) != 1 || got[0].Presence[0].Name != "Alice Smith" || !got[0].Presence[0].Person {
+		t.Errorf("ls --json entry = %+v, want Alice Smith in control and present", got[0])
 	}
 }
