@@ -90,15 +90,6 @@ func (s *Server) authenticateSSO(w http.ResponseWriter, r *http.Request, termina
 	return who, who.Role != "", false
 }
 
-// peerAddr is the request's TCP peer, without the port.
-func (s *Server) peerAddr(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = strings.Trim(host[:i], "[]")
-	}
-	return host
-}
-
 // notAllowed answers someone signed in by SSO but in no role list: a page
 // naming them and whom to ask (403), never a blank screen.
 func (s *Server) notAllowed(w http.ResponseWriter, r *http.Request, page web.Page, who auth.Principal) {

@@ -323,7 +323,9 @@ func TestSSOCommandsMarkedWithThePerson(t *testing.T) {
 	}
 	a.WaitOutput(uri, "by-42")
 	a.Dispatch(uri, map[string]any{"type": ahp.TerminalTitleChanged, "title": "renamed"})
-	a.WaitAction("the rename", func(e ahp.Envelope) bool { return e.Action.Type == ahp.TerminalTitleChanged && e.Action.Title == "renamed" })
+	a.WaitAction("the rename", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalTitleChanged && e.Action.Title == "renamed"
+	})
 
 	// The recording's marker names her.
 	req, _ := http.NewRequest("GET", s.URL+"/t/marks/recording.cast", nil)

@@ -56,7 +56,8 @@ type Manager struct {
 
 	presence presence
 	sizes    sizeWants // sizepolicy.go
-	personOf atomic.Pointer[func(clientID string) (string, bool)] // agent.go
+
+	personOf atomic.Pointer[func(clientID string) (string, bool)] // names SSO people (agent.go)
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.
