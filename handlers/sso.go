@@ -69,17 +69,28 @@ func (s *Server) authenticateSSO(w http.ResponseWriter, r *http.Request, termina
 		s.cfg.Audit.Record(audit.Event{Event: audit.SignInRefused, Remote: addr, Detail: err.Error()})
 		return auth.Principal{}, false, false
 	}
+	var who auth.Principal
+	if err == nil {
+		who = auth.Principal{Role: s.cfg.Roles.Roles().RoleOf(person.ID), Person: person.ID, Name: person.Name}
+	}
 	if presentsCredential(r, s.cookieNames(r)) {
-		who, ok, limited := s.authenticateToken(w, r, terminal)
-		if ok && err == nil {
-			who.Person, who.Name = person.ID, person.Name
+		cred, ok, limited := s.authenticateToken(w, r, terminal)
+		if limited {
+			return cred, false, true
 		}
-		return who, ok, limited
+		// A share link counts where it gives more than the person's SSO
+		// role, on its own terminal; never to narrow an SSO role elsewhere.
+		if ok && (who.Role == "" || cred.Share == nil || terminal != "" && rank(cred.Role) > rank(who.Role)) {
+			cred.Person, cred.Name = who.Person, who.Name
+			return cred, true, false
+		}
+		if who.Role == "" {
+			return who, false, false
+		}
 	}
 	if err != nil {
 		return auth.Principal{}, false, false
 	}
-	who := auth.Principal{Role: s.cfg.Roles.Roles().RoleOf(person.ID), Person: person.ID, Name: person.Name}
 	if s.people.firstSince(person.ID, time.Now()) {
 		e := audit.Event{Event: audit.SignIn, Who: person.ID, Name: person.Name, Role: who.Role, Remote: s.clientAddr(r)}
 		if who.Role == "" {
@@ -200,4 +211,17 @@ func (s *Server) personOf(clientID string) (string, bool) {
 		return "", false
 	}
 	return v.(string), true
+}
+
+// rank orders roles: viewer < driver < owner.
+func rank(role string) int {
+	switch role {
+	case auth.RoleOwner:
+		return 3
+	case auth.RoleDriver:
+		return 2
+	case auth.RoleViewer:
+		return 1
+	}
+	return 0
 }

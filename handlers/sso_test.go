@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
@@ -421,4 +422,75 @@ func TestSSOTwoTabsOnePresenceID(t *testing.T) {
 		}
 	}
 	_ = json.Valid
+}
+
+// TestSSOAuditShareUsedAndDisconnect: a share link used by someone outside
+// SSO (no identity header) signs them in and is audited, and a person's
+// disconnect is in the trail.
+func TestSSOAuditShareUsedAndDisconnect(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	a := s.mustDial(t, as("alice@corp.com"))
+	a.Initialize("1.0.0", "web-alice")
+	uri, _ := a.CreateTerminal("shared", "web-alice", map[string]any{"name": "shared"})
+	tok := shareLabelled(t, a, uri, "viewer", "contractor")
+	resp := request(t, "POST", s.URL+"/auth/login", `{"share":"`+tok+`"}`, "Content-Type", "application/json")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("share-link sign-in without an identity header = %d, want 200", resp.StatusCode)
+	}
+	v := s.mustDial(t, rawHeader{{"Authorization", "Bearer " + tok}})
+	v.Initialize("1.0.0", "contractor")
+	v.Subscribe(uri)
+	if got := s.events(t, audit.Filter{Events: []string{audit.ShareUsed}}); len(got) != 1 || got[0].Terminal != uri || got[0].Name != "contractor" {
+		t.Errorf("share-used events = %+v, want the contractor's on %s", got, uri)
+	}
+	a.Conn().CloseNow()
+	for {
+		if got := s.events(t, audit.Filter{Events: []string{audit.Disconnect}, Who: "alice@corp.com"}); len(got) == 1 {
+			break
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal("alice's disconnect never reached the audit trail")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// TestSSOShareLinkGivesMoreOnItsTerminal: a per-terminal link gives a
+// person signed in by SSO a higher role on its terminal only, and never
+// narrows their SSO role (an owner holding a viewer link stays the owner).
+func TestSSOShareLinkGivesMoreOnItsTerminal(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	a := s.mustDial(t, as("alice@corp.com"))
+	a.Initialize("1.0.0", "web-alice")
+	uri, _ := a.CreateTerminal("t1", "web-alice", nil)
+	a.CreateTerminal("t2", "web-alice", nil)
+	driverLink := shareLabelled(t, a, uri, "driver", "carol's link")
+	viewerLink := shareLabelled(t, a, uri, "viewer", "alice's own")
+
+	// Carol (an SSO viewer) with a driver link, on its terminal: a driver.
+	carol := rawHeader{{idHeader, "carol@partner.org"}, {"Authorization", "Bearer " + driverLink}}
+	c, _, err := ahptest.Dial(t, "ws"+strings.TrimPrefix(s.URL, "http")+"/ws?terminal=t1", ahptest.Options{Header: carol.header(), Versions: s.versions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Initialize("1.0.0", "web-carol")
+	c.Subscribe(uri)
+	c.MustCall("x-termhost/requestControl", map[string]any{"channel": ahp.RootURI, "terminal": uri}) // pending: a viewer would be refused
+	// Elsewhere (no terminal named) she is the viewer her SSO role says, on every terminal.
+	c2 := s.mustDial(t, carol)
+	c2.Initialize("1.0.0", "web-carol-2")
+	c2.Subscribe(ahp.TerminalURI("t2"))
+	c2.CallErr("x-termhost/requestControl", map[string]any{"channel": ahp.RootURI, "terminal": ahp.TerminalURI("t2")}, ahp.CodePermissionDenied)
+
+	// Alice (owner) holding a viewer link stays the owner, on its terminal too.
+	for _, q := range []string{"", "?terminal=t1"} {
+		h := rawHeader{{idHeader, "alice@corp.com"}, {"Authorization", "Bearer " + viewerLink}}
+		o, _, err := ahptest.Dial(t, "ws"+strings.TrimPrefix(s.URL, "http")+"/ws"+q, ahptest.Options{Header: h.header(), Versions: s.versions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Initialize("1.0.0", "web-alice-link"+q)
+		o.MustCall("x-share/list", map[string]any{"channel": ahp.RootURI}) // owners only
+	}
 }

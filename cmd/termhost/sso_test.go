@@ -226,3 +226,44 @@ func TestLsNamesSSOPeople(t *testing.T) {
 		t.Errorf("ls --json entry = %+v, want Alice Smith in control and present", got[0])
 	}
 }
+
+// TestUpgradeAudited: an upgrade in place (SIGUSR2) is in the audit trail,
+// after the predecessor's events (nothing buffered is lost to the exec),
+// and the successor appends to the same file.
+func TestUpgradeAudited(t *testing.T) {
+	next, err := nextBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trail := filepath.Join(t.TempDir(), "audit.jsonl")
+	s := startUpgradable(t, "--auth", "proxy", "--trusted-proxy", "127.0.0.1", "--identity-header", "X-Forwarded-Email",
+		"--owners", "alice@corp.com", "--audit-log", trail)
+	base, _, _ := strings.Cut(s.url, "/#token=")
+	h := http.Header{"X-Forwarded-Email": {"alice@corp.com"}}
+	alice := ahptest.MustDial(t, strings.Replace(base, "http", "ws", 1)+"/ws", ahptest.Options{Header: h})
+	alice.Initialize("1.0.0", "web-alice")
+	s.install(t, next)
+	if err := s.first.Process.Signal(syscall.SIGUSR2); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the upgrade in the log", func() bool { return strings.Contains(s.logText(), "termhost upgraded in place") })
+	var events []audit.Event
+	waitFor(t, "the upgrade in the audit trail", func() bool {
+		events = nil
+		b, _ := os.ReadFile(trail)
+		_ = audit.Read(bytes.NewReader(b), audit.Filter{}, func(e audit.Event) error { events = append(events, e); return nil })
+		return len(events) > 0 && events[len(events)-1].Event == audit.ServerUpgrade
+	})
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, e.Event+" "+e.Who)
+	}
+	got := strings.Join(kinds, ", ")
+	want := "sign-in alice@corp.com, connect alice@corp.com, disconnect alice@corp.com, server-upgrade "
+	if got != want {
+		t.Errorf("audit trail = %s\nwant %s", got, want)
+	}
+	if d := events[len(events)-1].Detail; !strings.Contains(d, "from dev to upgrade-next") {
+		t.Errorf("server-upgrade detail = %q", d)
+	}
+}
