@@ -23,6 +23,8 @@
 //  4. Leaves, which take no other lock: auth.Store.mu, auth.Shares.mu, conn.mu (a
 //     connection's outbound queue; the hub is told of an eviction after it
 //     is released), controls.mu (pending control requests; the claim is
-//     moved and connections told after it is released) and the ping timer's
-//     lock in conn.startPings.
+//     moved and connections told after it is released), the ping timer's
+//     lock in conn.startPings, people.mu (when SSO people were last seen)
+//     and Server.persons (a sync.Map the manager reads when a command
+//     starts, never under a lock of ours).
 package handlers

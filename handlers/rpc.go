@@ -324,6 +324,9 @@ func (c *conn) policy() terminals.Policy {
 		}}
 	default:
 		return terminals.Policy{Refuse: func(a ahp.Action) string {
+			if c.person != "" {
+				return "view only: a viewer cannot " + verb(a.Type)
+			}
 			return "view only: this share link cannot " + verb(a.Type)
 		}}
 	}
