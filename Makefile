@@ -34,12 +34,14 @@ lint:
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
 	  echo "not gofmt-ed (run gofmt -w): $$unformatted" >&2; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags lockrank ./lockrank/
 	$(GO) tool staticcheck ./...
 	$(GO) mod tidy -diff
 
-# Everything under the race detector; -short keeps the volume tests small there.
+# Everything under the race detector, with the lock order checked (package
+# lockrank); -short keeps the volume tests small there.
 test-go:
-	$(GO) test -race -short -count=1 -timeout 15m ./...
+	$(GO) test -race -short -tags lockrank -count=1 -timeout 20m ./...
 
 # The full-size volume tests (64 MiB to two subscribers), without -race.
 test-big:

@@ -2,14 +2,13 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/terminals"
 )
 
 // terminalURI reads a terminal argument: an id, or a terminal URI.
@@ -70,7 +69,7 @@ func (s *session) confirmControl(ctx context.Context, c *client.Client, uri stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, cerr := c.Call(ctx, terminals.MethodPresence, struct{}{}); cerr != nil {
+	if _, cerr := c.Presence(ctx); cerr != nil {
 		return err
 	}
 	return s.inControl(c, uri)
@@ -98,24 +97,18 @@ func (s *session) holderText(c *client.Client, uri string, claim ahp.Claim) stri
 }
 
 // Presence is who is connected to each terminal c may see, by URI:
-// termhost's x-termhost/presence request (subscribers get it as a
+// termhost's ext.MethodPresence request (subscribers get it as a
 // notification; the tools and the CLI ask when they need it). Empty when
 // the server does not answer.
-func Presence(c *client.Client) map[string][]terminals.Member {
-	out := map[string][]terminals.Member{}
+func Presence(c *client.Client) map[string][]ext.Member {
+	out := map[string][]ext.Member{}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	raw, err := c.Call(ctx, terminals.MethodPresence, struct{}{})
+	lists, err := c.Presence(ctx)
 	if err != nil {
 		return out
 	}
-	var r struct {
-		Terminals []terminals.PresenceList `json:"terminals"`
-	}
-	if json.Unmarshal(raw, &r) != nil {
-		return out
-	}
-	for _, p := range r.Terminals {
+	for _, p := range lists {
 		out[p.Channel] = p.Members
 	}
 	return out

@@ -245,3 +245,103 @@ func TestConnectionLostMidWait(t *testing.T) {
 		t.Fatalf("run_command across a lost connection: %v", out)
 	}
 }
+
+// personsShell is a terminal a person opened in the workbench (claimed by
+// their client), with its shell integration reported.
+func (r *rig) personsShell(t *testing.T, clientID string) (*client.Client, string) {
+	t.Helper()
+	c, err := client.Dial(t.Context(), r.ts.URL, client.Options{Token: r.ts.Token, ClientID: clientID, InitialSubscriptions: []string{ahp.RootURI}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	id := client.RandomID(6)
+	uri := ahp.TerminalURI(id)
+	claim := ahp.ClientClaim(clientID)
+	if _, err := c.Call(t.Context(), ahp.MethodCreateTerminal, ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Subscribe(t.Context(), uri); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if st, _ := c.Terminal(uri); st.SupportsCommandDetection != nil && *st.SupportsCommandDetection {
+			return c, id
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		_, err := c.Next(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("waiting for the person's shell integration: %v", err)
+		}
+	}
+}
+
+// TestPersonsTerminalRefused (issue 26.3): by default an agent does not see
+// or touch a terminal a person opened: list_terminals leaves it out, and
+// every tool that names it fails with a tool error saying why and what to
+// do. The terminal is left as it was.
+func TestPersonsTerminalRefused(t *testing.T) {
+	r := newRig(t, false)
+	_, id := r.personsShell(t, "persons-tab")
+	uri := ahp.TerminalURI(id)
+	if out, text := r.ok(t, "list_terminals", nil); len(out["terminals"].([]any)) != 0 {
+		t.Fatalf("list_terminals shows a person's terminal to the agent: %s", text)
+	}
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"run_command", map[string]any{"terminal": id, "command": "echo agent was here > /dev/null"}},
+		{"send_input", map[string]any{"terminal": id, "text": "echo agent was here", "keys": []string{"Enter"}}},
+		{"read_terminal", map[string]any{"terminal": id}},
+		{"wait_for", map[string]any{"terminal": id, "pattern": "anything", "timeoutSeconds": 1}},
+		{"close_terminal", map[string]any{"terminal": id}},
+	} {
+		text := r.fails(t, tt.tool, tt.args, "was not opened by this agent")
+		if !strings.Contains(text, "open one with open_terminal") || !strings.Contains(text, "--allow-any-terminal") {
+			t.Errorf("%s on a person's terminal: %q, want it to say what the agent and the user can do", tt.tool, text)
+		}
+	}
+	if claim, ok := r.ts.Manager.Claim(uri); !ok || claim != ahp.ClientClaim("persons-tab") || !r.ts.Manager.Exists(uri) {
+		t.Fatalf("the person's terminal after the agent's attempts: claim %+v (there %v), want it open and theirs", claim, ok)
+	}
+}
+
+// TestAllowAnyTerminal (issue 26.3): with --allow-any-terminal the agent
+// sees a person's terminal and reads it; it types into it only when no
+// person holds it: while its person is there, the server refuses the input
+// and the tool says who holds the terminal; once the person has left, the
+// agent runs commands in it.
+func TestAllowAnyTerminal(t *testing.T) {
+	r := newRig(t, true)
+	p, id := r.personsShell(t, "persons-tab")
+	if _, err := p.Dispatch(t.Context(), ahp.TerminalURI(id), ahp.Action{Type: ahp.TerminalInput, Data: "echo typed-by-the-person\r"}); err != nil {
+		t.Fatal(err)
+	}
+	out, text := r.ok(t, "list_terminals", nil)
+	terms := out["terminals"].([]any)
+	if len(terms) != 1 || terms[0].(map[string]any)["id"] != id || terms[0].(map[string]any)["openedByYou"] != false {
+		t.Fatalf("list_terminals with --allow-any-terminal: %s %v, want the person's terminal", text, out)
+	}
+	r.ok(t, "wait_for", map[string]any{"terminal": id, "pattern": "(?m)^typed-by-the-person", "since": 0})
+	if _, text := r.ok(t, "read_terminal", map[string]any{"terminal": id}); !strings.Contains(text, "typed-by-the-person") {
+		t.Fatalf("read_terminal of the person's terminal: %q", text)
+	}
+	text = r.fails(t, "run_command", map[string]any{"terminal": id, "command": "echo agent"}, id)
+	if !strings.Contains(text, "only the claim holder can type") {
+		t.Fatalf("run_command while the person holds their terminal: %q", text)
+	}
+	_ = p.Close()
+	for r.ts.Manager.Present("persons-tab") {
+		select {
+		case <-t.Context().Done():
+			t.Fatal("the person's connection never left")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	out, text = r.ok(t, "run_command", map[string]any{"terminal": id, "command": "echo agent"})
+	if out["output"] != "agent" || num(out["exitCode"]) != 0 {
+		t.Fatalf("run_command once the person left: %v (%s)", out, text)
+	}
+}

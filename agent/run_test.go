@@ -2,8 +2,10 @@ package agent_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -168,4 +170,63 @@ func TestNoShellIntegration(t *testing.T) {
 	}
 	r.ok(t, "close_terminal", map[string]any{"terminal": id})
 	r.fails(t, "read_terminal", map[string]any{"terminal": id}, "not opened by this agent")
+}
+
+// TestRunDurationAndCwd (issue 26.2): a terminal opened with an absolute
+// cwd runs its shell there (pwd, and the cwd list_terminals reports), and
+// run_command reports how long the command ran: at least its sleep, and
+// no more than the tool call took.
+func TestRunDurationAndCwd(t *testing.T) {
+	r := newRig(t, false)
+	dir := t.TempDir()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, text := r.ok(t, "open_terminal", map[string]any{"name": "in a directory", "cwd": dir})
+	if out["shellIntegration"] != true {
+		t.Fatalf("open_terminal: no shell integration: %s %v", text, out)
+	}
+	id := out["id"].(string)
+	if out, _ := r.ok(t, "run_command", map[string]any{"terminal": id, "command": "pwd -P"}); out["output"] != real || num(out["exitCode"]) != 0 {
+		t.Fatalf("pwd in a terminal opened with cwd %s: %v", dir, out)
+	}
+	list, _ := r.ok(t, "list_terminals", nil)
+	terms := list["terminals"].([]any)
+	if len(terms) != 1 || terms[0].(map[string]any)["cwd"] != dir && terms[0].(map[string]any)["cwd"] != real {
+		t.Fatalf("list_terminals: %v, want the terminal with cwd %s", terms, dir)
+	}
+
+	start := time.Now()
+	out, text = r.ok(t, "run_command", map[string]any{"terminal": id, "command": "sleep 0.2"})
+	took := time.Since(start)
+	d, ok := out["durationMs"].(float64)
+	if !ok || out["status"] != "finished" || d < 200 || d > float64(took.Milliseconds()) {
+		t.Fatalf("run_command(sleep 0.2) = %v, want finished with durationMs between 200 and the call's %d ms", out, took.Milliseconds())
+	}
+	if !strings.HasPrefix(text, "Exit code 0 after ") {
+		t.Fatalf("run_command(sleep 0.2) text %q, want the exit code and the duration", text)
+	}
+	if out, _ := r.ok(t, "run_command", map[string]any{"terminal": id, "command": "true"}); out["durationMs"] == nil {
+		t.Fatalf("run_command(true) = %v, want a durationMs (0 included)", out)
+	}
+
+	r.fails(t, "open_terminal", map[string]any{"cwd": filepath.Join(dir, "no such directory")}, "no such directory")
+}
+
+// TestPasswordPromptAwaitsInput (issue 26.5): a silent password prompt
+// (read -s) is reported as waiting for input, not waited on until the
+// timeout; the answer typed with send_input is not echoed into the output.
+func TestPasswordPromptAwaitsInput(t *testing.T) {
+	r := newRig(t, false)
+	id := r.open(t)
+	out, text := r.ok(t, "run_command", map[string]any{"terminal": id, "command": `read -s -p 'Password: ' pw; echo; echo "got ${#pw} characters"`, "timeoutSeconds": 120})
+	if out["status"] != "input_awaited" || !strings.Contains(out["output"].(string), "Password:") || !strings.Contains(text, "wait for input") {
+		t.Fatalf("a password prompt: %v (%s)", out, text)
+	}
+	r.ok(t, "send_input", map[string]any{"terminal": id, "text": "hunter2", "keys": []string{"Enter"}})
+	out, _ = r.ok(t, "wait_for", map[string]any{"terminal": id})
+	if got := out["output"].(string); out["status"] != "finished" || num(out["exitCode"]) != 0 || !strings.Contains(got, "got 7 characters") || strings.Contains(got, "hunter2") {
+		t.Fatalf("after answering the password prompt: %v", out)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/terminals"
 )
@@ -48,7 +49,7 @@ func (a *Agent) open(ctx context.Context, s *session, in openIn) (openOut, strin
 		p.Cwd = terminals.FileURI(in.Cwd)
 	}
 	if len(in.Command) > 0 {
-		if p.Meta, err = json.Marshal(map[string][]string{terminals.MetaCommand: in.Command}); err != nil {
+		if p.Meta, err = json.Marshal(map[string][]string{ext.MetaCommand: in.Command}); err != nil {
 			return openOut{}, "", fmt.Errorf("command: %w", err)
 		}
 	}

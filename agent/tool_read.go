@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -28,9 +27,6 @@ type readOut struct {
 	RunningCommand string   `json:"runningCommand,omitempty"`
 }
 
-// methodScreen is termhost's x-termhost/screen request (handlers/screen.go).
-const methodScreen = "x-termhost/screen"
-
 // defaultReadBytes is what mode output returns without a cursor.
 const defaultReadBytes = 8 << 10
 
@@ -50,17 +46,9 @@ func (a *Agent) read(ctx context.Context, s *session, in readIn) (readOut, strin
 	switch in.Mode {
 	case "", "screen":
 		out.Mode = "screen"
-		raw, err := c.Call(ctx, methodScreen, ahp.ChannelParams{Channel: uri})
+		scr, err := c.Screen(ctx, uri)
 		if err != nil {
 			return readOut{}, "", fmt.Errorf("%w (mode output reads the output instead)", s.a.explain(err))
-		}
-		var scr struct {
-			Cols, Rows int
-			AltScreen  bool
-			Lines      []string
-		}
-		if err := json.Unmarshal(raw, &scr); err != nil {
-			return readOut{}, "", fmt.Errorf("the server's screen answer is unreadable: %v", err)
 		}
 		out.Cols, out.Rows, out.AltScreen, out.Lines = scr.Cols, scr.Rows, scr.AltScreen, scr.Lines
 	case "output":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +27,13 @@ type MCP struct {
 	BigMs    float64 `json:"bigMs"`     // its tool call
 	BigText  int     `json:"bigText"`   // characters returned (head + tail)
 	BigOver  float64 `json:"bigOverMs"` // its tool call − durationMs
+	// Memory around the big run, sampled every 20 ms during its call: the
+	// server's RSS, and the Go heap of this process, where the agent's
+	// tools run (with the bench's own idle clients).
+	ServerRSSBefore int64 `json:"serverRssBefore"`
+	ServerRSSPeak   int64 `json:"serverRssPeak"`
+	AgentHeapBefore int64 `json:"agentHeapBefore"`
+	AgentHeapPeak   int64 `json:"agentHeapPeak"`
 }
 
 // TargetMCPOverP50 is issue 26's goal: ms over the shell's own time.
@@ -98,11 +106,50 @@ func (rn *runner) mcp(ctx context.Context, res *Result) error {
 	}
 	m := &MCP{Samples: n, Run: percentiles(calls), ShellP50: percentiles(shell).P50, OverP50: percentiles(over).P50, OverP99: percentiles(over).P99}
 	var r agent.Result
+	peaks := rn.samplePeaks(m)
 	d, err := call("run_command", map[string]any{"terminal": opened.ID, "command": bigOutput(big), "timeoutSeconds": 300}, &r)
+	peaks()
 	if err != nil {
 		return err
 	}
 	m.BigBytes, m.BigMs, m.BigText, m.BigOver = r.OutputBytes, ms(d), len(r.Output), ms(d)-float64(r.DurationMs)
 	res.MCP = m
 	return nil
+}
+
+// samplePeaks records the server's RSS and this process's heap in m now,
+// then samples their peaks every 20 ms until the returned stop is called.
+func (rn *runner) samplePeaks(m *MCP) (stop func()) {
+	heap := func() int64 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapInuse)
+	}
+	sample := func() {
+		if rss, err := rn.proc.rss(); err == nil {
+			m.ServerRSSPeak = max(m.ServerRSSPeak, rss)
+		}
+		m.AgentHeapPeak = max(m.AgentHeapPeak, heap())
+	}
+	m.ServerRSSBefore, _ = rn.proc.rss()
+	m.AgentHeapBefore = heap()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			sample()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		sample()
+	}
 }

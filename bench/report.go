@@ -276,6 +276,8 @@ func (r *Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "MCP run_command true p50/p99 (%d; shell's own time p50 %.1f ms)\t\t%.1f/%.1f ms\tp50 %+.1f, p99 %+.1f ms over the shell\n",
 			m.Samples, m.ShellP50, m.Run.P50, m.Run.P99, m.OverP50, m.OverP99)
 		fmt.Fprintf(tw, "MCP run_command of %s output, cut to %d characters\t\t%.0f ms\t%+.0f ms over the shell\n", human(m.BigBytes), m.BigText, m.BigMs, m.BigOver)
+		fmt.Fprintf(tw, "MCP %s output: server RSS, agent heap\t%s, %s before\t%s, %s peak\t\n", human(m.BigBytes),
+			human(m.ServerRSSBefore), human(m.AgentHeapBefore), human(m.ServerRSSPeak), human(m.AgentHeapPeak))
 	}
 	fmt.Fprintf(tw, "\ntarget\twant\tgot\t\n")
 	for _, t := range r.Targets {

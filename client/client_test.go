@@ -134,7 +134,9 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	}
 	waitEvent(t, a, "before", outputContains(a, uri, "before\r\n"))
 
-	p.Cut()
+	// Refused, not only cut: a reconnect before b's output would bring it
+	// live instead of replayed.
+	p.Refuse()
 	waitEvent(t, a, "disconnect", func(ev client.Event) bool { return ev.Kind == client.EventDisconnected })
 	// While a is away, b makes output.
 	b := dial(t, ts.URL, client.Options{})
@@ -146,6 +148,7 @@ func TestReconnectReplaysMissedOutput(t *testing.T) {
 	_, _ = b.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim(b.ClientID())})
 	_, _ = b.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput, Data: "echo while-$((6*7))\r"})
 	waitEvent(t, b, "while-42", outputContains(b, uri, "while-42\r\n"))
+	p.Accept()
 
 	events := waitEvent(t, a, "reconnect", func(ev client.Event) bool { return ev.Kind == client.EventReconnected })
 	replayed := false

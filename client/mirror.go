@@ -32,7 +32,7 @@ const (
 	// subscription is current again.
 	EventReconnected
 	// EventNotification: a server notification other than action (a
-	// server extension such as x-termhost/controlRequest): Method and Params.
+	// server extension such as ext.NotifyControlRequest): Method and Params.
 	EventNotification
 )
 

@@ -122,9 +122,17 @@ func (p *page) evalString(js string) string {
 	return s
 }
 
-// waitJS polls a JavaScript expression until it is truthy.
+// patience is how many times the timeout written in a test a wait lets
+// pass before it calls the page stuck: the figures are what a quiet
+// machine needs, and a busy 2-core machine (two test runs at once, a
+// build beside) was seen taking three times as long.
+const patience = 3
+
+// waitJS polls a JavaScript expression until it is truthy, for up to
+// patience × timeout.
 func (p *page) waitJS(what, js string, timeout time.Duration) {
 	p.t.Helper()
+	timeout *= patience
 	deadline := time.Now().Add(timeout)
 	for {
 		ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
@@ -218,7 +226,7 @@ func (p *page) newTerminal() string {
 	p.eval(`window.__termhost.views().map(v => v.id)`, &before)
 	p.eval(`(window.__termhost.newTerminal(), true)`, nil)
 	var id string
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(patience * 15 * time.Second)
 	for id == "" {
 		var views []struct {
 			ID     string `json:"id"`

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/handlers/testserver"
 	"github.com/termhost/termhost/terminals"
 )
@@ -62,8 +62,8 @@ func screensAfterResizes(t *testing.T, e *env, before string) {
 	initialize(t, c, "preview")
 	uri := "ahp-terminal:/" + id
 	preview := func() []string {
-		var r handlers.ScreenResult
-		if err := json.Unmarshal(c.MustCall(handlers.MethodScreen, map[string]any{"channel": uri}), &r); err != nil {
+		var r ext.ScreenResult
+		if err := json.Unmarshal(c.MustCall(ext.MethodScreen, map[string]any{"channel": uri}), &r); err != nil {
 			t.Fatal(err)
 		}
 		return r.Lines

@@ -1,38 +1,28 @@
 package handlers
 
 import (
-	"github.com/termhost/termhost/handlers/auth"
-	"sync"
+	"encoding/json"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/audit"
-	"github.com/termhost/termhost/terminals"
+	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/lockrank"
 )
 
 // Handing over control (docs/protocol.md, "Presence and control"): a client
 // asks the claim holder for a terminal's claim; the holder grants or
 // declines; a holder away (no input) for ControlAutoGrant grants by itself.
 // The claim itself only ever changes through terminal/claimed, so foreign
-// clients see the usual claim changes.
-const (
-	methodRequestControl = "x-termhost/requestControl"
-	methodAnswerControl  = "x-termhost/answerControl"
-	notifyControlRequest = "x-termhost/controlRequest" // to the holder and the requester, on every change
-)
-
-// Statuses of a control request.
-const (
-	controlPending   = "pending"
-	controlGranted   = "granted"
-	controlDeclined  = "declined"
-	controlCancelled = "cancelled" // the requester left, or the claim moved elsewhere
-	controlHeld      = "held"      // requestControl with ask false: someone holds it, nobody was asked
-)
+// clients see the usual claim changes. The requests are
+// ext.MethodRequestControl and ext.MethodAnswerControl; the notification
+// ext.NotifyControlRequest goes to the holder and the requester on every
+// change.
 
 // controls are the pending control requests of a server.
 type controls struct {
-	mu      sync.Mutex
+	mu      lockrank.Mutex[lockrank.Leaf]
 	byID    map[string]*controlRequest
 	seq     uint64 // numbers requests in the order they were made
 	stopped bool
@@ -42,7 +32,7 @@ type controlRequest struct {
 	id, uri string
 	from    string // the requester's clientId
 	who     string // the requester's principal: one request per principal and terminal
-	member  terminals.Member
+	member  ext.Member
 	holder  string // the clientId asked
 	seq     uint64
 	timer   *time.Timer
@@ -52,23 +42,11 @@ type controlRequest struct {
 // principal: the owner and each share link).
 const maxControlRequests = 16
 
-// controlNotice is the params of x-termhost/controlRequest.
-type controlNotice struct {
-	Terminal    string           `json:"terminal"`
-	RequestID   string           `json:"requestId"`
-	Status      string           `json:"status"`
-	From        terminals.Member `json:"from"`
-	AutoGrantMs int64            `json:"autoGrantMs,omitempty"` // pending: granted after this long without input from the holder
-	Auto        bool             `json:"auto,omitempty"`        // granted because the holder was away or gone
-}
-
-// controlResult is the result of x-termhost/requestControl.
-type controlResult struct {
-	Status      string `json:"status"` // granted or pending
-	RequestID   string `json:"requestId,omitempty"`
-	AutoGrantMs int64  `json:"autoGrantMs,omitempty"`
-}
-
+// controlCommand answers ext.MethodRequestControl and
+// ext.MethodAnswerControl. Their params are decoded with one struct, as
+// they always were (a missing grant is told from false; channel is not
+// read), not with ext's per-method types: invalid params are refused with
+// the same messages.
 func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 	var p struct {
 		Terminal  string `json:"terminal"`
@@ -85,7 +63,7 @@ func (c *conn) controlCommand(msg *ahp.Message) (any, *ahp.Error) {
 	if !c.s.m.Visible(c, p.Terminal) {
 		return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", p.Terminal)
 	}
-	if msg.Method == methodRequestControl {
+	if msg.Method == ext.MethodRequestControl {
 		return c.requestControl(p.Terminal, p.Ask == nil || *p.Ask)
 	}
 	if p.RequestID == "" || p.Grant == nil {
@@ -109,17 +87,17 @@ func (c *conn) requestControl(uri string, ask bool) (any, *ahp.Error) {
 		case !ok:
 			return nil, ahp.Errorf(ahp.CodeNotFound, "no such terminal: %s", uri)
 		case claim == me:
-			return controlResult{Status: controlGranted}, nil
+			return ext.ControlResult{Status: ext.ControlGranted}, nil
 		case claim.Kind != ahp.ClaimClient && c.role != auth.RoleOwner:
 			return nil, c.denied("control", "an agent session holds this terminal: only the owner can take it")
 		case !ask && (claim.Kind != ahp.ClaimClient || c.s.m.Present(claim.ClientID)):
-			return controlResult{Status: controlHeld}, nil
+			return ext.ControlResult{Status: ext.ControlHeld}, nil
 		case claim.Kind == ahp.ClaimClient && c.s.m.Present(claim.ClientID):
 			return c.s.askHolder(c, uri, claim.ClientID)
 		}
 		if c.s.m.SetClaim(uri, claim, me) {
 			c.record(audit.ControlTaken, uri, nil)
-			return controlResult{Status: controlGranted}, nil
+			return ext.ControlResult{Status: ext.ControlGranted}, nil
 		}
 	}
 	return nil, ahp.Errorf(ahp.CodeNotFound, "the terminal's claim keeps changing or the terminal has exited: try again")
@@ -139,7 +117,7 @@ func (s *Server) askHolder(c *conn, uri, holder string) (any, *ahp.Error) {
 		}
 		if r.who == c.principal && r.holder == holder {
 			s.controls.mu.Unlock()
-			return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
+			return ext.ControlResult{Status: ext.ControlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
 		}
 		pending++
 	}
@@ -160,8 +138,8 @@ func (s *Server) askHolder(c *conn, uri, holder string) (any, *ahp.Error) {
 	s.controls.mu.Unlock()
 	c.log.Info("control requested", "terminal", uri, "request", r.id)
 	c.record(audit.ControlRequested, uri, nil)
-	s.tellControl(r, controlNotice{Status: controlPending, AutoGrantMs: auto.Milliseconds()})
-	return controlResult{Status: controlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
+	s.tellControl(r, ext.ControlNotice{Status: ext.ControlPending, AutoGrantMs: auto.Milliseconds()})
+	return ext.ControlResult{Status: ext.ControlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
 }
 
 func (c *conn) answerControl(uri, id string, grant bool) (any, *ahp.Error) {
@@ -212,21 +190,21 @@ func (s *Server) resolveControl(r *controlRequest, grant, auto bool) {
 	delete(s.controls.byID, r.id)
 	r.timer.Stop()
 	s.controls.mu.Unlock()
-	status := controlDeclined
+	status := ext.ControlDeclined
 	if grant {
-		status = controlCancelled
+		status = ext.ControlCancelled
 		requester := ahp.ClientClaim(r.from)
 		if s.m.SetClaim(r.uri, ahp.ClientClaim(r.holder), requester) {
-			status = controlGranted
+			status = ext.ControlGranted
 		} else if claim, _ := s.m.Claim(r.uri); claim == requester {
-			status = controlGranted
+			status = ext.ControlGranted
 		}
 	}
 	s.log.Info("control request answered", "terminal", r.uri, "request", r.id, "status", status, "auto", auto)
-	if status == controlGranted {
+	if status == ext.ControlGranted {
 		s.recordGrant(r, auto)
 	}
-	s.tellControl(r, controlNotice{Status: status, Auto: auto && status == controlGranted})
+	s.tellControl(r, ext.ControlNotice{Status: status, Auto: auto && status == ext.ControlGranted})
 }
 
 // controlLeft runs when a connection of clientID closed: once the client
@@ -252,7 +230,7 @@ func (s *Server) controlLeft(clientID string) {
 		r.timer.Stop()
 		s.controls.mu.Unlock()
 		if live {
-			s.tellControl(r, controlNotice{Status: controlCancelled})
+			s.tellControl(r, ext.ControlNotice{Status: ext.ControlCancelled})
 		}
 	}
 }
@@ -261,14 +239,20 @@ func (s *Server) controlLeft(clientID string) {
 // when the holder of uri stayed gone for the grace period, the oldest
 // request waiting for it whose requester is still connected is granted.
 func (s *Server) controlHeir(uri, gone string) bool {
-	var first *controlRequest
+	var waiting []*controlRequest
 	s.controls.mu.Lock()
 	for _, r := range s.controls.byID {
-		if r.uri == uri && r.holder == gone && s.m.Connections(r.from) > 0 && (first == nil || r.seq < first.seq) {
-			first = r
+		if r.uri == uri && r.holder == gone {
+			waiting = append(waiting, r)
 		}
 	}
 	s.controls.mu.Unlock()
+	var first *controlRequest
+	for _, r := range waiting { // presence is asked after: controls.mu is a leaf
+		if s.m.Connections(r.from) > 0 && (first == nil || r.seq < first.seq) {
+			first = r
+		}
+	}
 	if first == nil {
 		return false
 	}
@@ -311,16 +295,27 @@ func (cs *controls) stop() {
 	}
 }
 
-// tellControl sends x-termhost/controlRequest to the connections of the
+// tellControl sends ext.NotifyControlRequest to the connections of the
 // holder and of the requester that watch the terminal.
-func (s *Server) tellControl(r *controlRequest, n controlNotice) {
+func (s *Server) tellControl(r *controlRequest, n ext.ControlNotice) {
 	n.Terminal, n.RequestID, n.From = r.uri, r.id, r.member
-	frame := mustMarshal(map[string]any{"jsonrpc": "2.0", "method": notifyControlRequest, "params": n})
+	frame := controlFrame(n)
 	for _, sub := range s.m.Subscribers(r.uri) {
 		if c, ok := sub.(*conn); ok && (c.clientID == r.from || c.clientID == r.holder && !c.ViewOnly()) {
 			c.push(frame)
 		}
 	}
+}
+
+// controlFrame is the ext.NotifyControlRequest notification of n, by the
+// envelope encoder. Its params are encoded by encoding/json, as they always
+// were: a share link's label in From keeps its <, > and & escaped.
+func controlFrame(n ext.ControlNotice) []byte {
+	frame, err := ahp.EncodeNotification(ext.NotifyControlRequest, json.RawMessage(mustMarshal(n)), ahp.Current)
+	if err != nil {
+		panic("handlers: encode control notice: " + err.Error()) // plain strings always encode
+	}
+	return frame
 }
 
 // push queues a notification of our own from any goroutine. Unlike answer

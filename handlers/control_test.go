@@ -8,30 +8,19 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/handlers/testserver"
 )
 
-// controlNotice is the params of x-termhost/controlRequest.
-type controlNotice struct {
-	Terminal  string `json:"terminal"`
-	RequestID string `json:"requestId"`
-	Status    string `json:"status"`
-	From      struct {
-		Name string `json:"name"`
-		Kind string `json:"kind"`
-	} `json:"from"`
-	Auto bool `json:"auto"`
-}
-
 // waitNotice waits for the next x-termhost/controlRequest with status.
-func waitNotice(t *testing.T, c *client, status string) controlNotice {
+func waitNotice(t *testing.T, c *client, status string) ext.ControlNotice {
 	t.Helper()
-	var n controlNotice
+	var n ext.ControlNotice
 	c.NextFrame("controlRequest "+status, func(m *ahp.Message) bool {
 		if m.Method != "x-termhost/controlRequest" {
 			return false
 		}
-		n = controlNotice{}
+		n = ext.ControlNotice{}
 		_ = json.Unmarshal(m.Params, &n)
 		return n.Status == status
 	})
@@ -205,7 +194,7 @@ func TestControlRequestsPerLink(t *testing.T) {
 	asked := map[string]bool{}
 	for _, f := range owner.Frames() {
 		var m ahp.Message
-		var n controlNotice
+		var n ext.ControlNotice
 		if json.Unmarshal(f, &m) == nil && m.Method == "x-termhost/controlRequest" && json.Unmarshal(m.Params, &n) == nil && n.Status == "pending" {
 			asked[n.From.Name+"/"+n.RequestID] = true
 		}

@@ -2,12 +2,12 @@ package handlers
 
 import (
 	"encoding/json"
-	"github.com/termhost/termhost/handlers/auth"
 	"log/slog"
 	"os"
 	"testing"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals"
 )
 

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"github.com/termhost/termhost/handlers/auth"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/static"
 	"github.com/termhost/termhost/web"
 )

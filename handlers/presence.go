@@ -3,20 +3,16 @@ package handlers
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/termhost/termhost/handlers/auth"
 	"strings"
 	"unicode"
 
 	"github.com/mileusna/useragent"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals"
 )
-
-// metaPresenceID is the initialize result's _meta key holding the
-// connection's own presence id, so a client can find itself in a
-// terminal's presence list ("You (this tab)").
-const metaPresenceID = "termhost/presenceId"
 
 // cliName is the clientInfo name of termhost's command line.
 const cliName = "termhost-cli"
@@ -37,7 +33,7 @@ type connPresence struct {
 // agentName is the presence name of a termhost mcp connection, "" for
 // any other (terminals.NoteAgent keeps the name it knows).
 func (c *conn) agentName() string {
-	if m := c.PresenceMember(); m.Kind == terminals.KindAgent {
+	if m := c.PresenceMember(); m.Kind == ext.KindAgent {
 		return m.Name
 	}
 	return ""
@@ -45,9 +41,9 @@ func (c *conn) agentName() string {
 
 // PresenceMember makes conn a terminals.Present: how others see it on a
 // terminal. Names are labels; never a token or a clientId.
-func (c *conn) PresenceMember() terminals.Member {
+func (c *conn) PresenceMember() ext.Member {
 	p := c.presence
-	m := terminals.Member{ID: c.presenceIDFor(c.clientID), Kind: c.role, Device: p.device}
+	m := ext.Member{ID: c.presenceIDFor(c.clientID), Kind: c.role, Device: p.device}
 	if c.person != "" && p.info.Name != cliName && p.info.Name != agentName {
 		// Someone the SSO proxy signed in: their name, whatever the role
 		// (a browser cannot name itself).
@@ -69,29 +65,24 @@ func (c *conn) PresenceMember() terminals.Member {
 			m.Name = "Unnamed " + c.role + " link"
 		}
 	case cli:
-		m.Kind, m.Name, m.Device = terminals.KindCLI, cleanLabel(p.info.Title), ""
+		m.Kind, m.Name, m.Device = ext.KindCLI, cleanLabel(p.info.Title), ""
 		if m.Name == "" {
 			m.Name = "termhost CLI"
 		}
 	case p.info.Name == agentName:
-		m.Kind, m.Name, m.Device = terminals.KindAgent, cleanLabel("Agent · "+firstNonEmpty(p.info.Title, "MCP client")), "termhost mcp"
+		m.Kind, m.Name, m.Device = ext.KindAgent, cleanLabel("Agent · "+firstNonEmpty(p.info.Title, "MCP client")), "termhost mcp"
 	default:
 		m.Name = "Owner"
 	}
 	return m
 }
 
-// PresenceResult is the answer to x-termhost/presence: the presence of every
-// terminal the connection may see.
-type PresenceResult struct {
-	Terminals []terminals.PresenceList `json:"terminals"`
-}
-
-// presenceCommand answers the x-termhost/presence request (params ignored):
-// for a client that lists terminals without subscribing to them
-// (termhost ls); subscribers get the x-termhost/presence notification.
+// presenceCommand answers the ext.MethodPresence request (params ignored):
+// the presence of every terminal the connection may see, for a client that
+// lists terminals without subscribing to them (termhost ls); subscribers get
+// the ext.NotifyPresence notification.
 func (c *conn) presenceCommand() (any, *ahp.Error) {
-	return PresenceResult{Terminals: c.s.m.Presence(c)}, nil
+	return ext.PresenceResult{Terminals: c.s.m.Presence(c)}, nil
 }
 
 // deviceLabel names a browser for people ("Chrome on Android"), or "".

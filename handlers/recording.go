@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"github.com/termhost/termhost/handlers/auth"
 	"io"
 	"log/slog"
 	"mime"
@@ -15,13 +14,15 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals/recording"
 )
 
-// methodRecord is termhost's extension command that starts, pauses or
-// resumes a terminal's recording: {channel, on} → null. Owner only.
-const methodRecord = "x-termhost/record"
-
+// recordCommand answers ext.MethodRecord, which starts, pauses or resumes
+// a terminal's recording. Its params are decoded as they always were (a
+// missing on is told from false), not with ext.RecordParams: invalid
+// params are refused with the same messages.
 func (c *conn) recordCommand(msg *ahp.Message) (any, *ahp.Error) {
 	var p struct {
 		Channel string `json:"channel"`
@@ -37,7 +38,7 @@ func (c *conn) recordCommand(msg *ahp.Message) (any, *ahp.Error) {
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 	}
 	if p.On == nil {
-		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%s needs on: true or false", methodRecord)
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%s needs on: true or false", ext.MethodRecord)
 	}
 	if err := c.s.m.SetRecording(p.Channel, *p.On); err != nil {
 		return nil, c.rpcError(err)

@@ -3,11 +3,12 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"github.com/termhost/termhost/handlers/auth"
 	"strings"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -151,18 +152,18 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 			c.s.disconnectShare(sh.ID, "the terminal was disposed")
 		}
 		return nil, nil
-	case methodRequestControl, methodAnswerControl:
+	case ext.MethodRequestControl, ext.MethodAnswerControl:
 		return c.controlCommand(msg)
-	case methodShareCreate, methodShareList, methodShareRevoke:
+	case ext.MethodShareCreate, ext.MethodShareList, ext.MethodShareRevoke:
 		if c.role != auth.RoleOwner {
 			return nil, c.denied("command", "only the owner can manage share links")
 		}
 		return c.shareCommand(msg)
-	case methodRecord:
+	case ext.MethodRecord:
 		return c.recordCommand(msg)
-	case MethodScreen:
+	case ext.MethodScreen:
 		return c.screen(msg)
-	case terminals.MethodPresence:
+	case ext.MethodPresence:
 		return c.presenceCommand()
 	case ahp.MethodListSessions:
 		return ahp.ListSessionsResult{Items: []json.RawMessage{}}, nil
@@ -314,7 +315,7 @@ func (c *conn) policy() terminals.Policy {
 	}
 	switch c.role {
 	case auth.RoleOwner:
-		return terminals.Policy{TakeClaim: true, Agent: c.PresenceMember().Kind == terminals.KindAgent, Accepted: bind}
+		return terminals.Policy{TakeClaim: true, Agent: c.PresenceMember().Kind == ext.KindAgent, Accepted: bind}
 	case auth.RoleDriver:
 		return terminals.Policy{Accepted: bind, Refuse: func(a ahp.Action) string {
 			if strings.HasPrefix(a.Type, "terminal/") {

@@ -5,33 +5,23 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 )
-
-// MethodScreen is termhost's request extension for previews: the current
-// screen of a terminal as text, from the server's screen model.
-// Params {channel}; result {cols, rows, altScreen, lines}. Same access as
-// subscribe: a share link sees only its terminal (-32008 otherwise).
-const MethodScreen = "x-termhost/screen"
-
-// ScreenResult is the result of x-termhost/screen.
-type ScreenResult struct {
-	Cols      int      `json:"cols"`
-	Rows      int      `json:"rows"`
-	AltScreen bool     `json:"altScreen"`
-	Lines     []string `json:"lines"`
-}
 
 // screenTimeout bounds a preview request.
 const screenTimeout = 3 * time.Second
 
-// screen answers x-termhost/screen.
+// screen answers ext.MethodScreen, termhost's request for previews: the
+// current screen of a terminal as text, from the server's screen model.
+// Same access as subscribe: a share link sees only its terminal (-32008
+// otherwise).
 func (c *conn) screen(msg *ahp.Message) (any, *ahp.Error) {
 	var p ahp.ChannelParams
 	if err := decodeParams(msg, &p); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
-		return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid %s params: %v", MethodScreen, err)
+		return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid %s params: %v", ext.MethodScreen, err)
 	}
 	if err := ahp.CheckTerminalURI(p.Channel); err != nil {
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
@@ -42,5 +32,5 @@ func (c *conn) screen(msg *ahp.Message) (any, *ahp.Error) {
 	if err != nil {
 		return nil, c.rpcError(err)
 	}
-	return ScreenResult{Cols: st.Cols, Rows: st.Rows, AltScreen: st.AltScreen, Lines: st.Lines}, nil
+	return ext.ScreenResult{Cols: st.Cols, Rows: st.Rows, AltScreen: st.AltScreen, Lines: st.Lines}, nil
 }

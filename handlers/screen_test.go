@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/handlers/testserver"
 	"github.com/termhost/termhost/terminals"
 )
@@ -31,8 +31,8 @@ func TestScreenPreview(t *testing.T) {
 		c    *client
 	}{{"owner", owner}, {"share link", v}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var r handlers.ScreenResult
-			if err := json.Unmarshal(tc.c.MustCall(handlers.MethodScreen, map[string]any{"channel": uri}), &r); err != nil {
+			var r ext.ScreenResult
+			if err := json.Unmarshal(tc.c.MustCall(ext.MethodScreen, map[string]any{"channel": uri}), &r); err != nil {
 				t.Fatal(err)
 			}
 			text := strings.Join(r.Lines, "\n")
@@ -42,16 +42,16 @@ func TestScreenPreview(t *testing.T) {
 		})
 	}
 	t.Run("share link, other terminal", func(t *testing.T) {
-		v.CallErr(handlers.MethodScreen, map[string]any{"channel": other}, ahp.CodeNotFound)
+		v.CallErr(ext.MethodScreen, map[string]any{"channel": other}, ahp.CodeNotFound)
 	})
 	t.Run("unknown terminal", func(t *testing.T) {
-		owner.CallErr(handlers.MethodScreen, map[string]any{"channel": "ahp-terminal:/nope"}, ahp.CodeNotFound)
+		owner.CallErr(ext.MethodScreen, map[string]any{"channel": "ahp-terminal:/nope"}, ahp.CodeNotFound)
 	})
 	t.Run("server started with --screen-model=false", func(t *testing.T) {
 		ts := newServer(t, testserver.Terminals(func(c *terminals.Config) { c.NoScreenModel = true }))
 		owner := ts.dial(t)
 		owner.Initialize("1.0.0", "owner")
 		uri, _ := owner.CreateTerminal("shown", "owner", nil)
-		owner.CallErr(handlers.MethodScreen, map[string]any{"channel": uri}, ahp.CodeNotFound)
+		owner.CallErr(ext.MethodScreen, map[string]any{"channel": uri}, ahp.CodeNotFound)
 	})
 }

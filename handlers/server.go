@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/termhost/termhost/handlers/auth"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -18,7 +17,9 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -163,7 +164,7 @@ type Server struct {
 
 	restarting atomic.Bool // set by CloseForRestart: WebSockets close with 1012
 
-	mu      sync.Mutex
+	mu      lockrank.Mutex[lockrank.Server]
 	closed  bool                      // Close has begun: no new connections
 	clients map[string]*clientRecord  // by clientId, for reconnect
 	byShare map[string]map[*conn]bool // live connections of each share link

@@ -2,33 +2,16 @@ package handlers
 
 import (
 	"encoding/json"
-	"github.com/termhost/termhost/handlers/auth"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/handlers/auth"
 )
 
-// termhost's AHP extension commands for share links (the x- prefix is
-// reserved for implementation-defined commands).
-const (
-	methodShareCreate = "x-share/create"
-	methodShareList   = "x-share/list"
-	methodShareRevoke = "x-share/revoke"
-)
-
-type shareInfo struct {
-	ID        string `json:"id"`
-	Terminal  string `json:"terminal"`
-	Role      string `json:"role"`
-	Label     string `json:"label,omitempty"`
-	CreatedAt int64  `json:"createdAt"`
-	ExpiresAt *int64 `json:"expiresAt,omitempty"`
-	URL       string `json:"url,omitempty"` // only in the create result: it holds the secret
-}
-
-func infoOf(sh *auth.Share) shareInfo {
-	in := shareInfo{ID: sh.ID, Terminal: sh.Terminal, Role: sh.Role, Label: sh.Label, CreatedAt: sh.CreatedAt.UnixMilli()}
+func infoOf(sh *auth.Share) ext.ShareInfo {
+	in := ext.ShareInfo{ID: sh.ID, Terminal: sh.Terminal, Role: sh.Role, Label: sh.Label, CreatedAt: sh.CreatedAt.UnixMilli()}
 	if !sh.ExpiresAt.IsZero() {
 		ms := sh.ExpiresAt.UnixMilli()
 		in.ExpiresAt = &ms
@@ -36,6 +19,11 @@ func infoOf(sh *auth.Share) shareInfo {
 	return in
 }
 
+// shareCommand answers termhost's share link commands, ext.MethodShareCreate,
+// ext.MethodShareList and ext.MethodShareRevoke. Their params are decoded
+// with one struct, as they always were, not with ext's per-method types:
+// invalid params are refused with the same messages. Results are encoded by
+// encoding/json, as they always were (a label keeps its <, > and & escaped).
 func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 	var p struct {
 		Terminal   string `json:"terminal"`
@@ -49,7 +37,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	shares := c.s.auth.Shares
 	switch msg.Method {
-	case methodShareCreate:
+	case ext.MethodShareCreate:
 		if err := ahp.CheckTerminalURI(p.Terminal); err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
@@ -71,12 +59,12 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 		c.log.Info("share link created", "share", sh.ID, "terminal", p.Terminal, "role", sh.Role, "ttl", p.TTLSeconds)
 		c.record(audit.ShareCreated, p.Terminal, func(e *audit.Event) { e.Share, e.To = sh.ID, sh.Role })
 		return json.RawMessage(mustMarshal(in)), nil
-	case methodShareList:
-		list := []shareInfo{}
+	case ext.MethodShareList:
+		list := []ext.ShareInfo{}
 		for _, sh := range shares.List(p.Terminal) {
 			list = append(list, infoOf(sh))
 		}
-		return json.RawMessage(mustMarshal(map[string]any{"shares": list})), nil
+		return json.RawMessage(mustMarshal(ext.ShareListResult{Shares: list})), nil
 	default: // revoke
 		sh, ok := shares.Revoke(p.ID)
 		if !ok {

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/termhost/termhost/handlers/auth"
 	"math"
 	"mime"
 	"net"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/handlers/auth"
 )
 
 // The owner cookie holds a random session id; each share cookie holds that

@@ -5,13 +5,13 @@ import (
 	"net/http"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/web"
 )
 
@@ -21,7 +21,7 @@ const signInEvery = time.Hour
 
 // people remembers when each SSO person was last admitted (audit sign-ins).
 type people struct {
-	mu   sync.Mutex
+	mu   lockrank.Mutex[lockrank.Leaf]
 	seen map[string]time.Time
 }
 

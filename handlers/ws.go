@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"github.com/termhost/termhost/handlers/auth"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -164,7 +165,7 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	mu        sync.Mutex
+	mu        lockrank.Mutex[lockrank.Leaf]
 	queue     []outFrame
 	queued    int // bytes counted for the frames in queue and held
 	wake      chan struct{}
@@ -470,7 +471,7 @@ func (c *conn) writeLoop() {
 func (c *conn) startPings() (stop func()) {
 	interval := c.s.cfg.PingInterval
 	var (
-		mu       sync.Mutex // orders re-arming against stop
+		mu       lockrank.Mutex[lockrank.Leaf] // orders re-arming against stop
 		inFlight sync.WaitGroup
 		timer    *time.Timer
 	)

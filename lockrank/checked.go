@@ -41,11 +41,11 @@ func listOf(g int64) *heldList {
 // then locks m.
 func (m *Mutex[R]) Lock() {
 	var r R
-	rank, name, nests := r.order()
+	rank, name := r.order()
 	l := listOf(goid.Get())
 	l.mu.Lock()
 	for _, h := range l.locks {
-		if h.rank > rank || h.rank == rank && !(nests && h.name == name) {
+		if h.rank >= rank {
 			l.mu.Unlock()
 			panic(fmt.Sprintf("lock order violation: taking a %s lock while holding a %s lock (see package lockrank)", name, h.name))
 		}
@@ -55,6 +55,21 @@ func (m *Mutex[R]) Lock() {
 	l.mu.Lock()
 	l.locks = append(l.locks, held{lock: m, rank: rank, name: name})
 	l.mu.Unlock()
+}
+
+// TryLock tries to lock m and reports whether it did. It never waits, so
+// it cannot deadlock: the order is not checked, the lock is only noted.
+func (m *Mutex[R]) TryLock() bool {
+	if !m.mu.TryLock() {
+		return false
+	}
+	var r R
+	rank, name := r.order()
+	l := listOf(goid.Get())
+	l.mu.Lock()
+	l.locks = append(l.locks, held{lock: m, rank: rank, name: name})
+	l.mu.Unlock()
+	return true
 }
 
 // Unlock unlocks m. A lock may be released by another goroutine than the

@@ -11,11 +11,11 @@
 //
 //  1. SignIns: handlers/auth's persister, held across a snapshot of the
 //     sign-ins and its write to disk; never under another lock.
-//  2. Terminal: terminals' Manager.mu (the catalogue), a terminal's
-//     recorder slot and screen slot. Never two of them at once, except
-//     several screen slots, taken in URI order (terminals' Manager.marked).
+//  2. Terminal: terminals' Manager.mu (the catalogue) and a terminal's
+//     recorder (recordTap.mu); never both at once.
 //  3. Hub: the one lock of every channel and the action stream. Under it
-//     run the hub's Subscriber methods and the dispatch Policy callbacks.
+//     run the hub's Subscriber methods, the dispatch Policy callbacks and
+//     the channels' taps (hub.Tap).
 //  4. Server: handlers' Server.mu (client records, share connections).
 //  5. Leaf: takes no other lock of these (presence counts, last inputs,
 //     size wishes, a connection's queue, control requests, the ping timer,
@@ -27,24 +27,20 @@ package lockrank
 
 // Rank is one row of the order; only this package's types are ranks.
 type Rank interface {
-	order() (rank int, name string, nests bool)
+	order() (rank int, name string)
 }
 
 // The ranks, outermost first (see the package doc).
 type (
 	SignIns  struct{}
 	Terminal struct{}
-	// ScreenSlot is a terminal's screen slot: on the Terminal row, and
-	// several may be held at once (taken in URI order).
-	ScreenSlot struct{}
-	Hub        struct{}
-	Server     struct{}
-	Leaf       struct{}
+	Hub      struct{}
+	Server   struct{}
+	Leaf     struct{}
 )
 
-func (SignIns) order() (int, string, bool)    { return 1, "SignIns", false }
-func (Terminal) order() (int, string, bool)   { return 2, "Terminal", false }
-func (ScreenSlot) order() (int, string, bool) { return 2, "ScreenSlot", true }
-func (Hub) order() (int, string, bool)        { return 3, "Hub", false }
-func (Server) order() (int, string, bool)     { return 4, "Server", false }
-func (Leaf) order() (int, string, bool)       { return 5, "Leaf", false }
+func (SignIns) order() (int, string)  { return 1, "SignIns" }
+func (Terminal) order() (int, string) { return 2, "Terminal" }
+func (Hub) order() (int, string)      { return 3, "Hub" }
+func (Server) order() (int, string)   { return 4, "Server" }
+func (Leaf) order() (int, string)     { return 5, "Leaf" }

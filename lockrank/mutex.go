@@ -15,3 +15,6 @@ func (m *Mutex[R]) Unlock() { m.mu.Unlock() }
 
 // Checked reports whether this build checks the lock order.
 const Checked = false
+
+// TryLock tries to lock m and reports whether it did.
+func (m *Mutex[R]) TryLock() bool { return m.mu.TryLock() }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // Agents' terminals (docs/protocol.md, "Agents"): the server remembers the
@@ -15,26 +16,19 @@ import (
 // that last held the terminal: {"session", "chat", "name"}. The owner hands
 // the terminal back by dispatching terminal/claimed with
 // {kind: "session", session, chat}.
-const MetaAgent = "termhost/agent"
+const MetaAgent = ext.MetaAgent
 
 // MetaRunBy is the _meta key of terminal/commandExecuted (and so of the
 // command part) marking a command run while an agent's tool call held the
 // terminal: {"kind": "agent", "name": "Agent · Claude Code"}, or while a
 // person signed in by SSO held it: {"kind": "person", "name": "Alice Smith"}.
-const MetaRunBy = "termhost/runBy"
+const MetaRunBy = ext.MetaRunBy
 
 // AgentInfo is the value of MetaAgent.
-type AgentInfo struct {
-	Session string `json:"session"`
-	Chat    string `json:"chat,omitempty"`
-	Name    string `json:"name"`
-}
+type AgentInfo = ext.AgentInfo
 
 // RunBy is the value of MetaRunBy.
-type RunBy struct {
-	Kind string `json:"kind"` // "agent" or "person"
-	Name string `json:"name"`
-}
+type RunBy = ext.RunBy
 
 // agentSlot is a terminal's last agent session.
 type agentSlot struct{ cur atomic.Pointer[AgentInfo] }
@@ -79,7 +73,7 @@ func (t *terminal) runByMeta() json.RawMessage {
 	if ok && claim.Kind == ahp.ClaimClient {
 		if f := t.m.personOf.Load(); f != nil {
 			if name, ok := (*f)(claim.ClientID); ok {
-				b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: "person", Name: name}})
+				b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: ext.RunByPerson, Name: name}})
 				return b
 			}
 		}
@@ -92,7 +86,7 @@ func (t *terminal) runByMeta() json.RawMessage {
 	if info := t.agent.cur.Load(); info != nil && info.Session == claim.Session {
 		name = info.Name
 	}
-	b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: "agent", Name: name}})
+	b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: ext.RunByAgent, Name: name}})
 	return b
 }
 

@@ -191,8 +191,8 @@ func (m *Manager) effect(t *terminal, a ahp.Action) string {
 		if err := t.proc.Resize(a.Cols, a.Rows); err != nil && !errors.Is(err, pty.ErrClosed) {
 			return "resize failed"
 		}
-		t.rec.resize(a.Cols, a.Rows)
-		t.scr.model.Resize(a.Cols, a.Rows)
+		// The recorder and the screen model follow the published resize
+		// (their taps).
 	case ahp.TerminalTitleChanged:
 		// A rename pins the title; clearing it lets the shell set it again.
 		t.titlePinned.Store(a.Title != "")

@@ -229,7 +229,12 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 	m.adoptedScripts = h.Scripts
 	for _, ht := range h.Terminals {
 		t := &terminal{m: m, uri: ht.URI, log: m.log.With("terminal", ht.URI), nonce: ht.Nonce, integrated: ht.Integrated,
-			live: true, started: make(chan struct{}), ready: make(chan struct{})}
+			live: true, started: make(chan struct{}), ready: make(chan struct{}), rec: &recordTap{}}
+		// Its taps: no screen model (it would start blank), the recorder
+		// (TidyRecordings continues its recording).
+		for _, tap := range t.taps() {
+			m.hub.AddTap(ht.URI, tap)
+		}
 		opts := shellint.Options{Nonce: ht.Nonce, Mode: ht.Mode, Clock: m.cfg.Clock, RawData: true}
 		if ht.Shell != nil {
 			t.sh = shellint.Resume(opts, *ht.Shell)

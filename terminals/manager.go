@@ -15,6 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -48,7 +50,7 @@ type Manager struct {
 	// adoptedScripts is a predecessor's (a hand-over), removed at Close.
 	adoptedScripts []string
 
-	mu       sync.Mutex
+	mu       lockrank.Mutex[lockrank.Terminal]
 	terms    map[string]*terminal // reserved, live or being disposed
 	closed   bool
 	paused   bool           // a hand-over is under way: no Create
@@ -152,7 +154,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	if title == "" {
 		title = shellName(m.cfg.Shell)
 	}
-	t := &terminal{m: m, uri: p.Channel, log: m.log.With("terminal", p.Channel)}
+	t := &terminal{m: m, uri: p.Channel, log: m.log.With("terminal", p.Channel), rec: &recordTap{}}
 	state := ahp.TerminalState{Title: title, Cwd: FileURI(dir), Cols: cols, Rows: rows,
 		Lifecycle: ahp.Running(), Claim: *p.Claim, IsPty: ptr(true)}
 
@@ -185,7 +187,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	t.integrated, t.nonce, t.nonceFile = inj.Nonce != "", inj.Nonce, inj.NonceFile
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock, RawData: true})
 	if !m.cfg.NoScreenModel {
-		t.scr.start(cols, rows) // before the reader can publish
+		t.scr = newScreenTap(cols, rows, m.cfg.Scrollback, m.log)
 	}
 	if err := t.start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Dir: dir, Cols: cols, Rows: rows}); err != nil {
 		m.unreserve(t)
@@ -207,7 +209,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		return fmt.Errorf("%w: server is shutting down", ErrLimit)
 	}
 	t.live = true
-	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback); err != nil {
+	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback, t.taps()...); err != nil {
 		panic("terminals: " + err.Error()) // reserve keeps URIs unique
 	}
 	if recorded {
@@ -220,6 +222,15 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	m.mu.Unlock()
 	m.log.Info("terminal created", "terminal", p.Channel, "pid", t.proc.Pid(), "cols", cols, "rows", rows)
 	return nil
+}
+
+// taps are what t plugs into its hub channel (see hub.Tap): the recorder,
+// and the screen model if it has one.
+func (t *terminal) taps() []hub.Tap {
+	if t.scr == nil {
+		return []hub.Tap{t.rec}
+	}
+	return []hub.Tap{t.rec, t.scr}
 }
 
 // reserve records t under its URI, not live yet, and counts a Create in.
@@ -309,12 +320,12 @@ func fmtCode(code *int) any {
 // MetaCommand is the createTerminal _meta key of termhost's extension that
 // runs a command in the new terminal instead of a shell:
 // "_meta": {"termhost/command": ["make", "build"]}.
-const MetaCommand = "termhost/command"
+const MetaCommand = ext.MetaCommand
 
 // MetaRunsCommand is the catalogue _meta key set (true) on a terminal that
 // runs a command instead of a shell: it has no prompt, so shell integration
 // reports no command lines, and clients say so instead of blaming it.
-const MetaRunsCommand = "termhost/runsCommand"
+const MetaRunsCommand = ext.MetaRunsCommand
 
 func commandFromMeta(meta json.RawMessage) ([]string, error) {
 	if len(meta) == 0 {

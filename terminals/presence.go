@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 )
 
@@ -17,7 +18,7 @@ import (
 // after Config.ClaimGrace) and by the server for how long it remembers a
 // client. Its lock is a leaf: it may be taken under any other.
 type presence struct {
-	mu      sync.Mutex
+	mu      lockrank.Mutex[lockrank.Leaf]
 	count   map[string]int
 	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
 	heir    func(uri, gone string) bool
@@ -25,34 +26,25 @@ type presence struct {
 
 // MethodPresence is the notification that tells a terminal's subscribers
 // who is on it, and the owner's request for every terminal's list
-// (docs/protocol.md, "Presence and control").
-const MethodPresence = "x-termhost/presence"
+// (docs/protocol.md, "Presence and control"). The names and payloads of
+// termhost's extensions are package ext's; these are aliases.
+const MethodPresence = ext.MethodPresence
 
 // PresenceList is a terminal's presence: the params of MethodPresence.
-type PresenceList struct {
-	Channel string   `json:"channel"`
-	Members []Member `json:"members"`
-}
+type PresenceList = ext.PresenceList
 
 // Member kinds.
 const (
-	KindOwner  = "owner"
-	KindCLI    = "cli"   // the owner's command line
-	KindAgent  = "agent" // a coding agent through termhost mcp
-	KindDriver = "driver"
-	KindViewer = "viewer"
+	KindOwner  = ext.KindOwner
+	KindCLI    = ext.KindCLI
+	KindAgent  = ext.KindAgent
+	KindDriver = ext.KindDriver
+	KindViewer = ext.KindViewer
 )
 
 // Member is one client connected to a terminal, as everyone sees it: a
-// label, never a token or a clientId.
-type Member struct {
-	ID      string `json:"id"` // PresenceID of the client
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Device  string `json:"device,omitempty"`
-	Control bool   `json:"control,omitempty"` // holds the terminal's claim
-	Person  bool   `json:"person,omitempty"`  // a person signed in by SSO: Name is theirs, ID one for all their tabs
-}
+// label, never a token or a clientId. Its ID is PresenceID of the client.
+type Member = ext.Member
 
 // Present is a subscriber that shows in presence (a server connection).
 // Subscribers without it (tests' fakes) are not listed.
@@ -358,7 +350,7 @@ func members(a hub.Audience) []Member {
 // lastInputs is when each client last typed into a terminal (a claim
 // holder that has not typed for a while is away: see LastInput).
 type lastInputs struct {
-	mu sync.Mutex
+	mu lockrank.Mutex[lockrank.Leaf]
 	at map[string]time.Time
 }
 

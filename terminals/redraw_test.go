@@ -54,7 +54,7 @@ func TestRedrawKeepsCommandOutput(t *testing.T) {
 				case ahp.TerminalCommandExecuted, ahp.TerminalCommandFinished:
 					inCommand = a.Type == ahp.TerminalCommandExecuted
 					if inCommand {
-						model.CommandStart() // as screenSlot.publish does
+						model.CommandStart() // as screenTap.Action does
 					}
 				}
 			}
@@ -132,7 +132,8 @@ func TestRedrawNeverOverflowsSnapshot(t *testing.T) {
 			defer func() { cancel(); <-done }()
 			model.Feed(tc.history)
 			snap := ahp.Snapshot{Resource: uri, State: ahp.TerminalState{Content: []ahp.Part{{Type: ahp.PartUnclassified, Value: tc.history}}}}
-			m.applyScreen(screenMarks{uri: model.Mark()}, &snap)
+			tap := &screenTap{model: model, scrollback: int64(m.cfg.Scrollback), log: m.log}
+			tap.Snapshot()(&snap)
 			content := snap.State.(ahp.TerminalState).Content
 			if got := content[0].Value != tc.history; got != tc.redraw {
 				t.Fatalf("redraw added %v, want %v (content %d bytes as JSON)", got, tc.redraw, jsonSize(content))

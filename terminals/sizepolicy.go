@@ -2,9 +2,10 @@ package terminals
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 )
 
@@ -12,18 +13,18 @@ import (
 // decides a terminal's size when several clients are connected.
 const (
 	// SizeHolder: the claim holder sizes the pty; everyone else mirrors it.
-	SizeHolder = "holder"
+	SizeHolder = ext.SizeHolder
 	// SizeSmallest: every connected client that may type reports the size
 	// of its view, and the pty gets the smallest columns and rows among
 	// them, as tmux's window-size smallest: nobody has to pan.
-	SizeSmallest = "smallest"
+	SizeSmallest = ext.SizeSmallest
 )
 
 // sizeWants are, per terminal, the sizes its connections asked for under
 // SizeSmallest. Keyed by connection (Subscriber): a connection's wish goes
 // with it. Its lock is a leaf: it may be taken under the hub lock.
 type sizeWants struct {
-	mu sync.Mutex
+	mu lockrank.Mutex[lockrank.Leaf]
 	by map[string]map[Subscriber][2]int // uri → connection → cols, rows
 }
 

@@ -68,9 +68,11 @@ type terminal struct {
 
 	inputs lastInputs // presence.go
 
-	rec   recorderSlot // recording.go
-	scr   screenSlot   // screen.go
-	agent agentSlot    // agent.go
+	// Taps on the terminal's hub channel (hub.Tap), fed by the hub.
+	rec *recordTap // recordtap.go
+	scr *screenTap // screentap.go; nil: no model (an adopted terminal, --screen-model=false)
+
+	agent agentSlot // agent.go
 
 	nonce     string      // shell integration's, for a hand-over
 	detaching atomic.Bool // a hand-over: the reader stops at its next deadline
@@ -218,15 +220,15 @@ func (t *terminal) echoDue() bool {
 	return k != 0 && time.Now().UnixNano()-k < int64(echoWindow) && t.keystroke.CompareAndSwap(k, 0)
 }
 
-// publish sends an action produced by the shell to the channel. It returns
-// the claim holder's backlog so the reader can pause while the driver falls
-// behind.
+// publish sends an action produced by the shell to the channel: the hub
+// shows it to the channel's taps (the recorder, the screen model), then to
+// its subscribers. It returns the claim holder's backlog so the reader can
+// pause while the driver falls behind.
 func (t *terminal) publish(a ahp.Action) int {
 	if a.Type == ahp.TerminalTitleChanged && t.titlePinned.Load() {
 		return 0
 	}
-	t.rec.record(a)
-	backlog := t.scr.publish(t.m.hub, t.uri, a) // a disposed terminal's channel is gone
+	backlog, _ := t.m.hub.Publish(t.uri, a) // a disposed terminal's channel is gone
 	return backlog
 }
 

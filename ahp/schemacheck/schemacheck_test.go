@@ -177,6 +177,7 @@ func testFrameValid(t *testing.T, shape ahp.Shape) {
 		{"x-share/list", []byte(`{"jsonrpc":"2.0","id":4,"result":{"shares":[{"id":"s1","terminal":"ahp-terminal:/1","role":"driver","createdAt":1}]}}`), "x-share/list"},
 		{"x-share/list empty", []byte(`{"jsonrpc":"2.0","id":4,"result":{"shares":[]}}`), "x-share/list"},
 		{"x-share/revoke", []byte(`{"jsonrpc":"2.0","id":4,"result":null}`), "x-share/revoke"},
+		{"x-termhost/requestControl held", []byte(`{"jsonrpc":"2.0","id":4,"result":{"status":"held"}}`), "x-termhost/requestControl"},
 		// At this schema revision auth/required.resource is still a string (the digest says 0.8.0 made it an object).
 		{"auth/required notification", []byte(`{"jsonrpc":"2.0","method":"auth/required","params":{"channel":"ahp-root://","resource":"https://api.example.com","reason":"expired"}}`), ""},
 	}

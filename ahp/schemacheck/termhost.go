@@ -1,15 +1,17 @@
 package schemacheck
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // Schemas of our own for results the pinned AHP schemas do not cover: the
 // per-channel reconnect result (a proposal newer than the pins) and
-// termhost's x-share/* extension commands.
+// termhost's extensions (their schemas are ahp/ext's).
 
 // perChannelID names the schema of the per-channel reconnect result.
 const perChannelID = "https://termhost.invalid/schemacheck/per-channel-reconnect.json"
@@ -47,107 +49,46 @@ func compilePerChannel(compiler *jsonschema.Compiler, actionsID, commandsID stri
 	return s, nil
 }
 
-// extensionsID names the schema of termhost's own extension commands.
-const extensionsID = "https://termhost.invalid/schemacheck/extensions.json"
-
-// extensions describes the results of termhost's x-share/* commands
-// (docs/protocol.md, "termhost extensions"), which no AHP schema covers.
-const extensions = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$defs": {
-    "ShareInfo": {
-      "type": "object", "required": ["id", "terminal", "role", "createdAt"], "additionalProperties": false,
-      "properties": {
-        "id": {"type": "string", "minLength": 1}, "terminal": {"type": "string", "minLength": 1},
-        "role": {"enum": ["viewer", "driver"]}, "label": {"type": "string", "minLength": 1, "maxLength": 256},
-        "createdAt": {"type": "integer"}, "expiresAt": {"type": "integer"},
-        "url": {"type": "string", "minLength": 1}
-      }
-    },
-    "Member": {
-      "type": "object", "required": ["id", "name", "kind"], "additionalProperties": false,
-      "properties": {
-        "id": {"type": "string", "pattern": "^p[0-9a-f]{12}$"}, "name": {"type": "string", "minLength": 1},
-        "kind": {"enum": ["owner", "cli", "agent", "driver", "viewer"]}, "device": {"type": "string", "minLength": 1},
-        "control": {"const": true}, "person": {"const": true}
-      }
-    },
-    "ControlResult": {
-      "type": "object", "required": ["status"], "additionalProperties": false,
-      "properties": {"status": {"enum": ["granted", "pending"]}, "requestId": {"type": "string", "minLength": 1}, "autoGrantMs": {"type": "integer", "minimum": 1}}
-    },
-    "ControlNotice": {
-      "type": "object", "required": ["terminal", "requestId", "status", "from"], "additionalProperties": false,
-      "properties": {
-        "terminal": {"type": "string", "minLength": 1}, "requestId": {"type": "string", "minLength": 1},
-        "status": {"enum": ["pending", "granted", "declined", "cancelled"]}, "from": {"$ref": "#/$defs/Member"},
-        "autoGrantMs": {"type": "integer", "minimum": 1}, "auto": {"const": true}
-      }
-    },
-    "PresenceList": {
-      "type": "object", "required": ["channel", "members"], "additionalProperties": false,
-      "properties": {"channel": {"type": "string", "minLength": 1}, "members": {"type": "array", "items": {"$ref": "#/$defs/Member"}}}
-    },
-    "PresenceResult": {
-      "type": "object", "required": ["terminals"], "additionalProperties": false,
-      "properties": {"terminals": {"type": "array", "items": {"$ref": "#/$defs/PresenceList"}}}
-    },
-    "ScreenResult": {
-      "type": "object", "required": ["cols", "rows", "altScreen", "lines"], "additionalProperties": false,
-      "properties": {"cols": {"type": "integer", "minimum": 1}, "rows": {"type": "integer", "minimum": 1},
-        "altScreen": {"type": "boolean"}, "lines": {"type": "array", "items": {"type": "string"}}}
-    },
-    "ShareCreateResult": {"allOf": [{"$ref": "#/$defs/ShareInfo"}, {"required": ["url"]}]},
-    "ShareListResult": {
-      "type": "object", "required": ["shares"], "additionalProperties": false,
-      "properties": {"shares": {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/ShareInfo"}, {"not": {"required": ["url"]}}]}}}
-    }
-  }
-}`
-
-// addExtensions registers the results of termhost's extension commands.
+// addExtensions registers the results and notifications of termhost's
+// extensions, whose schemas are ahp/ext's schema.json (no AHP schema
+// covers them): each request's result def, or null, and each
+// notification's params def, as its index names them.
 func addExtensions(c *Checker, compiler *jsonschema.Compiler) error {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(extensions))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(ext.Schema()))
 	if err != nil {
 		return fmt.Errorf("schemacheck: extensions schema: %w", err)
 	}
-	if err := compiler.AddResource(extensionsID, doc); err != nil {
+	if err := compiler.AddResource(ext.SchemaID, doc); err != nil {
 		return fmt.Errorf("schemacheck: add extensions schema: %w", err)
 	}
-	for method, def := range map[string]string{"x-share/create": "ShareCreateResult", "x-share/list": "ShareListResult",
-		"x-termhost/screen": "ScreenResult", "x-termhost/presence": "PresenceResult"} {
-		s, err := compiler.Compile(extensionsID + "#/$defs/" + def)
+	spec, err := ext.LoadSpec()
+	if err != nil {
+		return fmt.Errorf("schemacheck: %w", err)
+	}
+	compile := func(def string) (*jsonschema.Schema, error) {
+		s, err := compiler.Compile(ext.SchemaID + "#/$defs/" + def)
 		if err != nil {
-			return fmt.Errorf("schemacheck: compile extensions %s: %w", def, err)
+			return nil, fmt.Errorf("schemacheck: compile extensions %s: %w", def, err)
+		}
+		return s, nil
+	}
+	for method, req := range spec.Requests {
+		if req.Result == "" {
+			c.nullResults[method] = true
+			continue
+		}
+		s, err := compile(req.Result)
+		if err != nil {
+			return err
 		}
 		c.results[method] = []*jsonschema.Schema{s}
 	}
-	c.nullResults["x-share/revoke"] = true
-	if err := addControl(c, compiler); err != nil {
-		return err
+	for method, def := range spec.Notifications {
+		s, err := compile(def)
+		if err != nil {
+			return err
+		}
+		c.notifications[method] = s
 	}
-	c.nullResults["x-termhost/record"] = true
-	return nil
-}
-
-// addControl registers termhost's x-termhost/*Control extensions: the
-// request's result and the notification to the holder and the requester.
-func addControl(c *Checker, compiler *jsonschema.Compiler) error {
-	result, err := compiler.Compile(extensionsID + "#/$defs/ControlResult")
-	if err != nil {
-		return fmt.Errorf("schemacheck: compile extensions ControlResult: %w", err)
-	}
-	c.results["x-termhost/requestControl"] = []*jsonschema.Schema{result}
-	c.nullResults["x-termhost/answerControl"] = true
-	notice, err := compiler.Compile(extensionsID + "#/$defs/ControlNotice")
-	if err != nil {
-		return fmt.Errorf("schemacheck: compile extensions ControlNotice: %w", err)
-	}
-	c.notifications["x-termhost/controlRequest"] = notice
-	presence, err := compiler.Compile(extensionsID + "#/$defs/PresenceList")
-	if err != nil {
-		return fmt.Errorf("schemacheck: compile extensions PresenceList: %w", err)
-	}
-	c.notifications["x-termhost/presence"] = presence
 	return nil
 }

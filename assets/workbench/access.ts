@@ -53,19 +53,6 @@ export const shareExpiries: readonly { label: string; seconds: number }[] = [
   { label: 'Never', seconds: 0 },
 ];
 
-/** The x-share/list and x-share/create result entries. */
-export interface ShareInfo {
-  id: string;
-  terminal: string;
-  role: 'viewer' | 'driver';
-  /** Who the link is for (its name in presence). */
-  label?: string;
-  createdAt: number;
-  expiresAt?: number;
-  /** Only in the create result: holds the secret, shown once. */
-  url?: string;
-}
-
 /** "expires in 59 min", "expires in 6 d 23 h", "never expires", "expired". */
 export function expiryLabel(expiresAt: number | undefined, now: number): string {
   if (expiresAt === undefined || expiresAt === null) return 'never expires';

@@ -8,6 +8,7 @@
 // talks to whom.)
 
 import type { AhpClient, ConnectionState, StateDetail } from '../ahp/client';
+import { extMeta, extMethods, type ScreenResult } from '../ahp/ext';
 import { ROOT_CHANNEL, exitCodeOf, isTerminalAction, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { Themes } from './theme';
@@ -403,7 +404,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   /** A terminal's screen as text, for the sidebar's preview (x-termhost/screen). */
   readonly screenOf = async (uri: string): Promise<string[] | undefined> =>
-    ((await this.client.request('x-termhost/screen', { channel: uri })) as { lines?: string[] } | undefined)?.lines;
+    ((await this.client.request(extMethods.screen, { channel: uri })) as Partial<ScreenResult> | undefined)?.lines;
 
   /** A terminal's name in the sidebar, tabs and messages (terminalNames.ts). */
   nameOf(uri: string): string {
@@ -479,7 +480,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   replay(view: TerminalView): void {
     const castUrl = downloadUrl(this.config.basePath, view.uri, 'recording.cast');
-    const runsCommand = this.#catalogue.find((t) => t.resource === view.uri)?._meta?.['termhost/runsCommand'] === true;
+    const runsCommand = this.#catalogue.find((t) => t.resource === view.uri)?._meta?.[extMeta.runsCommand] === true;
     const target = { title: this.#titleOfUri(view.uri), castUrl, exited: view.exited, exitCode: view.state && exitCodeOf(view.state), runsCommand };
     this.replays.open(target, view.element, () => view.focus());
   }

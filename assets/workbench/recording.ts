@@ -5,19 +5,20 @@
 // from <base>/t/<id>/recording.cast, and its output as text from …/output.txt.
 
 import type { AhpClient } from '../ahp/client';
+import { extMeta, extMethods, type RecordingState, type RecordParams } from '../ahp/ext';
 import { terminalIdOf, type TerminalInfo } from '../ahp/types';
 
-export type RecordingState = 'recording' | 'paused' | 'stopped';
+export type { RecordingState };
 
 /** The recording state of a catalogue entry; undefined: no recording. */
 export function recordingStateOf(info: TerminalInfo | undefined): RecordingState | undefined {
-  const v = info?._meta?.['termhost/recording'];
+  const v = info?._meta?.[extMeta.recording];
   return v === 'recording' || v === 'paused' || v === 'stopped' ? v : undefined;
 }
 
 /** Starts, pauses or resumes a terminal's recording (owner only). */
 export async function setRecording(client: AhpClient, uri: string, on: boolean): Promise<void> {
-  await client.request('x-termhost/record', { channel: uri, on });
+  await client.request(extMethods.record, { channel: uri, on } satisfies RecordParams);
 }
 
 /** The download URL of a terminal's recording or output text. */

@@ -4,10 +4,11 @@
 // extension commands on the root channel.
 
 import type { AhpClient } from '../ahp/client';
+import { extMethods, type ShareCreateParams, type ShareInfo, type ShareListParams, type ShareListResult, type ShareRevokeParams } from '../ahp/ext';
 import { ROOT_CHANNEL } from '../ahp/types';
 import { h, clear, svg, overlayClosed, dialogKeys } from './dom';
 import { icons } from './icons';
-import { expiryLabel, roleLabels, shareExpiries, shareRoleNote, type ShareInfo } from './access';
+import { expiryLabel, roleLabels, shareExpiries, shareRoleNote } from './access';
 
 export interface ShareHost {
   client: AhpClient;
@@ -101,7 +102,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
           revoke.disabled = true;
           revoke.textContent = 'Revoking…';
           try {
-            await host.client.request('x-share/revoke', { channel: ROOT_CHANNEL, id: s.id });
+            await host.client.request(extMethods.shareRevoke, { channel: ROOT_CHANNEL, id: s.id } satisfies ShareRevokeParams);
             host.notify('info', `${roleLabels[s.role]} link revoked: anyone using it was disconnected.`);
           } catch (e) {
             showError(`Could not revoke the link: ${errText(e)}`);
@@ -124,7 +125,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
 
     const refresh = async () => {
       try {
-        const r = (await host.client.request('x-share/list', { channel: ROOT_CHANNEL, terminal })) as { shares?: ShareInfo[] };
+        const r = (await host.client.request(extMethods.shareList, { channel: ROOT_CHANNEL, terminal } satisfies ShareListParams)) as Partial<ShareListResult> | undefined;
         shares = r?.shares ?? [];
         renderList();
       } catch (e) {
@@ -139,7 +140,7 @@ export function openShareDialog(host: ShareHost, terminal: string, title: string
       createBtn.setAttribute('disabled', '');
       try {
         const label = labelInput.value.trim();
-        const r = (await host.client.request('x-share/create', { channel: ROOT_CHANNEL, terminal, role, ttlSeconds, ...(label ? { label } : {}) })) as ShareInfo;
+        const r = (await host.client.request(extMethods.shareCreate, { channel: ROOT_CHANNEL, terminal, role, ttlSeconds, ...(label ? { label } : {}) } satisfies ShareCreateParams)) as ShareInfo;
         urlInput.value = r.url ?? '';
         urlInput.dataset.role = r.role;
         created.hidden = false;

@@ -1,6 +1,7 @@
 // Side bar: the TERMINALS view (root catalogue) and the COMMANDS view (shell
 // integration commands of the focused terminal), as collapsible panes.
 
+import { extMeta } from '../ahp/ext';
 import { exitCodeOf, hasExited, terminalIdOf, type TerminalClaim, type TerminalInfo } from '../ahp/types';
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
@@ -185,7 +186,7 @@ export class Sidebar {
     if (all.length === 0) {
       const detected = view.state?.supportsCommandDetection;
       // termhost run -- CMD: no shell, so no command lines; not a failure of shell integration.
-      const runsCommand = this.#catalogue.find((t) => t.resource === view.uri)?._meta?.['termhost/runsCommand'] === true;
+      const runsCommand = this.#catalogue.find((t) => t.resource === view.uri)?._meta?.[extMeta.runsCommand] === true;
       const note = runsCommand
         ? 'This terminal runs a program directly (termhost run), not an interactive shell, so there are no command lines to list: its output and exit code are in the terminal.'
         : detected

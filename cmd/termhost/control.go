@@ -9,26 +9,10 @@ import (
 
 	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/terminals"
 )
-
-// termhost's control extension (docs/protocol.md, "Handing over control").
-const (
-	methodRequestControl = "x-termhost/requestControl"
-	methodAnswerControl  = "x-termhost/answerControl"
-	notifyControlRequest = "x-termhost/controlRequest"
-)
-
-// controlNotice is the params of x-termhost/controlRequest.
-type controlNotice struct {
-	Terminal    string           `json:"terminal"`
-	RequestID   string           `json:"requestId"`
-	Status      string           `json:"status"`
-	From        terminals.Member `json:"from"`
-	AutoGrantMs int64            `json:"autoGrantMs"`
-	Auto        bool             `json:"auto"`
-}
 
 // controlState is the request for control waiting for our answer, if any
 // (we hold the claim): the stdin goroutine answers it, the events
@@ -44,21 +28,17 @@ type controlState struct {
 func (s *session) requestControl(ctx context.Context, ask bool) {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	raw, err := s.c.Call(cctx, methodRequestControl, map[string]any{"channel": ahp.RootURI, "terminal": s.uri, "ask": ask})
+	// termhost's control extension (docs/protocol.md, "Handing over control").
+	r, err := s.c.RequestControl(cctx, s.uri, ask)
 	if err != nil {
 		s.note("cannot take control: %s; watching read-only", explainError(s.base, err))
 		return
 	}
-	var r struct {
-		Status      string `json:"status"`
-		AutoGrantMs int64  `json:"autoGrantMs"`
-	}
-	_ = json.Unmarshal(raw, &r)
 	switch r.Status {
-	case "granted": // the claim moved before the answer: type at once
+	case ext.ControlGranted: // the claim moved before the answer: type at once
 		s.holding.Store(true)
 		s.typing.Store(true)
-	case "held":
+	case ext.ControlHeld:
 		s.note("%s has control; watching read-only (%s)", s.holderName(), s.takeHint())
 	default:
 		s.note("asked for control; waiting for the holder (yours after %s if they do not type)…", time.Duration(r.AutoGrantMs)*time.Millisecond)
@@ -78,8 +58,8 @@ func (s *session) takeHint() string {
 	return "attach --take takes control"
 }
 
-// presence is who is connected to our terminal (x-termhost/presence).
-func (s *session) presence() []terminals.Member {
+// presence is who is connected to our terminal (ext.MethodPresence).
+func (s *session) presence() []ext.Member {
 	return agent.Presence(s.c)[s.uri]
 }
 
@@ -99,11 +79,11 @@ func (s *session) holderName() string {
 // (never its clientId): "alice (driver link)", "Owner (Firefox on Linux)",
 // "an agent session"; "a client that is not here" when the holder is not
 // connected to the terminal.
-func claimHolderName(claim ahp.Claim, present []terminals.Member) string {
+func claimHolderName(claim ahp.Claim, present []ext.Member) string {
 	if claim.Kind == ahp.ClaimSession {
 		name := "an agent session"
 		for _, m := range present {
-			if m.Kind == terminals.KindAgent { // termhost mcp: "Agent · Claude Code"
+			if m.Kind == ext.KindAgent { // termhost mcp: "Agent · Claude Code"
 				name = memberText(m)
 				break
 			}
@@ -133,36 +113,36 @@ const notHere = "a client that is not here"
 // onNotification handles the control notices of our terminal: answers to
 // our request, and requests to us as the holder.
 func (s *session) onNotification(ev client.Event) {
-	if ev.Method != notifyControlRequest {
+	if ev.Method != ext.NotifyControlRequest {
 		return
 	}
-	var n controlNotice
+	var n ext.ControlNotice
 	if json.Unmarshal(ev.Params, &n) != nil || n.Terminal != s.uri {
 		return
 	}
 	who := memberText(n.From)
 	if n.From.ID == terminals.PresenceID(s.c.ClientID()) { // our own request
 		switch n.Status {
-		case "declined":
+		case ext.ControlDeclined:
 			s.note("your request for control was declined; watching read-only")
-		case "cancelled":
+		case ext.ControlCancelled:
 			s.note("your request for control ended: the claim moved elsewhere")
 		}
 		return
 	}
 	s.ctl.mu.Lock()
-	if n.Status == "pending" {
+	if n.Status == ext.ControlPending {
 		s.ctl.pending = n.RequestID
 	} else if s.ctl.pending == n.RequestID {
 		s.ctl.pending = ""
 	}
 	s.ctl.mu.Unlock()
 	switch n.Status {
-	case "pending":
+	case ext.ControlPending:
 		s.note("%s asks for control: Ctrl-\\ y grants, Ctrl-\\ n declines (granted by itself after %s without typing)", who, time.Duration(n.AutoGrantMs)*time.Millisecond)
-	case "granted":
+	case ext.ControlGranted:
 		s.note("control handed to %s", who)
-	case "declined":
+	case ext.ControlDeclined:
 		s.note("declined %s's request for control", who)
 	}
 }
@@ -182,18 +162,18 @@ func (s *session) answerPending(grant bool) bool {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, _ = s.c.Call(ctx, methodAnswerControl, map[string]any{"channel": ahp.RootURI, "terminal": s.uri, "requestId": id, "grant": grant})
+		_ = s.c.AnswerControl(ctx, s.uri, id, grant)
 	}()
 	return true
 }
 
 // memberText names a presence member for a person: its label and what it is.
-func memberText(m terminals.Member) string {
+func memberText(m ext.Member) string {
 	name := printable(m.Name)
 	switch m.Kind {
-	case terminals.KindDriver, terminals.KindViewer:
+	case ext.KindDriver, ext.KindViewer:
 		return fmt.Sprintf("%s (%s link)", name, m.Kind)
-	case terminals.KindCLI:
+	case ext.KindCLI:
 		return name + " (CLI)"
 	}
 	if m.Device != "" {

@@ -10,20 +10,20 @@ import (
 
 	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/terminals"
 )
 
 // waitControlNotice takes c's events until an x-termhost/controlRequest of
 // status arrives.
-func waitControlNotice(t *testing.T, c *client.Client, status string) controlNotice {
+func waitControlNotice(t *testing.T, c *client.Client, status string) ext.ControlNotice {
 	t.Helper()
-	var n controlNotice
+	var n ext.ControlNotice
 	nextUntil(t, c, "controlRequest "+status, func(ev client.Event) bool {
-		if ev.Kind != client.EventNotification || ev.Method != notifyControlRequest {
+		if ev.Kind != client.EventNotification || ev.Method != ext.NotifyControlRequest {
 			return false
 		}
-		n = controlNotice{}
+		n = ext.ControlNotice{}
 		_ = json.Unmarshal(ev.Params, &n)
 		return n.Status == status
 	})
@@ -39,7 +39,7 @@ func cliText() string {
 
 // heldShell is a terminal held by a connected owner client subscribed to
 // it (so it is told of control requests), and a driver link labelled alice.
-func heldShell(t *testing.T, ts *testServer, id string) (holder *client.Client, uri string, link shareLink) {
+func heldShell(t *testing.T, ts *testServer, id string) (holder *client.Client, uri string, link ext.ShareInfo) {
 	t.Helper()
 	holder = ts.dial(t)
 	ts.shell(t, holder, id, holder.ClientID())
@@ -63,10 +63,10 @@ func TestAttachTakeAsksTheHolder(t *testing.T) {
 	p := startPty(t, ts, 80, 24, "attach", "--take", link.URL)
 	p.waitOutput("asked for control; waiting for the holder")
 	asked := waitControlNotice(t, holder, "pending")
-	if asked.From.Name != "alice" || asked.From.Kind != terminals.KindDriver {
+	if asked.From.Name != "alice" || asked.From.Kind != ext.KindDriver {
 		t.Errorf("the holder was told %+v asks, want alice (driver)", asked.From)
 	}
-	if _, err := holder.Call(t.Context(), methodAnswerControl, map[string]any{"channel": ahp.RootURI, "terminal": uri, "requestId": asked.RequestID, "grant": true}); err != nil {
+	if err := holder.AnswerControl(t.Context(), uri, asked.RequestID, true); err != nil {
 		t.Fatal(err)
 	}
 	p.waitOutput("you have control; typing goes to the terminal")
@@ -103,10 +103,8 @@ func TestAttachShowsRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = driver.Close() })
-	var r struct{ Status string }
-	raw, err := driver.Call(t.Context(), methodRequestControl, map[string]any{"channel": ahp.RootURI, "terminal": uri})
-	if err != nil || json.Unmarshal(raw, &r) != nil || r.Status != "pending" {
-		t.Fatalf("requestControl = %s, %v; want pending", raw, err)
+	if r, err := driver.RequestControl(t.Context(), uri, true); err != nil || r.Status != ext.ControlPending {
+		t.Fatalf("requestControl = %+v, %v; want pending", r, err)
 	}
 	p.waitOutput("alice (driver link) asks for control: Ctrl-\\ y grants")
 	p.typeKeys("\x1cy")
@@ -145,7 +143,7 @@ func TestLsPresence(t *testing.T) {
 	}
 	p := got[0].Presence
 	raw, _ := json.Marshal(p)
-	if len(p) != 1 || p[0].Name != "bob@build1" || p[0].Kind != terminals.KindCLI || !p[0].Control || strings.Contains(string(raw), c.ClientID()) {
+	if len(p) != 1 || p[0].Name != "bob@build1" || p[0].Kind != ext.KindCLI || !p[0].Control || strings.Contains(string(raw), c.ClientID()) {
 		t.Errorf("presence = %s, want bob@build1 (cli) in control, no clientId", raw)
 	}
 	code, stdout, _ = call(t, ownerEnv(ts), "ls")

@@ -13,9 +13,8 @@ import (
 
 	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/terminals"
 )
 
 const lsAbout = `List the terminals of a running termhost server (its root catalogue): id,
@@ -41,9 +40,9 @@ type lsEntry struct {
 	Control string `json:"control,omitempty"`
 	URL     string `json:"url"`
 	// Presence is who is connected to the terminal (control.go).
-	Presence []terminals.Member `json:"presence"`
+	Presence []ext.Member `json:"presence"`
 	// Screen is set with --preview.
-	Screen *handlers.ScreenResult `json:"screen,omitempty"`
+	Screen *ext.ScreenResult `json:"screen,omitempty"`
 }
 
 // lsCommand is "termhost ls".
@@ -71,7 +70,7 @@ func (a *app) lsCommand(args []string) int {
 	here := agent.Presence(c)
 	for _, info := range root.Terminals {
 		if here[info.Resource] == nil {
-			here[info.Resource] = []terminals.Member{}
+			here[info.Resource] = []ext.Member{}
 		}
 		id := ahp.TerminalIDOf(info.Resource)
 		entries = append(entries, lsEntry{ID: id, Title: info.Title, State: info.Lifecycle.Status,
@@ -114,15 +113,11 @@ func (a *app) lsCommand(args []string) int {
 
 // screenOf asks for a terminal's screen; nil when the server has none
 // (an older server, or a terminal without a model).
-func screenOf(c *client.Client, uri string) *handlers.ScreenResult {
+func screenOf(c *client.Client, uri string) *ext.ScreenResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	raw, err := c.Call(ctx, handlers.MethodScreen, ahp.ChannelParams{Channel: uri})
+	r, err := c.Screen(ctx, uri)
 	if err != nil {
-		return nil
-	}
-	var r handlers.ScreenResult
-	if json.Unmarshal(raw, &r) != nil {
 		return nil
 	}
 	return &r
@@ -130,7 +125,7 @@ func screenOf(c *client.Client, uri string) *handlers.ScreenResult {
 
 // printScreen prints a screen under a rule naming its terminal, without
 // its trailing blank rows.
-func printScreen(a *app, id string, s *handlers.ScreenResult) {
+func printScreen(a *app, id string, s *ext.ScreenResult) {
 	lines := s.Lines
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -155,7 +150,7 @@ func printable(s string) string {
 // controlName names who has control of a running terminal: a person by
 // their presence name, never a clientId; "" when the holder is not
 // connected to it.
-func controlName(info ahp.TerminalInfo, present []terminals.Member) string {
+func controlName(info ahp.TerminalInfo, present []ext.Member) string {
 	if info.Lifecycle.Exited() {
 		return ""
 	}

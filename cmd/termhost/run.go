@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/terminals"
 )
@@ -83,7 +84,7 @@ func (a *app) runCommand(args []string) int {
 		return a.failf("run", "%v", err)
 	}
 	if *record { // termhost's _meta extension; a server without it ignores it
-		params.Meta, _ = json.Marshal(map[string]any{terminals.MetaCommand: pos, terminals.MetaRecord: true})
+		params.Meta, _ = json.Marshal(map[string]any{ext.MetaCommand: pos, ext.MetaRecord: true})
 	}
 	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	defer cancel()
@@ -102,7 +103,7 @@ func (a *app) runCommand(args []string) int {
 			_, _ = c.Call(cctx, ahp.MethodDisposeTerminal, ahp.ChannelParams{Channel: uri})
 			return a.fail("run", base, err)
 		}
-		fmt.Fprintf(a.stderr, "termhost: share link (%s): %s\n", sh.describe(), sh.URL)
+		fmt.Fprintf(a.stderr, "termhost: share link (%s): %s\n", describeShare(sh), sh.URL)
 	}
 	snap, err := c.Subscribe(cctx, uri)
 	if err != nil {
@@ -117,7 +118,7 @@ func (a *app) runCommand(args []string) int {
 // termhost's _meta extension, the client's claim, the size of this terminal
 // (else 80×24).
 func createParams(uri, clientID, name, dir string, argv []string, stdout any) (ahp.CreateTerminalParams, error) {
-	meta, err := json.Marshal(map[string][]string{terminals.MetaCommand: argv})
+	meta, err := json.Marshal(map[string][]string{ext.MetaCommand: argv})
 	if err != nil {
 		return ahp.CreateTerminalParams{}, err
 	}

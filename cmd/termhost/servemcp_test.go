@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/testserver"
@@ -99,4 +101,104 @@ func TestServeMCPOverHTTP(t *testing.T) {
 		t.Fatalf("run_command over HTTP: %v", out)
 	}
 	call("close_terminal", map[string]any{"terminal": id})
+}
+
+// postMCP posts an MCP initialize request to endpoint with the given
+// bearer token and Origin ("" for none) and returns the HTTP status.
+func postMCP(t *testing.T, endpoint, token, origin string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: bearer{token, origin, tr}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestServeMCPFlag (issue 26.1), against real "termhost serve" processes:
+// without --mcp nothing is served at /mcp, even to the owner; with it,
+// /mcp answers the owner token only (not none, a wrong one, or a share
+// link's), refuses a foreign Origin even with the owner token, accepts
+// the server's own Origin, and serves the agent's tools to the SDK's
+// Streamable HTTP client.
+func TestServeMCPFlag(t *testing.T) {
+	t.Run("off by default", func(t *testing.T) {
+		_, login := startServe(t)
+		base, token, _ := strings.Cut(login, "/#token=")
+		if got := postMCP(t, base+"/mcp", token, ""); got != http.StatusNotFound {
+			t.Fatalf("POST /mcp with the owner token, without --mcp: HTTP %d, want 404", got)
+		}
+	})
+	t.Run("--mcp", func(t *testing.T) {
+		_, login := startServe(t, "--mcp", "--shell-integration", "on")
+		base, token, _ := strings.Cut(login, "/#token=")
+		endpoint := base + "/mcp"
+		c, err := client.Dial(t.Context(), base, client.Options{Token: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = c.Close() }()
+		claim := ahp.ClientClaim(c.ClientID())
+		if _, err := c.Call(t.Context(), ahp.MethodCreateTerminal, ahp.CreateTerminalParams{Channel: ahp.TerminalURI("shared"), Claim: &claim}); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := c.Call(t.Context(), "x-share/create", map[string]any{"channel": ahp.RootURI, "terminal": ahp.TerminalURI("shared"), "role": "driver"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var link struct{ URL string }
+		_ = json.Unmarshal(raw, &link)
+		_, shareToken, ok := strings.Cut(link.URL, "#share=")
+		if !ok {
+			t.Fatalf("share link %q", link.URL)
+		}
+		for _, tt := range []struct {
+			name          string
+			token, origin string
+			want          int
+		}{
+			{"no token", "", "", http.StatusUnauthorized},
+			{"wrong token", "nope", "", http.StatusUnauthorized},
+			{"a driver share link's token", shareToken, "", http.StatusUnauthorized},
+			{"foreign origin", token, "https://evil.example", http.StatusForbidden},
+			{"foreign origin, no token", "", "https://evil.example", http.StatusForbidden},
+			{"own origin", token, base, http.StatusOK},
+			{"no origin", token, "", http.StatusOK},
+		} {
+			if got := postMCP(t, endpoint, tt.token, tt.origin); got != tt.want {
+				t.Errorf("POST /mcp (%s): HTTP %d, want %d", tt.name, got, tt.want)
+			}
+		}
+
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1"}, nil).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token: token, next: tr}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cs.Close() }()
+		callTool := func(name string, args map[string]any) map[string]any {
+			t.Helper()
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+			if err != nil || res.IsError {
+				t.Fatalf("%s: %v %+v", name, err, res)
+			}
+			return res.StructuredContent.(map[string]any)
+		}
+		id := callTool("open_terminal", map[string]any{"name": "over http"})["id"].(string)
+		if out := callTool("run_command", map[string]any{"terminal": id, "command": "echo over http; false"}); out["output"] != "over http" || out["exitCode"] != float64(1) {
+			t.Fatalf("run_command over /mcp of termhost serve --mcp: %v", out)
+		}
+		callTool("close_terminal", map[string]any{"terminal": id})
+	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 )
 
@@ -30,9 +30,6 @@ The link is made with termhost's AHP extension command x-share/create.`
 const shareExamples = `  termhost share 3f2c9a1b0d4e
   termhost share --role driver --ttl 24h --label alice 3f2c9a1b0d4e
   termhost share --ttl 0 http://127.0.0.1:7681/t/3f2c9a1b0d4e   # never expires`
-
-// methodShareCreate is termhost's extension command that creates a share link.
-const methodShareCreate = "x-share/create"
 
 // shareCommand is "termhost share".
 func (a *app) shareCommand(args []string) int {
@@ -68,7 +65,7 @@ func (a *app) shareCommand(args []string) int {
 		return a.fail("share", base, err)
 	}
 	fmt.Fprintln(a.stdout, sh.URL)
-	fmt.Fprintf(a.stderr, "termhost: share link to %s (%s)\n", t.id, sh.describe())
+	fmt.Fprintf(a.stderr, "termhost: share link to %s (%s)\n", t.id, describeShare(sh))
 	return exitOK
 }
 
@@ -111,29 +108,14 @@ func parseTTL(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// shareParams are the params of x-share/create; no ttlSeconds means no expiry.
-type shareParams struct {
-	Channel    string `json:"channel"`
-	Terminal   string `json:"terminal"`
-	Role       string `json:"role"`
-	TTLSeconds int64  `json:"ttlSeconds,omitempty"`
-	Label      string `json:"label,omitempty"`
+// newShareParams are the params of ext.MethodShareCreate; no ttl means no
+// expiry.
+func newShareParams(id, role string, ttl time.Duration) ext.ShareCreateParams {
+	return ext.ShareCreateParams{Channel: ahp.RootURI, Terminal: ahp.TerminalURIOf(id), Role: role, TTLSeconds: int64(ttl / time.Second)}
 }
 
-func newShareParams(id, role string, ttl time.Duration) shareParams {
-	return shareParams{Channel: ahp.RootURI, Terminal: ahp.TerminalURIOf(id), Role: role, TTLSeconds: int64(ttl / time.Second)}
-}
-
-// shareLink is the result of x-share/create.
-type shareLink struct {
-	ID        string `json:"id"`
-	URL       string `json:"url"`
-	Role      string `json:"role"`
-	Label     string `json:"label,omitempty"`
-	ExpiresAt *int64 `json:"expiresAt,omitempty"` // Unix ms
-}
-
-func (l shareLink) describe() string {
+// describeShare says what a share link allows and until when.
+func describeShare(l ext.ShareInfo) string {
 	what := l.Role
 	if l.Label != "" {
 		what = printable(l.Label) + ", " + l.Role
@@ -144,21 +126,20 @@ func (l shareLink) describe() string {
 	return what + ", expires " + time.UnixMilli(*l.ExpiresAt).Local().Format("2006-01-02 15:04 MST")
 }
 
-func createShare(ctx context.Context, c *client.Client, base *url.URL, id, role string, ttl time.Duration) (shareLink, error) {
+func createShare(ctx context.Context, c *client.Client, base *url.URL, id, role string, ttl time.Duration) (ext.ShareInfo, error) {
 	return createShareLabelled(ctx, c, base, id, role, "", ttl)
 }
 
 // createShareLabelled is createShare with a label naming who the link is for.
-func createShareLabelled(ctx context.Context, c *client.Client, base *url.URL, id, role, label string, ttl time.Duration) (shareLink, error) {
+func createShareLabelled(ctx context.Context, c *client.Client, base *url.URL, id, role, label string, ttl time.Duration) (ext.ShareInfo, error) {
 	p := newShareParams(id, role, ttl)
 	p.Label = label
-	raw, err := c.Call(ctx, methodShareCreate, p)
+	l, err := c.CreateShare(ctx, p)
 	if err != nil {
-		return shareLink{}, err
+		return ext.ShareInfo{}, err
 	}
-	var l shareLink
-	if err := json.Unmarshal(raw, &l); err != nil || l.URL == "" {
-		return shareLink{}, fmt.Errorf("%s: unexpected result %.200s", methodShareCreate, raw)
+	if l.URL == "" {
+		return ext.ShareInfo{}, fmt.Errorf("%s: unexpected result without a url", ext.MethodShareCreate)
 	}
 	if u, err := url.Parse(l.URL); err == nil && !u.IsAbs() {
 		l.URL = base.ResolveReference(u).String()

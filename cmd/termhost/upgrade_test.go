@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handover"
 )
@@ -324,15 +324,9 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	}
 	_, before := a.stream(channel)
 	// A viewer link made before the upgrade lives as long as its terminal.
-	res, err := a.c.Call(t.Context(), methodShareCreate, map[string]any{"channel": ahp.RootURI, "terminal": channel, "role": "viewer"})
+	link, err := a.c.CreateShare(t.Context(), ext.ShareCreateParams{Terminal: channel, Role: ext.RoleViewer})
 	if err != nil {
 		t.Fatalf("share: %v", err)
-	}
-	var link struct {
-		URL string `json:"url"`
-	}
-	if err := json.Unmarshal(res, &link); err != nil {
-		t.Fatal(err)
 	}
 	_, shareToken, _ := strings.Cut(link.URL, "#share=")
 

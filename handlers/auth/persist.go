@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/statefile"
 )
 
@@ -76,7 +76,7 @@ func (d *digest) UnmarshalText(b []byte) error {
 // (a sign-in is rare, and a reply must not promise what a crash would lose)
 // and serialized, so the file never goes back to an older state.
 type persister struct {
-	mu    sync.Mutex // held across snapshot and write
+	mu    lockrank.Mutex[lockrank.SignIns] // held across snapshot and write
 	file  *statefile.File
 	owner savedOwner
 	log   *slog.Logger
@@ -165,6 +165,10 @@ func (a *Store) loadSessions(list []savedSession, gone []savedGone, sameToken bo
 // why its link ended.
 func (st *Shares) load(list []savedShare, gone []savedGone, exists func(string) bool, sameToken bool, log *slog.Logger) {
 	now := st.Now()
+	alive := make(map[string]bool, len(list)) // asked before locking: st.mu is a leaf
+	for _, s := range list {
+		alive[s.Terminal] = exists(s.Terminal)
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, g := range gone {
@@ -189,7 +193,7 @@ func (st *Shares) load(list []savedShare, gone []savedGone, exists func(string) 
 			st.removeLocked(sh, now, EndedExpired)
 		case !sameToken:
 			st.removeLocked(sh, now, EndedTokenChanged)
-		case !exists(sh.Terminal):
+		case !alive[sh.Terminal]:
 			st.removeLocked(sh, now, EndedRestart)
 		}
 	}

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/termhost/termhost/lockrank"
 )
 
 // Roles of a connection.
@@ -50,7 +51,7 @@ func (WallClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterF
 
 // Shares is the in-memory share-link store.
 type Shares struct {
-	mu      sync.Mutex
+	mu      lockrank.Mutex[lockrank.Leaf]
 	byID    map[string]*Share
 	clock   Clock
 	changed chan struct{} // signalled when the earliest expiry may have changed

@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/netip"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/termhost/termhost/lockrank"
 )
 
 // SessionLifetime is how long an owner session lasts.
@@ -30,7 +31,7 @@ type Store struct {
 	Shares   *Shares
 	persist  *persister // nil: nothing survives a restart (no state directory)
 
-	mu       sync.Mutex
+	mu       lockrank.Mutex[lockrank.Leaf]
 	sessions map[[32]byte]time.Time // sha256(session id) → expiry
 	gone     map[[32]byte]goneEntry // sessions ended lately, and why
 	limiters map[string]*rate.Limiter

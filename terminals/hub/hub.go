@@ -2,7 +2,9 @@
 // (a hybrid logical clock, seq.go),
 // every channel's state (reduced with ahp's reducers, content in a bounded
 // content.Store), the replay ring, and fan-out to subscribers with
-// backpressure. It knows nothing of ptys or processes.
+// backpressure. It knows nothing of ptys or processes. What follows a
+// terminal's output beside its subscribers (a screen model, a recorder)
+// plugs into its channel as a Tap (tap.go); presence is the Presence hook.
 //
 // One mutex makes "assign seq, reduce, enqueue to subscribers" atomic
 // across channels, so a connection always receives envelopes in serverSeq
@@ -17,10 +19,10 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sync"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/content"
+	"github.com/termhost/termhost/lockrank"
 )
 
 // Errors that callers map to JSON-RPC codes.
@@ -69,7 +71,7 @@ type Subscriber interface {
 
 // Hub holds every channel and the action stream.
 type Hub struct {
-	mu       sync.Mutex
+	mu       lockrank.Mutex[lockrank.Hub]
 	seq      int64
 	root     ahp.RootState
 	order    []string            // terminal channels, catalogue order
@@ -92,6 +94,7 @@ type channel struct {
 	term    *ahp.TerminalState // nil for the root; Content lives in content
 	content *content.Store
 	changed chan struct{}  // made by Pace, closed when pacing must be recomputed
+	taps    []Tap          // tap.go
 	meta    map[string]any // the catalogue entry's _meta (see SetInfoMeta)
 	// metaJSON is meta encoded, once per change: every catalogue publish
 	// carries every terminal's _meta.
@@ -117,15 +120,17 @@ func New(replayBytes int) *Hub {
 }
 
 // AddTerminal creates a terminal channel with its initial state (content
-// ignored) and a scrollback budget, and publishes the catalogue.
-func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int) error {
+// ignored), a scrollback budget and its taps (see Tap), and publishes the
+// catalogue.
+func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int, taps ...Tap) error {
 	h.mu.Lock()
 	defer h.unlock()
 	if h.channels[uri] != nil {
 		return fmt.Errorf("hub: channel %s exists", uri)
 	}
 	st.Content = nil
-	h.channels[uri] = &channel{uri: uri, subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback)}
+	h.channels[uri] = &channel{uri: uri, subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback),
+		taps: taps}
 	h.order = append(h.order, uri)
 	h.publishCatalogueLocked(uri)
 	return nil
@@ -234,8 +239,8 @@ func (h *Hub) visibleLocked(s Subscriber, uri string) bool {
 }
 
 // publishLocked assigns the next serverSeq, reduces the action into the
-// channel's state, records it for replay and delivers it to every subscriber
-// of the channel. A change of what the catalogue lists (title, claim,
+// channel's state, records it for replay, shows it to the channel's taps and
+// delivers it to every subscriber of the channel. A change of what the catalogue lists (title, claim,
 // lifecycle) publishes the catalogue after it.
 func (h *Hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) {
 	h.publishAboutLocked(uri, a, origin, "")
@@ -250,6 +255,9 @@ func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, a
 	// The ring counts the frame: every byte the envelope holds (titles,
 	// claims, cwd, origin…), not just its payload.
 	h.ring.add(f.env, f.size)
+	for _, t := range ch.taps {
+		t.Action(a)
+	}
 	h.fanOutLocked(ch, f, about)
 	if ch.term != nil {
 		switch a.Type {

@@ -38,6 +38,11 @@ func (h *Hub) subscribeLocked(uri string, s Subscriber) {
 // Subscribe atomically takes a snapshot of the channel and registers s, so
 // every action after the snapshot's fromSeq reaches s.
 func (h *Hub) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
+	return h.subscribe(s, uri, nil)
+}
+
+// subscribe is Subscribe; am, if set, collects the taps' amendments.
+func (h *Hub) subscribe(s Subscriber, uri string, am *amends) (ahp.Snapshot, error) {
 	h.mu.Lock()
 	defer h.unlock()
 	h.nextLocked() // fromSeq is a fresh value: it tells nothing of what the server did last
@@ -47,12 +52,18 @@ func (h *Hub) Subscribe(s Subscriber, uri string) (ahp.Snapshot, error) {
 	}
 	s.Hold()
 	h.subscribeLocked(uri, s)
+	am.tapLocked(h.channels[uri])
 	return snap, nil
 }
 
 // Initialize subscribes s to every known channel of uris in one step and
 // returns the snapshots and the current serverSeq. Unknown URIs are skipped.
 func (h *Hub) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
+	return h.initialize(s, uris, nil)
+}
+
+// initialize is Initialize; am, if set, collects the taps' amendments.
+func (h *Hub) initialize(s Subscriber, uris []string, am *amends) (int64, []ahp.Snapshot) {
 	h.mu.Lock()
 	defer h.unlock()
 	h.nextLocked() // see Subscribe
@@ -64,6 +75,7 @@ func (h *Hub) Initialize(s Subscriber, uris []string) (int64, []ahp.Snapshot) {
 			continue
 		}
 		h.subscribeLocked(uri, s)
+		am.tapLocked(h.channels[uri])
 		snaps = append(snaps, snap)
 	}
 	return h.seq, snaps
@@ -142,12 +154,18 @@ func (r Recovery) Result() any {
 // channels that no longer exist (or that s may not see) are reported
 // missing. s is subscribed to every surviving channel in the same step.
 func (h *Hub) Reconnect(s Subscriber, p ahp.ReconnectParams) Recovery {
+	return h.reconnect(s, p, nil)
+}
+
+// reconnect is Reconnect; am, if set, collects the taps' amendments of the
+// snapshots (a replay has none).
+func (h *Hub) reconnect(s Subscriber, p ahp.ReconnectParams, am *amends) Recovery {
 	h.mu.Lock()
 	defer h.unlock()
 	h.nextLocked() // see Subscribe
 	s.Hold()
 	if p.PerChannel {
-		return Recovery{Kind: PerChannel, Channels: h.reconnectChannelsLocked(s, p.Cursors)}
+		return Recovery{Kind: PerChannel, Channels: h.reconnectChannelsLocked(s, p.Cursors, am)}
 	}
 	last := *p.LastSeenServerSeq
 	live := map[string]bool{}
@@ -174,13 +192,14 @@ func (h *Hub) Reconnect(s Subscriber, p ahp.ReconnectParams) Recovery {
 		if live[uri] {
 			snap, _ := h.snapshotLocked(uri, s)
 			h.subscribeLocked(uri, s)
+			am.tapLocked(h.channels[uri])
 			snaps = append(snaps, snap)
 		}
 	}
 	return Recovery{Kind: Snapshots, Snapshot: ahp.SnapshotResult{Snapshots: snaps}}
 }
 
-func (h *Hub) reconnectChannelsLocked(s Subscriber, cursors []ahp.ChannelCursor) ahp.ChannelsResult {
+func (h *Hub) reconnectChannelsLocked(s Subscriber, cursors []ahp.ChannelCursor, am *amends) ahp.ChannelsResult {
 	out := ahp.ChannelsResult{Channels: []ahp.ChannelRecovery{}}
 	for _, c := range cursors {
 		snap, err := h.snapshotLocked(c.Channel, s)
@@ -192,6 +211,7 @@ func (h *Hub) reconnectChannelsLocked(s Subscriber, cursors []ahp.ChannelCursor)
 			actions := h.scopedLocked(h.ring.since(c.LastSeenServerSeq, map[string]bool{c.Channel: true}), s, c.LastSeenServerSeq)
 			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoveryReplay, Channel: c.Channel, Actions: actions})
 		default:
+			am.tapLocked(h.channels[c.Channel])
 			out.Channels = append(out.Channels, ahp.ChannelRecovery{Kind: ahp.RecoverySnapshot, Channel: c.Channel, Snapshot: &snap})
 		}
 		h.subscribeLocked(c.Channel, s)

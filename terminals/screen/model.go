@@ -39,7 +39,8 @@ const (
 )
 
 // Model is the screen of one terminal. Feed, Resize and Mark may be called
-// from any goroutine; Run drains them in order.
+// from any goroutine, under another's lock (a hub's): they only queue. Run
+// drains them in order.
 type Model struct {
 	mu     sync.Mutex
 	ops    []op  // waiting for Run, in order
@@ -50,10 +51,13 @@ type Model struct {
 	// alt: the alternate screen was on after the last drain; draining: Run
 	// holds steps taken from ops (see NeedsRedraw).
 	alt, draining bool
-	// stopped: Run has returned; a Mark applies the queue, under mu, to
-	// the checkpoint (an exited terminal's screen still resizes and is read).
-	stopped bool
-	wake    chan struct{}
+	// stopped: Run has returned; a request waited for applies the queue to
+	// the checkpoint, as Run would, holding caughtUp (an exited terminal's
+	// screen still resizes and is read). halted is closed then.
+	stopped  bool
+	halted   chan struct{}
+	caughtUp sync.Mutex
+	wake     chan struct{}
 
 	// Run's own.
 	emu        *emulator
@@ -121,7 +125,7 @@ type State struct {
 // make progress. A screen over MaxCells is clamped and the model is behind.
 func New(cols, rows int) *Model {
 	c, r, ok := fit(cols, rows)
-	return &Model{wake: make(chan struct{}, 1), cols: c, rows: r, behind: !ok, now: time.Now}
+	return &Model{wake: make(chan struct{}, 1), halted: make(chan struct{}), cols: c, rows: r, behind: !ok, now: time.Now}
 }
 
 // Feed queues output. It never blocks.
@@ -214,7 +218,9 @@ func (m *Model) NeedsRedraw(scrollback int64) bool {
 }
 
 // Mark queues a snapshot request behind everything fed so far: its State
-// is the screen at exactly that point of the stream, with its Redraw.
+// is the screen at exactly that point of the stream, with its Redraw. It
+// only queues, whatever the model's state: the work is Run's, or, once Run
+// has returned, the waiter's (Pending.Wait).
 func (m *Model) Mark() *Pending { return m.mark(false) }
 
 // Peek is Mark without the redraw: the screen as text, for previews.
@@ -223,7 +229,7 @@ func (m *Model) Peek() *Pending { return m.mark(true) }
 func (m *Model) mark(text bool) *Pending {
 	reply := make(chan State, 1)
 	m.enqueue(op{reply: reply, text: text})
-	return &Pending{reply: reply}
+	return &Pending{m: m, reply: reply}
 }
 
 func (o op) isResize() bool { return o.cols > 0 }
@@ -263,14 +269,23 @@ func skipStarts(ops []op) {
 }
 
 // Pending is a queued snapshot request.
-type Pending struct{ reply chan State }
+type Pending struct {
+	m     *Model
+	reply chan State
+}
 
 // Wait returns the State once the model has reached the request, or false
-// when ctx ends first (the model is stopped or too slow).
+// when ctx ends first (the model is too slow, or Run never started). Once
+// Run has returned, Wait applies what is queued itself.
 func (p *Pending) Wait(ctx context.Context) (State, bool) {
 	select {
 	case s := <-p.reply:
 		return s, true
+	case <-p.m.halted:
+		// Run answered every request it took before it returned: the rest,
+		// this one included, is still queued.
+		p.m.catchUp()
+		return <-p.reply, true
 	case <-ctx.Done():
 		return State{}, false
 	}
@@ -279,23 +294,19 @@ func (p *Pending) Wait(ctx context.Context) (State, bool) {
 func (m *Model) enqueue(o op) {
 	m.mu.Lock()
 	m.ops = append(m.ops, o)
-	if m.stopped {
-		m.applyStopped()
-	}
 	m.mu.Unlock()
 	m.signal()
 }
 
-// applyStopped applies what a stopped model has queued, under mu, and
-// keeps only the checkpoint.
-func (m *Model) applyStopped() {
-	skipStarts(m.ops)
-	for _, o := range m.ops {
-		m.apply(o, m.behind)
-	}
-	m.ops, m.lag, m.starts = nil, 0, 0
-	m.behind = m.behind || m.gaveUp
-	m.noteAlt()
+// catchUp applies what a stopped model has queued, as Run would (not
+// under mu: a Feed, Resize or Mark never waits for the emulator), and keeps
+// only the checkpoint.
+func (m *Model) catchUp() {
+	m.caughtUp.Lock()
+	defer m.caughtUp.Unlock()
+	m.drain()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.dropEmulator()
 }
 
@@ -339,6 +350,7 @@ func (m *Model) stop() {
 	defer m.mu.Unlock()
 	m.stopped = true
 	m.dropEmulator()
+	close(m.halted)
 }
 
 // drain applies the steps queued now (not those queued meanwhile: they

@@ -287,6 +287,37 @@ func TestStoppedModelAnswersLater(t *testing.T) {
 	}
 }
 
+// TestMarkOnlyQueues: Mark (and Peek) never emulate, even on a stopped
+// model, so that a hub may call them under its lock: the waiter applies
+// the queue, and two waiters get their own points of the stream.
+func TestMarkOnlyQueues(t *testing.T) {
+	m := New(20, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); m.Run(ctx) }()
+	m.Feed("before")
+	cancel()
+	<-done
+	m.Feed("\r\nafter")
+	first := m.Mark()
+	m.Feed("\r\nlast")
+	peek := m.Peek()
+	m.mu.Lock()
+	queued, emu := len(m.ops), m.emu
+	m.mu.Unlock()
+	if emu != nil || queued != 4 {
+		t.Fatalf("after Mark and Peek: emulator %v, %d steps queued; want none built, 4 queued", emu != nil, queued)
+	}
+	s, ok := peek.Wait(t.Context())
+	if got := strings.Join(s.Lines, "|"); !ok || got != "before|after|last" || s.Redraw != nil {
+		t.Fatalf("peek: %v, lines %q, redraw %v; want before|after|last, no redraw", ok, got, s.Redraw != nil)
+	}
+	s, ok = first.Wait(t.Context())
+	if got := strings.Join(s.Lines, "|"); !ok || got != "before|after|" || s.Redraw == nil {
+		t.Fatalf("mark: %v, lines %q, redraw %v; want before|after|, with its redraw", ok, got, s.Redraw != nil)
+	}
+}
+
 // TestCommandStart: a mark gives the redraw of the screen where the last
 // command before it started, and the output since; written before that
 // output, it draws the same screen as the mark's own redraw.

@@ -4,31 +4,27 @@
 // _meta "termhost/agent"), so the owner can hand the terminal back after
 // taking control.
 
+import { extMeta, type AgentInfo, type RunBy } from '../../ahp/ext';
 import type { TerminalClaim, TerminalInfo } from '../../ahp/types';
 
 /** The agent session that last held a terminal. */
-export interface LastAgent {
-  session: string;
-  chat?: string;
-  /** "Agent · Claude Code" */
-  name: string;
-}
+export type LastAgent = AgentInfo;
 
 /** The agent that ran a command ("Agent · Claude Code"), from its part's or action's _meta; undefined for a person's. */
 export function runByOf(meta: Record<string, unknown> | undefined): string | undefined {
-  const by = meta?.['termhost/runBy'] as { kind?: unknown; name?: unknown } | undefined;
+  const by = meta?.[extMeta.runBy] as Partial<Record<keyof RunBy, unknown>> | undefined;
   if (by?.kind !== 'agent') return undefined;
   return typeof by.name === 'string' && by.name ? by.name : 'Agent';
 }
 
 /** The person signed in by SSO who held the terminal when a command ran ("Alice Smith"); undefined otherwise. */
 export function runByPersonOf(meta: Record<string, unknown> | undefined): string | undefined {
-  const by = meta?.['termhost/runBy'] as { kind?: unknown; name?: unknown } | undefined;
+  const by = meta?.[extMeta.runBy] as Partial<Record<keyof RunBy, unknown>> | undefined;
   return by?.kind === 'person' && typeof by.name === 'string' && by.name ? by.name : undefined;
 }
 
 export function lastAgentOf(info: TerminalInfo | undefined): LastAgent | undefined {
-  const a = info?._meta?.['termhost/agent'] as Partial<LastAgent> | undefined;
+  const a = info?._meta?.[extMeta.agent] as Partial<LastAgent> | undefined;
   if (typeof a?.session !== 'string' || !a.session) return undefined;
   return { session: a.session, chat: typeof a.chat === 'string' ? a.chat : undefined, name: typeof a.name === 'string' && a.name ? a.name : 'Agent' };
 }

@@ -5,33 +5,13 @@
 // or declines; the server grants by itself when the holder is away).
 
 import type { AhpClient } from '../../ahp/client';
+import { extMeta, extMethods, extNotifications, type AnswerControlParams, type ControlNotice, type ControlResult, type Member, type RequestControlParams } from '../../ahp/ext';
 import { ROOT_CHANNEL, type TerminalClaim } from '../../ahp/types';
 import { h } from '../dom';
 import type { Role } from '../access';
 import type { Notify } from '../quickinput';
 
-export const PRESENCE_NOTICE = 'x-termhost/presence';
-const PRESENCE_ID_KEY = 'termhost/presenceId';
-const CONTROL_NOTICE = 'x-termhost/controlRequest';
-
-export interface Member {
-  id: string;
-  name: string;
-  kind: 'owner' | 'cli' | 'agent' | 'driver' | 'viewer';
-  device?: string;
-  control?: boolean;
-  /** A person signed in by single sign-on: name is theirs, id one for all their tabs. */
-  person?: boolean;
-}
-
-export interface ControlNotice {
-  terminal: string;
-  requestId: string;
-  status: 'pending' | 'granted' | 'declined' | 'cancelled';
-  from: Member;
-  autoGrantMs?: number;
-  auto?: boolean;
-}
+export type { ControlNotice, Member };
 
 /** The presence list of an x-termhost/presence notification's params (empty when malformed). */
 export function membersOf(params: { members?: unknown } | undefined): Member[] {
@@ -111,14 +91,14 @@ export class Control {
     this.#changed = changed;
     this.#titleOf = titleOf;
     client.on('notification', (method, params) => {
-      if (method === CONTROL_NOTICE) this.#onNotice(params as ControlNotice);
-      if (method === PRESENCE_NOTICE) this.#onPresence(params as { channel?: unknown; members?: unknown });
+      if (method === extNotifications.controlRequest) this.#onNotice(params as ControlNotice);
+      if (method === extNotifications.presence) this.#onPresence(params as { channel?: unknown; members?: unknown });
     });
   }
 
   /** Our own presence id (from the initialize result). */
   get selfId(): string | undefined {
-    const id = this.#client.serverMeta?.[PRESENCE_ID_KEY];
+    const id = this.#client.serverMeta?.[extMeta.presenceId];
     return typeof id === 'string' ? id : undefined;
   }
 
@@ -161,7 +141,7 @@ export class Control {
   /** Ask the holder for control (granted at once when nobody here holds it). */
   async request(uri: string): Promise<void> {
     try {
-      const r = (await this.#client.request('x-termhost/requestControl', { channel: ROOT_CHANNEL, terminal: uri })) as { status: string; requestId?: string; autoGrantMs?: number };
+      const r = (await this.#client.request(extMethods.requestControl, { channel: ROOT_CHANNEL, terminal: uri } satisfies RequestControlParams)) as ControlResult;
       if (r.status === 'pending' && r.requestId && !this.#outgoing.has(uri)) {
         this.#outgoing.set(uri, { terminal: uri, requestId: r.requestId, status: 'pending', from: { id: this.selfId ?? '', name: 'you', kind: 'driver' }, autoGrantMs: r.autoGrantMs });
         this.#changed(uri);
@@ -174,7 +154,7 @@ export class Control {
   answer(uri: string, requestId: string, grant: boolean): void {
     this.#drop(this.#incoming, uri, requestId);
     this.#changed(uri);
-    this.#client.request('x-termhost/answerControl', { channel: ROOT_CHANNEL, terminal: uri, requestId, grant }).catch(() => {
+    this.#client.request(extMethods.answerControl, { channel: ROOT_CHANNEL, terminal: uri, requestId, grant } satisfies AnswerControlParams).catch(() => {
       // Answered already (another tab of ours, the toast and the bar, or the request ended).
     });
   }

@@ -10,6 +10,7 @@ import type { IDisposable, Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import type { AhpClient } from '../../ahp/client';
+import { extMeta, type SizePolicy } from '../../ahp/ext';
 import { hasExited, isTerminalAction, terminalIdOf, type ActionEnvelope, type TerminalState } from '../../ahp/types';
 import { h } from '../dom';
 import type { Themes } from '../theme';
@@ -117,10 +118,10 @@ export class TerminalView {
       state: () => this.state,
       isHolder: () => this.isHolder,
       mayResize: () => host.online() && host.role !== 'viewer' && !this.exited,
-      sizePolicy: () => host.client.serverMeta?.['termhost/sizePolicy'] as string | undefined,
+      sizePolicy: () => host.client.serverMeta?.[extMeta.sizePolicy] as SizePolicy | undefined,
       dispatchResize: (cols, rows) => {
         // Under 'smallest' every view reports its size (sizing.ts); else only the holder sizes.
-        if (host.client.serverMeta?.['termhost/sizePolicy'] !== 'smallest' && (!this.isHolder || this.term.cols !== cols || this.term.rows !== rows)) return false;
+        if (host.client.serverMeta?.[extMeta.sizePolicy] !== 'smallest' && (!this.isHolder || this.term.cols !== cols || this.term.rows !== rows)) return false;
         return host.client.dispatch(this.uri, { type: 'terminal/resized', cols, rows }) !== undefined;
       },
     });

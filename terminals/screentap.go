@@ -2,8 +2,8 @@ package terminals
 
 import (
 	"context"
+	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
@@ -23,108 +23,100 @@ const screenWait = 2 * time.Second
 // snapshot too large to send.
 const maxWithRedraw = 4<<20 - 256<<10
 
-// screenSlot is a terminal's screen model (package screen).
-type screenSlot struct {
-	model *screen.Model // nil: no model (an adopted terminal)
-	// mu orders "publish, then feed the model" against "snapshot, then
-	// mark the model", so a mark lands exactly where the snapshot's content
-	// ends.
-	mu   sync.Mutex
-	stop func() // ends the model's goroutine and waits for it
+// screenTap is a terminal's screen model (package screen), a tap on its
+// hub channel (hub.Tap): it is fed the channel's output, command starts and
+// resizes in the order subscribers get them, and it adds the screen redraw
+// to a joiner's snapshot when the history alone would not draw the screen.
+type screenTap struct {
+	model      *screen.Model
+	scrollback int64 // the channel's budget (Config.Scrollback)
+	log        *slog.Logger
+	stop       func() // ends the model's goroutine and waits for it
 }
 
-// start makes the model of a cols×rows terminal and its goroutine.
-func (s *screenSlot) start(cols, rows int) {
-	s.model = screen.New(cols, rows)
+// newScreenTap makes the model of a cols×rows terminal and its goroutine.
+func newScreenTap(cols, rows, scrollback int, log *slog.Logger) *screenTap {
+	s := &screenTap{model: screen.New(cols, rows), scrollback: int64(scrollback), log: log}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.model.Run(ctx) }()
 	s.stop = func() { cancel(); <-done }
+	return s
 }
 
-// close stops the model's goroutine (dispose, hand-over).
-func (s *screenSlot) close() {
-	if s.stop != nil {
+// close stops the model's goroutine (dispose, hand-over). A nil tap (no
+// model) is closed.
+func (s *screenTap) close() {
+	if s != nil && s.stop != nil {
 		s.stop()
 		s.stop = nil
 	}
 }
 
-// publish feeds the model a's output and publishes a to the hub.
-func (s *screenSlot) publish(h *hub.Hub, uri string, a ahp.Action) int {
-	if s.model == nil { // no model (--screen-model=false): nothing to order against
-		backlog, _ := h.Publish(uri, a)
-		return backlog
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if a.Type == ahp.TerminalData {
-		// Fed first: a screen asked for by anyone who saw this frame
-		// (x-termhost/screen takes no lock here) includes it.
+// Action feeds the model (under the hub lock: it only queues). Output is
+// fed before any subscriber sees it: a screen asked for by anyone who saw
+// this frame (x-termhost/screen) includes it.
+func (s *screenTap) Action(a ahp.Action) {
+	switch a.Type {
+	case ahp.TerminalData:
 		s.model.Feed(a.Data)
-	}
-	if a.Type == ahp.TerminalCommandExecuted {
+	case ahp.TerminalCommandExecuted:
 		s.model.CommandStart() // a joiner may get the screen before its output
+	case ahp.TerminalResized:
+		s.model.Resize(a.Cols, a.Rows)
 	}
-	backlog, _ := h.Publish(uri, a)
-	return backlog
 }
 
-// screenMarks are the model marks taken with a set of snapshots.
-type screenMarks map[string]*screen.Pending
-
-// marked runs snap (a hub call taking snapshots of uris) with the
-// terminals' publishing held, and marks their models right after it where
-// the snapshot may need a redraw.
-func (m *Manager) marked(uris []string, snap func()) screenMarks {
-	var slots []*screenSlot
-	var names []string
-	for _, uri := range slices.Compact(slices.Sorted(slices.Values(uris))) { // one lock order
-		if t := m.live(uri); t != nil && t.scr.model != nil {
-			slots, names = append(slots, &t.scr), append(names, uri)
+// Snapshot marks the model where a joiner's snapshot is taken, when the
+// snapshot may need a redraw: the mark lands exactly where the snapshot's
+// content ends (under the hub lock, Mark only queues). The redraw is added
+// once the model reaches the mark (redraw).
+func (s *screenTap) Snapshot() hub.Amend {
+	if !s.model.NeedsRedraw(s.scrollback) {
+		return nil
+	}
+	p := s.model.Mark()
+	var scr screen.State
+	var ok, waited bool
+	return func(snap *ahp.Snapshot) {
+		if !waited { // a join that names the channel twice waits once
+			scr, ok = s.wait(p, snap.Resource)
+			waited = true
+		}
+		if ok {
+			s.redraw(scr, snap)
 		}
 	}
-	for _, s := range slots {
-		s.mu.Lock()
-	}
-	snap()
-	marks := screenMarks{}
-	for i, s := range slots {
-		if s.model.NeedsRedraw(int64(m.cfg.Scrollback)) {
-			marks[names[i]] = s.model.Mark()
-		}
-		s.mu.Unlock()
-	}
-	return marks
 }
 
-// apply adds the screen redraw to a snapshot's content when the history
-// alone would not draw the screen: it was trimmed (more output than the
-// scrollback budget) or a full-screen program is on the alternate screen.
-// See withRedraw for where it goes: any AHP client that writes the content
-// into a terminal draws the exact screen (docs/protocol.md, "Screen
-// snapshots").
-func (m *Manager) applyScreen(marks screenMarks, snap *ahp.Snapshot) {
-	p := marks[snap.Resource]
-	st, ok := snap.State.(ahp.TerminalState)
-	if p == nil || !ok {
-		return
-	}
+// wait waits (screenWait at most) for the model to reach a mark.
+func (s *screenTap) wait(p *screen.Pending, uri string) (screen.State, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), screenWait)
 	defer cancel()
 	scr, ok := p.Wait(ctx)
 	if ok && scr.OverBudget {
 		// Said once per join: the joiner's screen may be off (see
 		// docs/protocol.md, "Screen snapshots").
-		m.log.Info("screen redraw over budget: joiner gets the history alone",
-			"terminal", snap.Resource, "cols", scr.Cols, "rows", scr.Rows, "budget", screen.RedrawBudget(scr.Cols, scr.Rows))
+		s.log.Info("screen redraw over budget: joiner gets the history alone",
+			"terminal", uri, "cols", scr.Cols, "rows", scr.Rows, "budget", screen.RedrawBudget(scr.Cols, scr.Rows))
 	}
-	if !ok || !scr.Exact || scr.Redraw == nil || (!scr.AltScreen && scr.Fed <= int64(m.cfg.Scrollback)) {
+	return scr, ok
+}
+
+// redraw adds the screen redraw to a snapshot's content when the history
+// alone would not draw the screen: it was trimmed (more output than the
+// scrollback budget) or a full-screen program is on the alternate screen.
+// See withRedraw for where it goes: any AHP client that writes the content
+// into a terminal draws the exact screen (docs/protocol.md, "Screen
+// snapshots").
+func (s *screenTap) redraw(scr screen.State, snap *ahp.Snapshot) {
+	st, ok := snap.State.(ahp.TerminalState)
+	if !ok || !scr.Exact || scr.Redraw == nil || (!scr.AltScreen && scr.Fed <= s.scrollback) {
 		return
 	}
 	content := withRedraw(st.Content, scr)
 	if size := jsonSize(content); size > maxWithRedraw {
-		m.log.Info("snapshot with a screen redraw too large: joiner gets the history alone",
+		s.log.Info("snapshot with a screen redraw too large: joiner gets the history alone",
 			"terminal", snap.Resource, "size", size, "limit", maxWithRedraw)
 		return
 	}
@@ -183,7 +175,7 @@ func withRedraw(parts []ahp.Part, scr screen.State) []ahp.Part {
 // model (x-termhost/screen), as text: a preview builds no redraw.
 func (m *Manager) Screen(ctx context.Context, s Subscriber, uri string) (screen.State, error) {
 	t := m.live(uri)
-	if t == nil || t.scr.model == nil || !m.hub.Visible(s, uri) {
+	if t == nil || t.scr == nil || !m.hub.Visible(s, uri) {
 		return screen.State{}, ErrNotFound
 	}
 	ctx, cancel := context.WithTimeout(ctx, screenWait)

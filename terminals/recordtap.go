@@ -11,38 +11,40 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/recording"
 )
 
 // MetaRecord is the createTerminal _meta key of termhost's extension that
 // records the new terminal from its start: "_meta": {"termhost/record": true}.
-const MetaRecord = "termhost/record"
+const MetaRecord = ext.MetaRecord
 
 // MetaRecording is the catalogue entry's _meta key of a terminal that has a
 // recording: "_meta": {"termhost/recording": "recording"}, "paused", or
 // "stopped" once the terminal exited.
-const MetaRecording = "termhost/recording"
+const MetaRecording = ext.MetaRecording
 
 // Values of MetaRecording.
 const (
-	RecordingOn      = "recording"
-	RecordingPaused  = "paused"
-	RecordingStopped = "stopped"
+	RecordingOn      = ext.RecordingOn
+	RecordingPaused  = ext.RecordingPaused
+	RecordingStopped = ext.RecordingStopped
 )
 
 // ErrNoRecordings is wrapped when recording is asked of a manager that has
 // no recordings directory (Config.RecordDir).
 var ErrNoRecordings = errors.New("recording is not available on this server")
 
-// recorderSlot is a terminal's recording: started at most once, then
-// paused and resumed; closed when the terminal exits or is disposed.
-type recorderSlot struct {
-	mu    sync.Mutex // start, pause, resume, close
+// recordTap is a terminal's recording, a tap on its hub channel
+// (hub.Tap): started at most once, then paused and resumed; closed when
+// the terminal exits or is disposed.
+type recordTap struct {
+	mu    lockrank.Mutex[lockrank.Terminal] // start, pause, resume, close
 	cur   atomic.Pointer[recording.Recorder]
 	ended bool // closed: never started again
 	// owned is the file of an adopted terminal that had exited: no
@@ -51,9 +53,10 @@ type recorderSlot struct {
 	owned atomic.Pointer[string]
 }
 
-// record feeds a published action to the recorder, if any: output, and
-// a marker per command (its command line). Input is never recorded.
-func (s *recorderSlot) record(a ahp.Action) {
+// Action feeds the recorder, if any (under the hub lock: it never waits
+// for the disk): output, a marker per command (its command line) and
+// accepted resizes. Input is never recorded (it is not published).
+func (s *recordTap) Action(a ahp.Action) {
 	r := s.cur.Load()
 	if r == nil {
 		return
@@ -70,25 +73,23 @@ func (s *recorderSlot) record(a ahp.Action) {
 			label = by.Name + ": " + label
 		}
 		r.Marker(label)
+	case ahp.TerminalResized:
+		r.Resize(a.Cols, a.Rows)
 	}
 }
 
-// resize records an accepted resize.
-func (s *recorderSlot) resize(cols, rows int) {
-	if r := s.cur.Load(); r != nil {
-		r.Resize(cols, rows)
-	}
-}
+// Snapshot leaves joiners' snapshots as they are.
+func (s *recordTap) Snapshot() hub.Amend { return nil }
 
 // close ends the recording with a final marker; the file stays. It
 // reports whether there was a recording.
-func (s *recorderSlot) close(final string) bool {
+func (s *recordTap) close(final string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closeLocked(final)
 }
 
-func (s *recorderSlot) closeLocked(final string) bool {
+func (s *recordTap) closeLocked(final string) bool {
 	s.ended = true
 	r := s.cur.Load()
 	if r != nil {
@@ -98,7 +99,7 @@ func (s *recorderSlot) closeLocked(final string) bool {
 }
 
 // discard ends the recording and deletes its file (the terminal is gone).
-func (s *recorderSlot) discard(log *slog.Logger) {
+func (s *recordTap) discard(log *slog.Logger) {
 	s.close("")
 	if path := s.path(); path != "" {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -108,7 +109,7 @@ func (s *recorderSlot) discard(log *slog.Logger) {
 }
 
 // path is the file of the recording, "" when there is none.
-func (s *recorderSlot) path() string {
+func (s *recordTap) path() string {
 	if r := s.cur.Load(); r != nil {
 		return r.Path()
 	}
@@ -161,7 +162,7 @@ func (m *Manager) SetRecording(uri string, on bool) error {
 
 // setRecording starts, pauses or resumes t's recorder.
 func (t *terminal) setRecording(on bool, st ahp.TerminalState) error {
-	s := &t.rec
+	s := t.rec
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.cur.Load()
@@ -316,7 +317,7 @@ func (m *Manager) TidyRecordings() {
 // adoptRecording takes back t's recording file, if there is one, and
 // returns its path.
 func (t *terminal) adoptRecording() string {
-	s := &t.rec
+	s := t.rec
 	if p := s.path(); p != "" {
 		return p
 	}

@@ -1,0 +1,188 @@
+// termhost's own extensions of AHP (docs/protocol.md, "termhost
+// extensions"): the names of its x-termhost/* and x-share/* requests and
+// notifications and of its termhost/* _meta keys, and the shapes of their
+// payloads. The Go twin is package ext (ahp/ext), whose schema.json holds
+// their JSON schemas; ext.test.ts checks these names against it.
+
+/** Requests (AHP leaves the x- prefix to implementations). */
+export const extMethods = {
+  /** A terminal's current screen as text, for previews: {channel} → ScreenResult. */
+  screen: 'x-termhost/screen',
+  /** Who is on every terminal the caller may see (params ignored) → PresenceResult. */
+  presence: 'x-termhost/presence',
+  /** Starts, pauses or resumes a terminal's recording: RecordParams → null (owner only). */
+  record: 'x-termhost/record',
+  /** Asks for a terminal's claim: RequestControlParams → ControlResult. */
+  requestControl: 'x-termhost/requestControl',
+  /** Grants or declines a pending control request: AnswerControlParams → null. */
+  answerControl: 'x-termhost/answerControl',
+  /** Creates a share link: ShareCreateParams → ShareInfo with its url (owner only, as every x-share/*). */
+  shareCreate: 'x-share/create',
+  /** Lists the live share links: ShareListParams → ShareListResult (without urls). */
+  shareList: 'x-share/list',
+  /** Revokes a share link and closes its connections: ShareRevokeParams → null. */
+  shareRevoke: 'x-share/revoke',
+} as const;
+
+/** Notifications the server sends. */
+export const extNotifications = {
+  /** Who is on a terminal, to its subscribers: PresenceList. */
+  presence: 'x-termhost/presence',
+  /** A control request was made or ended, to the holder and the requester: ControlNotice. */
+  controlRequest: 'x-termhost/controlRequest',
+} as const;
+
+/** _meta keys. */
+export const extMeta = {
+  /** initialize result: the connection's own presence id (Member.id). */
+  presenceId: 'termhost/presenceId',
+  /** initialize result: the server's SizePolicy. */
+  sizePolicy: 'termhost/sizePolicy',
+  /** createTerminal params: a command to run instead of a shell (["make", "build"]). */
+  command: 'termhost/command',
+  /** createTerminal params: true records the terminal from its start. */
+  record: 'termhost/record',
+  /** Catalogue entry: true on a terminal that runs a command instead of a shell (no command lines). */
+  runsCommand: 'termhost/runsCommand',
+  /** Catalogue entry: the RecordingState of a terminal that has a recording. */
+  recording: 'termhost/recording',
+  /** Catalogue entry: the AgentInfo of the agent session that last held the terminal. */
+  agent: 'termhost/agent',
+  /** terminal/commandExecuted and its command part: RunBy of a command an agent's tool call ran. */
+  runBy: 'termhost/runBy',
+} as const;
+
+export type MemberKind = 'owner' | 'cli' | 'agent' | 'driver' | 'viewer';
+
+/** One client connected to a terminal, as everyone sees it: a label, never a token or a clientId. */
+export interface Member {
+  id: string;
+  name: string;
+  kind: MemberKind;
+  device?: string;
+  /** Holds the terminal's claim. */
+  control?: boolean;
+  /** A person signed in by single sign-on: name is theirs, id one for all their tabs. */
+  person?: boolean;
+}
+
+/** A terminal's presence: the params of extNotifications.presence. */
+export interface PresenceList {
+  channel: string;
+  members: Member[];
+}
+
+/** The result of extMethods.presence. */
+export interface PresenceResult {
+  terminals: PresenceList[];
+}
+
+/** The result of extMethods.screen. */
+export interface ScreenResult {
+  cols: number;
+  rows: number;
+  altScreen: boolean;
+  lines: string[];
+}
+
+/** The params of extMethods.record. */
+export interface RecordParams {
+  channel: string;
+  on: boolean;
+}
+
+/** The value of extMeta.recording. */
+export type RecordingState = 'recording' | 'paused' | 'stopped';
+
+/** The params of extMethods.requestControl; ask false takes only a claim nobody holds. */
+export interface RequestControlParams {
+  channel: string;
+  terminal: string;
+  ask?: boolean;
+}
+
+/** The params of extMethods.answerControl. */
+export interface AnswerControlParams {
+  channel: string;
+  terminal: string;
+  requestId: string;
+  grant: boolean;
+}
+
+/** The result of extMethods.requestControl. */
+export interface ControlResult {
+  status: 'granted' | 'pending' | 'held';
+  requestId?: string;
+  autoGrantMs?: number;
+}
+
+/** The params of extNotifications.controlRequest. */
+export interface ControlNotice {
+  terminal: string;
+  requestId: string;
+  status: 'pending' | 'granted' | 'declined' | 'cancelled';
+  from: Member;
+  /** Pending: granted after this long without input from the holder. */
+  autoGrantMs?: number;
+  /** Granted because the holder was away or gone. */
+  auto?: boolean;
+}
+
+export type ShareRole = 'viewer' | 'driver';
+
+/** The params of extMethods.shareCreate; no ttlSeconds (or 0) means no expiry. */
+export interface ShareCreateParams {
+  channel: string;
+  terminal: string;
+  role: ShareRole;
+  ttlSeconds?: number;
+  /** Who the link is for: its name in presence. */
+  label?: string;
+}
+
+/** The params of extMethods.shareList; no terminal lists every terminal's links. */
+export interface ShareListParams {
+  channel: string;
+  terminal?: string;
+}
+
+/** The params of extMethods.shareRevoke. */
+export interface ShareRevokeParams {
+  channel: string;
+  id: string;
+}
+
+/** A share link: the result of extMethods.shareCreate and an entry of ShareListResult. Times are Unix ms. */
+export interface ShareInfo {
+  id: string;
+  terminal: string;
+  role: ShareRole;
+  /** Who the link is for (its name in presence). */
+  label?: string;
+  createdAt: number;
+  expiresAt?: number;
+  /** Only in the create result: holds the secret, shown once. */
+  url?: string;
+}
+
+/** The result of extMethods.shareList. */
+export interface ShareListResult {
+  shares: ShareInfo[];
+}
+
+/** The value of extMeta.sizePolicy. */
+export type SizePolicy = 'holder' | 'smallest';
+
+/** The value of extMeta.agent: the agent session that last held a terminal. */
+export interface AgentInfo {
+  session: string;
+  chat?: string;
+  /** "Agent · Claude Code" */
+  name: string;
+}
+
+/** The value of extMeta.runBy. */
+export interface RunBy {
+  kind: 'agent' | 'person';
+  name: string;
+}
