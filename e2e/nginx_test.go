@@ -115,10 +115,25 @@ func freePort(t *testing.T) int {
 // layout, and stops it (and waits for it) in t.Cleanup.
 func startNginx(t *testing.T, l layout, backend string) *nginx {
 	t.Helper()
+	data := map[string]any{"Backend": backend, "Strip": l.strip, "Prefix": l.prefix,
+		"Location": "/", "Pass": "http://backend"}
+	if l.prefix != "" {
+		data["Location"] = l.prefix + "/"
+		if l.strip {
+			data["Pass"] = "http://backend/" // replaces the matched /term/ with /
+		}
+	}
+	return startNginxWith(t, nginxConf, data)
+}
+
+// startNginxWith runs nginx with the config tmpl renders from data (see
+// runNginx), trying other ports while the one picked was taken meanwhile.
+func startNginxWith(t *testing.T, tmpl *template.Template, data map[string]any) *nginx {
+	t.Helper()
 	bin := nginxPath(t)
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		n, err := tryNginx(t, bin, l, backend)
+		n, err := runNginx(t, bin, tmpl, data)
 		if err == nil {
 			return n
 		}
@@ -131,19 +146,14 @@ func startNginx(t *testing.T, l layout, backend string) *nginx {
 	return nil
 }
 
-func tryNginx(t *testing.T, bin string, l layout, backend string) (*nginx, error) {
+// runNginx runs nginx with the config conf renders from data plus Dir (the
+// test's directory for everything nginx writes) and Port (a free port).
+func runNginx(t *testing.T, bin string, tmpl *template.Template, data map[string]any) (*nginx, error) {
 	dir := t.TempDir()
 	port := freePort(t)
-	data := map[string]any{"Dir": dir, "Backend": backend, "Port": port, "Strip": l.strip, "Prefix": l.prefix,
-		"Location": "/", "Pass": "http://backend"}
-	if l.prefix != "" {
-		data["Location"] = l.prefix + "/"
-		if l.strip {
-			data["Pass"] = "http://backend/" // replaces the matched /term/ with /
-		}
-	}
+	data["Dir"], data["Port"] = dir, port
 	var conf bytes.Buffer
-	if err := nginxConf.Execute(&conf, data); err != nil {
+	if err := tmpl.Execute(&conf, data); err != nil {
 		t.Fatal(err)
 	}
 	confPath := filepath.Join(dir, "nginx.conf")

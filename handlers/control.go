@@ -6,6 +6,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/lockrank"
 )
@@ -95,6 +96,7 @@ func (c *conn) requestControl(uri string, ask bool) (any, *ahp.Error) {
 			return c.s.askHolder(c, uri, claim.ClientID)
 		}
 		if c.s.m.SetClaim(uri, claim, me) {
+			c.record(audit.ControlTaken, uri, nil)
 			return ext.ControlResult{Status: ext.ControlGranted}, nil
 		}
 	}
@@ -135,6 +137,7 @@ func (s *Server) askHolder(c *conn, uri, holder string) (any, *ahp.Error) {
 	}
 	s.controls.mu.Unlock()
 	c.log.Info("control requested", "terminal", uri, "request", r.id)
+	c.record(audit.ControlRequested, uri, nil)
 	s.tellControl(r, ext.ControlNotice{Status: ext.ControlPending, AutoGrantMs: auto.Milliseconds()})
 	return ext.ControlResult{Status: ext.ControlPending, RequestID: r.id, AutoGrantMs: auto.Milliseconds()}, nil
 }
@@ -198,6 +201,9 @@ func (s *Server) resolveControl(r *controlRequest, grant, auto bool) {
 		}
 	}
 	s.log.Info("control request answered", "terminal", r.uri, "request", r.id, "status", status, "auto", auto)
+	if status == ext.ControlGranted {
+		s.recordGrant(r, auto)
+	}
 	s.tellControl(r, ext.ControlNotice{Status: status, Auto: auto && status == ext.ControlGranted})
 }
 

@@ -11,7 +11,9 @@
 // callbacks run under the hub lock; Server.mu (client records, share
 // connections) is taken under it when an accepted claim binds a clientId,
 // and under Server.mu only the Manager's presence counts (a leaf) are read
-// or changed; conn.mu, controls.mu and the ping timer's lock are leaves (a
+// or changed; conn.mu, controls.mu, the ping timer's lock and people.mu (when SSO
+// people were last seen) are leaves, and Server.persons is a sync.Map the
+// manager reads when a command starts (a
 // hub eviction, a claim's move and the notices to connections happen after
 // they are released). auth's persister saves after the stores unlock.
 package handlers

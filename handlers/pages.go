@@ -81,8 +81,19 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 	if limited {
 		return
 	}
+	if !ok && who.Person != "" {
+		s.notAllowed(w, r, page, who)
+		return
+	}
 	if !ok {
-		render(w, r, signInStatus(r), web.Login(page))
+		status := signInStatus(r)
+		if s.cfg.SSO != nil {
+			// Behind SSO the proxy signs people in: a request without a
+			// believable identity is refused (the page still takes the
+			// owner token, for break-glass access).
+			status = http.StatusUnauthorized
+		}
+		render(w, r, status, web.Login(page))
 		return
 	}
 	if who.Share != nil && id == "" {

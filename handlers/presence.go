@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"unicode"
 
@@ -41,7 +43,13 @@ func (c *conn) agentName() string {
 // terminal. Names are labels; never a token or a clientId.
 func (c *conn) PresenceMember() ext.Member {
 	p := c.presence
-	m := ext.Member{ID: terminals.PresenceID(c.clientID), Kind: c.role, Device: p.device}
+	m := ext.Member{ID: c.presenceIDFor(c.clientID), Kind: c.role, Device: p.device}
+	if c.person != "" && p.info.Name != cliName && p.info.Name != agentName {
+		// Someone the SSO proxy signed in: their name, whatever the role
+		// (a browser cannot name itself).
+		m.Name, m.Person = firstNonEmpty(c.name, c.person), true
+		return m
+	}
 	cli := p.info.Name == cliName
 	if cli {
 		m.Device = "termhost CLI"
@@ -128,4 +136,15 @@ func (s *Server) clientInfo(clientID string, info *ahp.Implementation) ahp.Imple
 		rec.info = *info
 	}
 	return rec.info
+}
+
+// presenceIDOfClient is the presence id of a client's connections.
+func presenceIDOfClient(clientID string) string { return terminals.PresenceID(clientID) }
+
+// presenceIDOfPerson is the one presence id of an SSO person's
+// connections. It is hashed apart from clientIds (which clients choose), so
+// no client can take a person's presence id.
+func presenceIDOfPerson(person string) string {
+	sum := sha256.Sum256([]byte("termhost presence person\x00" + person))
+	return "p" + hex.EncodeToString(sum[:6])
 }

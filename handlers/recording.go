@@ -175,7 +175,7 @@ func (s *Server) terminalAccess(w http.ResponseWriter, r *http.Request) (string,
 		http.NotFound(w, r)
 		return "", false
 	}
-	_, ok, limited := s.authenticate(w, r, uri)
+	who, ok, limited := s.authenticate(w, r, uri)
 	switch {
 	case limited:
 		return "", false
@@ -191,6 +191,7 @@ func (s *Server) terminalAccess(w http.ResponseWriter, r *http.Request) (string,
 		return "", false
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	s.recordDownload(r, who, uri)
 	return uri, true
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/terminals"
 )
@@ -123,6 +124,7 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := c.s.m.Create(p); err != nil {
 			return nil, c.rpcError(err)
 		}
+		c.record(audit.TerminalCreated, p.Channel, nil)
 		if p.Claim != nil {
 			c.s.m.NoteAgent(p.Channel, *p.Claim, c.agentName())
 		}
@@ -141,9 +143,11 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		if err := ahp.CheckTerminalURI(p.Channel); err != nil {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "%v", err)
 		}
+		title := c.s.titleOf(p.Channel)
 		if err := c.s.m.Dispose(p.Channel); err != nil {
 			return nil, c.rpcError(err)
 		}
+		c.record(audit.TerminalDisposed, p.Channel, func(e *audit.Event) { e.Title = title })
 		for _, sh := range c.s.auth.Shares.RevokeTerminal(p.Channel) {
 			c.s.disconnectShare(sh.ID, "the terminal was disposed")
 		}
@@ -190,7 +194,7 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
 	c.log.Debug("initialized", "client", ahp.Clip(p.ClientID), "version", version)
 	return ahp.InitializeResult{ProtocolVersion: version, ServerSeq: seq, Snapshots: snaps,
-		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}, Meta: c.s.initializeMeta(p.ClientID)}, nil
+		ServerInfo: &ahp.Implementation{Name: "termhost", Version: c.s.cfg.Version}, Meta: c.s.initializeMeta(c.presenceIDFor(p.ClientID))}, nil
 }
 
 func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
@@ -219,6 +223,9 @@ func (c *conn) begin(clientID, version string, shape ahp.Shape) {
 	c.mu.Lock() // the writer reads clientID for its log (loggedClient)
 	c.initialized, c.clientID, c.version, c.shape = true, clientID, version, shape
 	c.mu.Unlock()
+	if c.person != "" {
+		c.s.persons.Store(clientID, firstNonEmpty(c.name, c.person)) // marks their commands (sso.go)
+	}
 }
 
 // notification handles unsubscribe and dispatchAction; others are ignored.
@@ -281,6 +288,7 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 			c.s.controlClaimMoved(uri)
 			c.s.m.NoteAgent(uri, a.Claim, c.agentName())
 		}
+		c.recordAction(uri, a)
 	}
 }
 
@@ -317,6 +325,9 @@ func (c *conn) policy() terminals.Policy {
 		}}
 	default:
 		return terminals.Policy{Refuse: func(a ahp.Action) string {
+			if c.person != "" {
+				return "view only: a viewer cannot " + verb(a.Type)
+			}
 			return "view only: this share link cannot " + verb(a.Type)
 		}}
 	}

@@ -16,7 +16,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
@@ -91,6 +93,15 @@ type Config struct {
 	// harness sets it; no flag reaches it.
 	TestHooks bool
 
+	// SSO, when set, is --auth proxy: people signed in by a single sign-on
+	// proxy, named by a header only TrustedPeer proxies may send (sso.go);
+	// Roles says who gets which role. The owner token and share links keep
+	// working beside it.
+	SSO   *sso.Proxy
+	Roles *sso.Directory
+	// Audit, when set, is the audit trail (package audit).
+	Audit *audit.Log
+
 	clock auth.Clock // share-link expiry; tests inject a fake, nil is the wall clock
 }
 
@@ -160,6 +171,8 @@ type Server struct {
 	byAddr  map[string]int            // live share-link connections of each client address
 
 	controls controls // pending control requests (control.go)
+	people   people   // when SSO people were last admitted (sso.go)
+	persons  sync.Map // clientId → an SSO person's display name (sso.go)
 }
 
 // clientRecord is what a reconnect needs to know about a client, and the
@@ -182,6 +195,9 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.NoAuth && cfg.OwnerToken == "" {
 		return nil, errors.New("handlers: an owner token is required unless NoAuth is set")
 	}
+	if cfg.SSO != nil && (cfg.NoAuth || len(cfg.SSO.Trusted) == 0 || cfg.SSO.Header == "" || cfg.Roles == nil) {
+		return nil, errors.New("handlers: SSO needs an identity header, trusted proxies and roles, and no NoAuth")
+	}
 	if cfg.NoAuth && (cfg.PublicURL != "" || len(cfg.TrustedProxies) > 0) {
 		// A reverse proxy connects from loopback: everyone behind it would get a shell.
 		return nil, errors.New("handlers: NoAuth cannot be combined with PublicURL or TrustedProxies")
@@ -191,6 +207,7 @@ func New(cfg Config) (*Server, error) {
 		auth: auth.New(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
 	s.m.SetClaimHeir(s.controlHeir)
+	s.m.SetPersonOf(s.personOf)
 	if cfg.StateDir != "" {
 		if err := s.auth.Restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
 			return nil, fmt.Errorf("handlers: restore sign-ins: %w", err)
@@ -455,6 +472,7 @@ func (s *Server) pruneLocked(claimed map[string]bool) {
 	for id, rec := range s.clients {
 		if now.After(rec.expires) && !claimed[id] && s.m.Connections(id) <= 0 {
 			delete(s.clients, id)
+			s.persons.Delete(id)
 		}
 	}
 }

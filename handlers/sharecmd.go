@@ -6,6 +6,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
 )
 
@@ -56,6 +57,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 		in := infoOf(sh)
 		in.URL = c.publicBase + terminalPath(p.Terminal) + "#share=" + token
 		c.log.Info("share link created", "share", sh.ID, "terminal", p.Terminal, "role", sh.Role, "ttl", p.TTLSeconds)
+		c.record(audit.ShareCreated, p.Terminal, func(e *audit.Event) { e.Share, e.To = sh.ID, sh.Role })
 		return json.RawMessage(mustMarshal(in)), nil
 	case ext.MethodShareList:
 		list := []ext.ShareInfo{}
@@ -69,6 +71,7 @@ func (c *conn) shareCommand(msg *ahp.Message) (any, *ahp.Error) {
 			return nil, ahp.Errorf(ahp.CodeNotFound, "no such share link: %q", p.ID)
 		}
 		c.log.Info("share link revoked", "share", sh.ID, "terminal", sh.Terminal)
+		c.record(audit.ShareRevoked, sh.Terminal, func(e *audit.Event) { e.Share = sh.ID })
 		c.s.disconnectShare(sh.ID, "share link revoked")
 		return nil, nil
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
 )
 
@@ -157,6 +158,14 @@ func presentsCredential(r *http.Request, names cookieNames) bool {
 // before its credential is even looked at. A wrong credential counts as a
 // failure; a stale cookie is dropped so that the browser stops sending it.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, terminal string) (who auth.Principal, ok, limited bool) {
+	if s.cfg.SSO != nil {
+		return s.authenticateSSO(w, r, terminal) // sso.go
+	}
+	return s.authenticateToken(w, r, terminal)
+}
+
+// authenticateToken is authenticate by token and cookies alone (--auth token).
+func (s *Server) authenticateToken(w http.ResponseWriter, r *http.Request, terminal string) (who auth.Principal, ok, limited bool) {
 	if s.auth.Disabled {
 		return auth.Principal{Role: auth.RoleOwner}, true, false
 	}
@@ -241,6 +250,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, cookie)
 		_ = json.NewEncoder(w).Encode(map[string]string{"role": auth.RoleOwner, "next": base + "/"})
 		s.log.Info("owner logged in", "remote", addr)
+		s.cfg.Audit.Record(audit.Event{Event: audit.SignIn, Who: auth.RoleOwner, Role: auth.RoleOwner, Remote: addr, Detail: "owner token"})
 		return
 	case body.Share != "":
 		if sh := s.auth.Shares.Lookup(body.Share); sh != nil {
@@ -251,6 +261,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			http.SetCookie(w, cookie)
 			_ = json.NewEncoder(w).Encode(map[string]string{"role": sh.Role, "next": base + terminalPath(sh.Terminal)})
 			s.log.Info("share link used", "share", sh.ID, "role", sh.Role, "remote", addr)
+			s.cfg.Audit.Record(audit.Event{Event: audit.ShareUsed, Who: "share:" + sh.ID, Name: sh.Label, Role: sh.Role,
+				Remote: addr, Terminal: sh.Terminal, Title: s.titleOf(sh.Terminal), Share: sh.ID})
 			return
 		}
 	}

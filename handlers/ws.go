@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
@@ -77,6 +78,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if limited {
 		return
 	}
+	if !ok && who.Person != "" {
+		s.metrics.authFailures.WithLabelValues("not_allowed").Inc()
+		http.Error(w, "not allowed: "+who.Person+" has no role on this server", http.StatusForbidden)
+		return
+	}
 	if !ok {
 		s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
 		s.log.Info("websocket refused: not authenticated", "remote", s.clientAddr(r))
@@ -101,6 +107,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := newConn(s, ws, addr)
 	c.role, c.scope, c.publicBase = who.Role, who.Scope(), s.publicBase(r)
 	c.principal = who.ID()
+	c.person, c.name, c.remote = who.Person, cleanLabel(who.Name), addr
 	c.presence.device = deviceLabel(r.UserAgent())
 	if who.Share != nil {
 		c.shareID, c.presence.label = who.Share.ID, who.Share.Label
@@ -119,7 +126,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.connections.Inc()
 	defer s.metrics.connections.Dec()
+	c.record(audit.Connect, terminal, nil)
 	c.run()
+	c.record(audit.Disconnect, terminal, nil)
 }
 
 // withQueryToken turns ?tkn=<token> (owner or share token) into the bearer
@@ -180,6 +189,9 @@ type conn struct {
 	scope      string // the one terminal a share link grants, or ""
 	shareID    string
 	publicBase string       // for share URLs
+	person     string       // the SSO identity, or "" (sso.go)
+	name       string       // the SSO display name
+	remote     string       // the client's address, for the audit trail
 	presence   connPresence // how others see it (presence.go)
 }
 

@@ -20,7 +20,8 @@ const MetaAgent = ext.MetaAgent
 
 // MetaRunBy is the _meta key of terminal/commandExecuted (and so of the
 // command part) marking a command run while an agent's tool call held the
-// terminal: {"kind": "agent", "name": "Agent · Claude Code"}.
+// terminal: {"kind": "agent", "name": "Agent · Claude Code"}, or while a
+// person signed in by SSO held it: {"kind": "person", "name": "Alice Smith"}.
 const MetaRunBy = ext.MetaRunBy
 
 // AgentInfo is the value of MetaAgent.
@@ -69,6 +70,15 @@ func (m *Manager) NoteAgent(uri string, claim ahp.Claim, name string) {
 // one of its tool calls holds the terminal, else nil.
 func (t *terminal) runByMeta() json.RawMessage {
 	claim, ok := t.m.Claim(t.uri)
+	if ok && claim.Kind == ahp.ClaimClient {
+		if f := t.m.personOf.Load(); f != nil {
+			if name, ok := (*f)(claim.ClientID); ok {
+				b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: ext.RunByPerson, Name: name}})
+				return b
+			}
+		}
+		return nil
+	}
 	if !ok || claim.Kind != ahp.ClaimSession || claim.ToolCallID == "" {
 		return nil
 	}
@@ -79,6 +89,11 @@ func (t *terminal) runByMeta() json.RawMessage {
 	b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: ext.RunByAgent, Name: name}})
 	return b
 }
+
+// SetPersonOf sets how to name the person behind a clientId (handlers:
+// people signed in by single sign-on), so that the commands run while they
+// hold a terminal are marked with their name, as an agent's are.
+func (m *Manager) SetPersonOf(f func(clientID string) (name string, ok bool)) { m.personOf.Store(&f) }
 
 // RunByOf reads the agent's mark of a command part or action's _meta.
 func RunByOf(meta json.RawMessage) (RunBy, bool) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -57,6 +58,8 @@ type Manager struct {
 
 	presence presence
 	sizes    sizeWants // sizepolicy.go
+
+	personOf atomic.Pointer[func(clientID string) (string, bool)] // names SSO people (agent.go)
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.

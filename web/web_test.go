@@ -39,6 +39,8 @@ func TestGolden(t *testing.T) {
 		{"workbench-viewer-escaping", Workbench(Page{BasePath: "/term/", TerminalID: `x"</script><b>`, Version: "dev", Role: "viewer"})},
 		{"notfound", NotFound(Page{TerminalID: "gone42", Version: "1.2.3", Role: "owner"})},
 		{"notfound-basepath", NotFound(Page{BasePath: "/term", TerminalID: "<img>", Version: "1.2.3", Role: "viewer"})},
+		{"notallowed", NotAllowed(Page{Version: "1.2.3"}, "Mallory <M>", "mallory@elsewhere.net", "alice@corp.com")},
+		{"notallowed-nobody", NotAllowed(Page{BasePath: "/term", Version: "1.2.3"}, "eve@corp.com", "eve@corp.com", "")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

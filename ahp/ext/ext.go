@@ -76,6 +76,7 @@ const (
 	// last held the terminal: AgentInfo.
 	MetaAgent = "termhost/agent"
 	// MetaRunBy is the key of terminal/commandExecuted (and so of the
-	// command part) marking a command an agent's tool call ran: RunBy.
+	// command part) marking a command an agent's tool call ran, or one run
+	// while a person signed in by SSO had control: RunBy.
 	MetaRunBy = "termhost/runBy"
 )

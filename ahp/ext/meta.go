@@ -17,11 +17,15 @@ type AgentInfo struct {
 	Name    string `json:"name"`
 }
 
-// RunBy is the value of MetaRunBy: {"kind": "agent", "name": "Agent · Claude Code"}.
+// RunBy is the value of MetaRunBy: {"kind": "agent", "name": "Agent · Claude Code"},
+// or {"kind": "person", "name": "Alice Smith"} for a person signed in by SSO.
 type RunBy struct {
-	Kind string `json:"kind"` // RunByAgent
+	Kind string `json:"kind"` // RunByAgent or RunByPerson
 	Name string `json:"name"`
 }
 
-// RunByAgent is the kind of RunBy.
-const RunByAgent = "agent"
+// Kinds of RunBy.
+const (
+	RunByAgent  = "agent"
+	RunByPerson = "person" // who had control when the command ran (--auth proxy)
+)

@@ -8,6 +8,7 @@ type Member struct {
 	Kind    string `json:"kind"`
 	Device  string `json:"device,omitempty"`
 	Control bool   `json:"control,omitempty"` // holds the terminal's claim
+	Person  bool   `json:"person,omitempty"`  // a person signed in by SSO: Name is theirs, ID one for all their clients
 }
 
 // Member kinds.

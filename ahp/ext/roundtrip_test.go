@@ -126,7 +126,7 @@ func TestSchemaRejects(t *testing.T) {
 		{"member with a clientId for id", "PresenceList", `{"channel":"t","members":[{"id":"client-1","name":"x","kind":"owner"}]}`},
 		{"member of an unknown kind", "PresenceList", `{"channel":"t","members":[{"id":"p0123456789ab","name":"x","kind":"admin"}]}`},
 		{"notice of an unknown status", "ControlNotice", `{"terminal":"t","requestId":"r","status":"maybe","from":{"id":"p0123456789ab","name":"x","kind":"owner"}}`},
-		{"run by a person", "RunBy", `{"kind":"person","name":"x"}`},
+		{"run by an unknown kind", "RunBy", `{"kind":"robot","name":"x"}`}, // "person" is an SSO person (--auth proxy)
 		{"empty command", "Command", `[]`},
 		{"command without a program", "Command", `[""]`},
 	} {

@@ -62,6 +62,8 @@ export interface Member {
   device?: string;
   /** Holds the terminal's claim. */
   control?: boolean;
+  /** A person signed in by single sign-on: name is theirs, id one for all their tabs. */
+  person?: boolean;
 }
 
 /** A terminal's presence: the params of extNotifications.presence. */
@@ -181,6 +183,6 @@ export interface AgentInfo {
 
 /** The value of extMeta.runBy. */
 export interface RunBy {
-  kind: 'agent';
+  kind: 'agent' | 'person';
   name: string;
 }

@@ -99,6 +99,11 @@ func claimHolderName(claim ahp.Claim, present []ext.Member) string {
 			return memberText(m)
 		}
 	}
+	for _, m := range present {
+		if m.Control { // a person signed in by SSO: one presence id for all their clients
+			return memberText(m)
+		}
+	}
 	return notHere
 }
 

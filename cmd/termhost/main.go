@@ -34,6 +34,7 @@ func runCLI(args []string) int {
 		"kill":    a.killCommand,
 		"bench":   benchCommand,
 		"upgrade": upgradeCommand,
+		"audit":   auditCommand,
 		// The probe an upgrading server runs on the new binary (not in help).
 		"handover-check": handoverCheckCommand,
 		"mcp":            a.mcpCommand,
@@ -75,6 +76,8 @@ Usage:
   termhost kill <id|url>     close a terminal
   termhost mcp               let a coding agent use terminals over MCP (stdio)
   termhost bench [--quick]   measure speed and memory against the raw pty
+  termhost audit [--who W] [--terminal T] [--event E] [--since S] [--until U] [--json]
+                             read the audit trail of serve --audit-log
   termhost upgrade           hand the running server's shells to the binary now
                              installed, without ending them (same as SIGUSR2)
   termhost version           the version, commit and Go version (also --version)

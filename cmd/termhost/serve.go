@@ -17,8 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/handover"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"
@@ -55,6 +57,11 @@ type serveOptions struct {
 	recordMax        sizeFlag
 	screenModel      bool
 	mcp              bool
+	// --auth proxy (sso.go)
+	identityHeader, nameHeader string
+	owners, drivers, viewers   listFlag
+	rolesFile, rolesContact    string
+	auditLog                   string
 }
 
 const serveAbout = "termhost serve: run the terminal server."
@@ -75,7 +82,7 @@ func (o *serveOptions) flags() *flagSet {
 	fs.StringVar(&o.token, "token", "", "owner token (prefer the environment variable; default: the one kept in <state-dir>/token, made at the first start)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the owner token from this file")
 	fs.BoolVar(&o.newToken, "new-token", false, "replace the owner token kept in <state-dir>/token with a new random one: signs out every owner session and ends every share link")
-	fs.StringVar(&o.authMode, "auth", "token", "authentication: token, or none (only allowed on a loopback listener)")
+	fs.StringVar(&o.authMode, "auth", "token", "authentication: token; proxy (people signed in by a single sign-on proxy, named by --identity-header from --trusted-proxy peers; the owner token keeps working); or none (only allowed on a loopback listener)")
 	fs.StringVar(&o.basePath, "base-path", "", "serve every page, asset, WebSocket and cookie under this prefix, e.g. /term")
 	fs.StringVar(&o.publicURL, "public-url", "", "URL browsers use to reach termhost (behind a proxy), e.g. https://dev.example.com/term; login and share links use it and its origin may open the WebSocket")
 	fs.Var(&o.trustedProxies, "trusted-proxy", "proxy `address` or CIDR whose X-Forwarded-Proto/Host/Prefix/For are honoured (repeatable)")
@@ -88,6 +95,7 @@ func (o *serveOptions) flags() *flagSet {
 	fs.BoolVar(&o.screenModel, "screen-model", true, "keep a model of each terminal's screen so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (fed on demand; see BENCHMARKS.md)")
 	fs.Var(&o.recordMax, "record-max", "largest recording per terminal, a `size` such as 64MiB: recording stops there")
 	fs.BoolVar(&o.mcp, "mcp", false, "also serve termhost mcp's agent tools over MCP's Streamable HTTP transport at <base>/mcp, for the owner token only (see termhost mcp --help)")
+	o.ssoFlags(fs)
 	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
 }
@@ -146,6 +154,8 @@ type serveSetup struct {
 	proxies     []netip.Prefix
 	stateDir    string
 	compression handlers.Compression
+	roles       *sso.Directory // --auth proxy
+	audit       *audit.Log     // --audit-log, opened by listenAndServe
 }
 
 func (s serveSetup) scheme() string {
@@ -189,6 +199,11 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		return err
 	}
 	defer m.Close() // after the server below: it SIGHUPs every shell and waits
+	stopSSO, err := startSSO(ctx, o, &setup, log)
+	if err != nil {
+		return err
+	}
+	defer stopSSO() // after the server: its last events are in the trail
 	var (
 		ln      *net.TCPListener
 		clients []handlers.ClientRecord
@@ -217,6 +232,8 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 			log.Info("termhost upgraded in place", "url", setup.scheme()+"://"+s.addr.String()+o.basePath+"/",
 				"from", msg.From, "version", version, "terminals", len(m.Terminals()), "pause_ms", pause)
 			writeUpgradeStatus(setup.stateDir, upgradeStatus{OK: true, From: msg.From, PauseMs: pause}, log)
+			setup.audit.Record(audit.Event{Event: audit.ServerUpgrade,
+				Detail: fmt.Sprintf("from %s to %s, %d terminals kept", msg.From, version, len(m.Terminals()))})
 		case first:
 			announce(o, setup, s.addr, m.Config().Shell, log)
 		}
@@ -270,7 +287,11 @@ func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, ln *ne
 	cfg := handlers.Config{Manager: m, Logger: log, Version: version,
 		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, setup.scheme()),
 		OwnerToken: setup.token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: setup.proxies,
-		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression}
+		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression, Audit: setup.audit}
+	if o.authMode == "proxy" {
+		cfg.SSO = &sso.Proxy{Header: o.identityHeader, NameHeader: o.nameHeader, Trusted: setup.proxies}
+		cfg.Roles = setup.roles
+	}
 	var srv *handlers.Server
 	var mcpSrv *serveMCP
 	if o.mcp {
@@ -396,6 +417,9 @@ func (o *serveOptions) validate() (serveSetup, error) {
 	if setup.compression, err = handlers.ParseCompression(o.compression); err != nil {
 		return serveSetup{}, fmt.Errorf("--compression: %w", err)
 	}
+	if setup.roles, err = o.roles(); err != nil {
+		return serveSetup{}, err
+	}
 	return setup, nil
 }
 
@@ -407,8 +431,11 @@ func (o *serveOptions) check() error {
 	if o.sizePolicy != terminals.SizeHolder && o.sizePolicy != terminals.SizeSmallest {
 		return fmt.Errorf("--size-policy must be %s or %s", terminals.SizeHolder, terminals.SizeSmallest)
 	}
-	if o.authMode != "token" && o.authMode != "none" {
-		return fmt.Errorf("--auth must be token or none")
+	if o.authMode != "token" && o.authMode != "none" && o.authMode != "proxy" {
+		return fmt.Errorf("--auth must be token, proxy or none")
+	}
+	if err := o.checkSSO(); err != nil {
+		return err
 	}
 	if o.authMode == "none" && (o.publicURL != "" || len(o.trustedProxies) > 0) {
 		return fmt.Errorf("--auth=none cannot be combined with --public-url or --trusted-proxy: a reverse proxy connects from loopback, so everyone behind it would get a shell")

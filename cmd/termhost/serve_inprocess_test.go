@@ -38,7 +38,7 @@ func TestServeValidate(t *testing.T) {
 		want string // the whole message, or its start when it ends in ": "
 	}{
 		{"shell integration", []string{"--shell-integration", "maybe"}, "--shell-integration must be on or off"},
-		{"auth mode", []string{"--auth", "basic"}, "--auth must be token or none"},
+		{"auth mode", []string{"--auth", "basic"}, "--auth must be token, proxy or none"},
 		{"no auth behind a proxy", []string{"--auth", "none", "--public-url", "https://dev.example.com"}, "--auth=none cannot be combined with --public-url or --trusted-proxy: a reverse proxy connects from loopback, so everyone behind it would get a shell"},
 		{"no auth with a trusted proxy", []string{"--auth", "none", "--trusted-proxy", "10.0.0.1"}, "--auth=none cannot be combined with --public-url or --trusted-proxy: a reverse proxy connects from loopback, so everyone behind it would get a shell"},
 		{"zero read timeout", []string{"--read-timeout", "0s"}, "--read-timeout and --idle-timeout must be positive durations such as 30s"},
@@ -317,7 +317,7 @@ func TestRunCLIDispatch(t *testing.T) {
 		{"serve unknown flag", []string{"--bogus"}, exitUsage, nil, "termhost serve: flag provided but not defined: -bogus (see termhost serve --help)"},
 		{"serve bad twin", nil, exitUsage, nil, "…"}, // set below through the environment
 		{"serve bad log level", []string{"serve", "--log-level", "loud"}, exitUsage, nil, "termhost serve: --log-level: …"},
-		{"serve bad option", []string{"serve", "--auth", "basic"}, exitUsage, nil, "termhost serve: --auth must be token or none"},
+		{"serve bad option", []string{"serve", "--auth", "basic"}, exitUsage, nil, "termhost serve: --auth must be token, proxy or none"},
 		{"serve cwd outside root", []string{"serve", "--listen", "127.0.0.1:0", "--root", root, "--cwd", outside}, exitUsage, nil,
 			"termhost serve: invalid configuration: default cwd: " + outside + " is outside the allowed roots (" + root + ")"},
 		{"serve port taken", []string{"serve", "--listen", busy.Addr().String(), "--auth", "none", "--log-format", "json"}, exitFail, nil,

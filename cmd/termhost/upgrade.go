@@ -114,6 +114,7 @@ func upgrade(ctx context.Context, exe string, exeErr error, s *serving, m *termi
 	stopped := time.Now()
 	s.stop(true)
 	clients := s.srv.Clients()
+	setup.audit.Sync() // the exec would lose what is still buffered (the disconnects just now)
 	paused, err := m.Pause()
 	if err == nil {
 		err = execSuccessor(ctx, exe, paused, handoverMessage{Format: handoverFormat, From: version, StoppedAt: stopped.UnixMilli(),

@@ -4,6 +4,10 @@ package auth
 type Principal struct {
 	Role  string
 	Share *Share // nil for the owner
+	// Person is the identity a single sign-on proxy vouched for
+	// (alice@corp.com), Name how to show them; both empty without SSO. A
+	// person in no role list has Person set and Role empty.
+	Person, Name string
 }
 
 // Scope is the one terminal a share link reaches, "" for the owner.
@@ -16,8 +20,11 @@ func (p Principal) Scope() string {
 
 // ID names who a principal is, for binding clientIds: every owner
 // credential (token, session cookie, --auth=none) is the one owner; each share
-// link is its own principal.
+// link is its own principal; each person signed in by SSO is their own.
 func (p Principal) ID() string {
+	if p.Share == nil && p.Person != "" {
+		return "person:" + p.Person
+	}
 	if p.Share == nil {
 		return RoleOwner
 	}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { handBackClaim, lastAgentOf, mayHandBack, runByOf } from './agentMark';
+import { handBackClaim, lastAgentOf, mayHandBack, runByOf, runByPersonOf } from './agentMark';
 import { CommandTracker } from './commandTracker';
 import type { TerminalInfo } from '../../ahp/types';
 
@@ -10,6 +10,13 @@ test('runByOf names the agent that ran a command, nobody for a person', () => {
   assert.equal(runByOf({ 'termhost/runBy': { kind: 'person', name: 'x' } }), undefined);
   assert.equal(runByOf({ other: 1 }), undefined);
   assert.equal(runByOf(undefined), undefined);
+});
+
+test('runByPersonOf names the SSO person who had control, nobody for an agent', () => {
+  assert.equal(runByPersonOf({ 'termhost/runBy': { kind: 'person', name: 'Alice Smith' } }), 'Alice Smith');
+  assert.equal(runByPersonOf({ 'termhost/runBy': { kind: 'agent', name: 'Agent' } }), undefined);
+  assert.equal(runByPersonOf({ 'termhost/runBy': { kind: 'person' } }), undefined);
+  assert.equal(runByPersonOf(undefined), undefined);
 });
 
 test('the owner hands a terminal a person took back to its agent session', () => {

@@ -17,6 +17,12 @@ export function runByOf(meta: Record<string, unknown> | undefined): string | und
   return typeof by.name === 'string' && by.name ? by.name : 'Agent';
 }
 
+/** The person signed in by SSO who held the terminal when a command ran ("Alice Smith"); undefined otherwise. */
+export function runByPersonOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const by = meta?.[extMeta.runBy] as Partial<Record<keyof RunBy, unknown>> | undefined;
+  return by?.kind === 'person' && typeof by.name === 'string' && by.name ? by.name : undefined;
+}
+
 export function lastAgentOf(info: TerminalInfo | undefined): LastAgent | undefined {
   const a = info?._meta?.[extMeta.agent] as Partial<LastAgent> | undefined;
   if (typeof a?.session !== 'string' || !a.session) return undefined;

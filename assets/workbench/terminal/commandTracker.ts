@@ -6,7 +6,7 @@
 import type { IDecoration, IMarker } from '@xterm/xterm';
 import { exitCodeOf, hasExited, type TerminalCommandExecuted, type TerminalCommandFinished, type TerminalCommandPart, type TerminalState } from '../../ahp/types';
 import { formatDuration } from '../format';
-import { runByOf } from './agentMark';
+import { runByOf, runByPersonOf } from './agentMark';
 
 export type CommandStatus = 'running' | 'success' | 'failure';
 
@@ -19,6 +19,8 @@ export interface CommandRecord {
   durationMs?: number;
   /** The agent whose tool call ran it ("Agent · Claude Code"); undefined: a person. */
   runBy?: string;
+  /** The person signed in by SSO who had control when it ran ("Alice Smith"). */
+  runByPerson?: string;
   marker?: IMarker;
   decoration?: IDecoration;
 }
@@ -105,12 +107,13 @@ export class CommandTracker {
       exitCode: p.exitCode,
       durationMs: p.durationMs,
       runBy: runByOf(p._meta),
+      runByPerson: runByPersonOf(p._meta),
     };
     return this.#add(rec);
   }
 
   executed(a: TerminalCommandExecuted): CommandRecord {
-    const rec: CommandRecord = { commandId: a.commandId, commandLine: a.commandLine, timestamp: a.timestamp, isComplete: false, runBy: runByOf(a._meta) };
+    const rec: CommandRecord = { commandId: a.commandId, commandLine: a.commandLine, timestamp: a.timestamp, isComplete: false, runBy: runByOf(a._meta), runByPerson: runByPersonOf(a._meta) };
     return this.#add(rec);
   }
 

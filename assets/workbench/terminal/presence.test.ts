@@ -7,6 +7,8 @@ const phone: Member = { id: 'p000000000002', name: 'Owner', kind: 'owner', devic
 const alice: Member = { id: 'p000000000003', name: 'alice', kind: 'driver', device: 'Chrome on Android' };
 const board: Member = { id: 'p000000000004', name: 'CI dashboard', kind: 'viewer' };
 const cli: Member = { id: 'p000000000005', name: 'bob@build1', kind: 'cli' };
+const ssoAlice: Member = { id: 'p000000000006', name: 'Alice Smith', kind: 'owner', person: true };
+const ssoBob: Member = { id: 'p000000000007', name: 'bob@corp.com', kind: 'viewer', person: true };
 
 test('memberLabel: the owner sees itself as You, others see labels', () => {
   const cases: [string, Member, 'owner' | 'driver' | 'viewer', string | undefined, string][] = [
@@ -17,6 +19,9 @@ test('memberLabel: the owner sees itself as You, others see labels', () => {
     ['a driver link', alice, 'owner', tab.id, 'alice'],
     ['a viewer link', board, 'owner', tab.id, 'CI dashboard (viewer)'],
     ['a CLI, seen by a viewer', cli, 'viewer', board.id, 'bob@build1 (CLI)'],
+    ['an SSO owner, seen by another SSO owner', ssoAlice, 'owner', 'p000000000008', 'Alice Smith'],
+    ['an SSO owner, seen by herself', ssoAlice, 'owner', ssoAlice.id, 'You'],
+    ['an SSO viewer, seen by an owner', ssoBob, 'owner', ssoAlice.id, 'bob@corp.com (viewer)'],
   ];
   for (const [name, m, role, self, want] of cases) assert.equal(memberLabel(m, role, self), want, name);
 });

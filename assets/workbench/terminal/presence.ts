@@ -25,7 +25,9 @@ export function membersOf(params: { members?: unknown } | undefined): Member[] {
  * "You (this tab)" / "You (Firefox on Linux)"; others by their label.
  */
 export function memberLabel(m: Member, role: Role, selfId: string | undefined): string {
-  if (m.id === selfId) return 'You (this tab)';
+  if (m.id === selfId) return m.person ? 'You' : 'You (this tab)';
+  // Another person signed in by SSO is never "You", whatever their role.
+  if (m.person) return m.kind === 'viewer' ? `${m.name} (viewer)` : m.name;
   const mine = role === 'owner' && (m.kind === 'owner' || m.kind === 'cli');
   if (m.kind === 'cli') return mine ? `You (${m.name}, CLI)` : `${m.name} (CLI)`;
   if (mine) return `You (${m.device || 'another tab'})`;

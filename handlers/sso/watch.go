@@ -1,0 +1,155 @@
+package sso
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Directory is the roles in force: the command line's lists plus, when
+// set, a roles file's, re-read by Reload (SIGHUP) and whenever the file
+// changes. Live connections keep the role they were admitted with; new
+// requests get the new roles. The watcher skips an empty file (a write in
+// place in progress); SIGHUP (Reload) applies one.
+type Directory struct {
+	base Roles
+	path string
+	log  *slog.Logger
+	cur  atomic.Pointer[Roles]
+
+	mu      sync.Mutex
+	version uint64
+	changed chan struct{} // closed and replaced on every successful load
+}
+
+// NewDirectory loads the roles: base plus the file at path, if any. A file
+// that does not parse is an error here; later, a bad edit keeps the roles
+// in force (and is logged).
+func NewDirectory(base Roles, path string, log *slog.Logger) (*Directory, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Directory{base: base, path: path, log: log.With("component", "roles"), changed: make(chan struct{})}
+	if err := d.Reload(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// WithLogger makes d log to log (the roles are loaded before the server's
+// logger exists).
+func (d *Directory) WithLogger(log *slog.Logger) *Directory {
+	d.log = log.With("component", "roles")
+	return d
+}
+
+// Roles are the roles in force.
+func (d *Directory) Roles() *Roles { return d.cur.Load() }
+
+// Changed is closed at the next successful load.
+func (d *Directory) Changed() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.changed
+}
+
+// Reload re-reads the roles file.
+func (d *Directory) Reload() error { return d.load(false) }
+
+// errEmpty: the watcher saw an empty file, most likely truncated by a write
+// in place that is still going on (its next event reloads).
+var errEmpty = errors.New("roles file is empty")
+
+func (d *Directory) load(skipEmpty bool) error {
+	r := d.base.Merge(Roles{})
+	if d.path != "" {
+		data, err := os.ReadFile(d.path)
+		if err != nil {
+			return fmt.Errorf("read roles file: %w", err)
+		}
+		if skipEmpty && len(bytes.TrimSpace(data)) == 0 {
+			return errEmpty
+		}
+		fr, err := ParseRoles(data)
+		if err != nil {
+			return fmt.Errorf("roles file %s: %w", d.path, err)
+		}
+		r = r.Merge(fr)
+		if fr.Contact != "" {
+			r.Contact = fr.Contact
+		}
+	}
+	d.cur.Store(&r)
+	d.mu.Lock()
+	d.version++
+	close(d.changed)
+	d.changed = make(chan struct{})
+	d.mu.Unlock()
+	d.log.Info("roles loaded", "owners", len(r.Owners), "drivers", len(r.Drivers), "viewers", len(r.Viewers), "file", d.path)
+	return nil
+}
+
+// Watch re-reads the roles file whenever it changes, until ctx ends; the
+// returned wait waits for the watcher to end. It watches the file's
+// directory, so an editor's or a deploy tool's write-and-rename is seen as
+// well as a write in place. The watch is in place when Watch returns.
+// Without a file there is nothing to watch.
+func (d *Directory) Watch(ctx context.Context) (wait func(), err error) {
+	if d.path == "" {
+		return func() {}, nil
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch roles file: %w", err)
+	}
+	dir, name := filepath.Split(filepath.Clean(d.path))
+	if dir == "" {
+		dir = "."
+	}
+	if err := w.Add(dir); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("watch roles file: %w", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer w.Close()
+		d.watch(ctx, w, name)
+	}()
+	return func() { <-done }, nil
+}
+
+func (d *Directory) watch(ctx context.Context, w *fsnotify.Watcher, name string) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if filepath.Base(ev.Name) != name || !ev.Has(fsnotify.Write|fsnotify.Create|fsnotify.Rename) {
+				continue
+			}
+			if err := d.load(true); errors.Is(err, errEmpty) {
+				continue
+			} else if err != nil {
+				// A half-written file or a typo: keep the roles in force.
+				d.log.Warn("roles file not reloaded; the previous roles stay in force", "err", err)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			d.log.Warn("watching the roles file", "err", err)
+		}
+	}
+}
