@@ -25,7 +25,15 @@ import (
 // deployment is only checked here.
 func nginxPath(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("TERMHOST_NGINX"), "/usr/sbin/nginx"} {
+	return toolPath(t, "nginx", "TERMHOST_NGINX", "/usr/sbin/nginx", "nginx-light")
+}
+
+// toolPath finds a program the tests need: $env, then the Debian path,
+// then PATH. A missing one fails the test, naming the package (.ci/deps
+// installs it).
+func toolPath(t *testing.T, name, env, debianPath, pkg string) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv(env), debianPath} {
 		if p == "" {
 			continue
 		}
@@ -33,10 +41,10 @@ func nginxPath(t *testing.T) string {
 			return p
 		}
 	}
-	if p, err := exec.LookPath("nginx"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	t.Fatal("nginx not found: install the Debian package \"nginx-light\" (apt-get install -y nginx-light) or set TERMHOST_NGINX")
+	t.Fatalf("%s not found: install the Debian package %q (apt-get install -y %s) or set %s", name, pkg, pkg, env)
 	return ""
 }
 

@@ -164,19 +164,7 @@ http://127.0.0.1:{{.Port}} {
 // caddyPath finds caddy; a missing caddy fails the test (.ci/deps installs it).
 func caddyPath(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("TERMHOST_CADDY"), "/usr/bin/caddy"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("caddy"); err == nil {
-		return p
-	}
-	t.Fatal("caddy not found: install the Debian package \"caddy\" (apt-get install -y caddy) or set TERMHOST_CADDY")
-	return ""
+	return toolPath(t, "caddy", "TERMHOST_CADDY", "/usr/bin/caddy", "caddy")
 }
 
 // startCaddy runs caddy with the Caddyfile tmpl renders from data plus Dir

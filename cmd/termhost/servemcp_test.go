@@ -77,21 +77,7 @@ func TestServeMCPOverHTTP(t *testing.T) {
 		})
 	}
 
-	hc := &http.Client{Transport: bearer{token: testserver.OwnerToken, next: tr}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1"}, nil).
-		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cs.Close() }()
-	call := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %+v", name, err, res)
-		}
-		return res.StructuredContent.(map[string]any)
-	}
+	call := httpMCP(t, endpoint, testserver.OwnerToken, tr)
 	opened := call("open_terminal", map[string]any{"name": "over http"})
 	id := opened["id"].(string)
 	if !strings.HasPrefix(opened["url"].(string), ts.URL+"/term/t/") {
@@ -181,24 +167,32 @@ func TestServeMCPFlag(t *testing.T) {
 
 		tr := &http.Transport{}
 		defer tr.CloseIdleConnections()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1"}, nil).
-			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token: token, next: tr}}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cs.Close() }()
-		callTool := func(name string, args map[string]any) map[string]any {
-			t.Helper()
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-			if err != nil || res.IsError {
-				t.Fatalf("%s: %v %+v", name, err, res)
-			}
-			return res.StructuredContent.(map[string]any)
-		}
+		callTool := httpMCP(t, endpoint, token, tr)
 		id := callTool("open_terminal", map[string]any{"name": "over http"})["id"].(string)
 		if out := callTool("run_command", map[string]any{"terminal": id, "command": "echo over http; false"}); out["output"] != "over http" || out["exitCode"] != float64(1) {
 			t.Fatalf("run_command over /mcp of termhost serve --mcp: %v", out)
 		}
 		callTool("close_terminal", map[string]any{"terminal": id})
 	})
+}
+
+// httpMCP connects the SDK's Streamable HTTP client to endpoint with a
+// bearer token (closed when the test ends) and returns a call that fails
+// the test on a tool error.
+func httpMCP(t *testing.T, endpoint, token string, tr http.RoundTripper) func(name string, args map[string]any) map[string]any {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1"}, nil).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token: token, next: tr}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		return res.StructuredContent.(map[string]any)
+	}
 }
