@@ -41,7 +41,7 @@ lint:
 # Everything under the race detector, with the lock order checked (package
 # lockrank); -short keeps the volume tests small there.
 test-go:
-	$(GO) test -race -short -tags lockrank -count=1 -timeout 20m ./...
+	$(GO) test -race -short -tags lockrank -count=1 -timeout 40m ./...
 
 # The full-size volume tests (64 MiB to two subscribers), without -race.
 test-big:

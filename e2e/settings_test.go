@@ -301,8 +301,10 @@ type focusStep struct {
 }
 
 // controlKey names a control across re-renders (the side bar and the tabs
-// rebuild their elements): window.__controlKey(el).
-const controlKey = `window.__controlKey = (el) => [el.tagName, el.id, el.getAttribute('role'), el.closest('[data-terminal]')?.dataset.terminal,
+// rebuild their elements): window.__controlKey(el). An element with an id
+// is named by it alone: its title and text may change while the walk runs
+// (the connection's round trip time).
+const controlKey = `window.__controlKey = (el) => el.id ? el.tagName + '#' + el.id : [el.tagName, el.getAttribute('role'), el.closest('[data-terminal]')?.dataset.terminal,
   el.getAttribute('aria-label') || el.getAttribute('title') || '', (el.textContent || '').slice(0, 40), el.className].join('|')`
 
 // describeFocus marks the focused element as seen and says whether it is

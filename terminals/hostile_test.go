@@ -88,6 +88,12 @@ func TestHostileOutputThroughAPty(t *testing.T) {
 		t.Fatal(err)
 	}
 	printed := len(watcher.text())
+	// The model catches up first (on a loaded machine it may take longer
+	// than a join waits): the join below then gets the redraw, or the
+	// reason it did not, from the model itself.
+	if _, ok := m.live(uri).scr.model.Peek().Wait(ctx); !ok {
+		t.Fatal("the screen model did not catch up")
+	}
 
 	joiner := newStream("other")
 	snap, err = m.Subscribe(joiner, uri)

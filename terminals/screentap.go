@@ -94,6 +94,10 @@ func (s *screenTap) wait(p *screen.Pending, uri string) (screen.State, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), screenWait)
 	defer cancel()
 	scr, ok := p.Wait(ctx)
+	if !ok {
+		s.log.Info("screen model too slow to reach the join: joiner gets the history alone",
+			"terminal", uri, "waited", screenWait)
+	}
 	if ok && scr.OverBudget {
 		// Said once per join: the joiner's screen may be off (see
 		// docs/protocol.md, "Screen snapshots").
