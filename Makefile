@@ -43,9 +43,10 @@ lint:
 test-go:
 	$(GO) test -race -short -tags lockrank -count=1 -timeout 40m ./...
 
-# The full-size volume tests (64 MiB to two subscribers), without -race.
+# The full-size volume tests (64 MiB to two subscribers; ten viewers and a
+# stalled one on a flood), without -race.
 test-big:
-	$(GO) test -count=1 -timeout 10m -run 'TestLargeOutputTwoSubscribers' ./handlers/
+	$(GO) test -count=1 -timeout 10m -run 'TestLargeOutputTwoSubscribers|TestSlowViewersSkipAhead' ./handlers/
 
 test-js:
 	npm run check

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/bench/wirecount"
 )
 
@@ -285,7 +286,11 @@ func (c *client) readViewer(ctx context.Context) ([]byte, error) {
 // must, as termhost's Go client does (output frames on ahp.DecodeDataFrame's
 // one pass, anything else as the JSON-RPC message, then the action envelope),
 // and scans the decoded data for the marker.
-func (c *client) readDecoded(ctx context.Context, sc *scanner) error {
+//
+// A viewer that falls too far behind skips ahead (an x-termhost/skipped
+// notice, then the screen's redraw as output): skips counts them and the
+// output skipped. The marker, the last line printed, is then in the redraw.
+func (c *client) readDecoded(ctx context.Context, sc *scanner, skips *skipCount) error {
 	for {
 		frame, err := c.readViewer(ctx)
 		if err != nil {
@@ -301,6 +306,15 @@ func (c *client) readDecoded(ctx context.Context, sc *scanner) error {
 		if err := json.Unmarshal(frame, &m); err != nil {
 			return fmt.Errorf("frame does not decode: %w", err)
 		}
+		if m.Method == ext.NotifySkipped {
+			var n ext.SkipNotice
+			if err := json.Unmarshal(m.Params, &n); err != nil {
+				return fmt.Errorf("skip notice does not decode: %w", err)
+			}
+			skips.times++
+			skips.bytes += n.Bytes
+			continue
+		}
 		if m.Method != ahp.MethodAction {
 			continue
 		}
@@ -312,4 +326,10 @@ func (c *client) readDecoded(ctx context.Context, sc *scanner) error {
 			return nil
 		}
 	}
+}
+
+// skipCount counts a viewer's skips ahead and the output they skipped.
+type skipCount struct {
+	times int
+	bytes int64
 }

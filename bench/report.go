@@ -117,6 +117,11 @@ type Fanout struct {
 	SlowestMBps float64 `json:"slowestMBps"`
 	Ratio       float64 `json:"ratio"`
 	Evicted     int     `json:"evicted"`
+	// Skipped viewers fell behind and skipped ahead to the screen, leaving
+	// out SkippedBytes of output in all: the slowest's rate is then the
+	// rate at which it reached the live screen.
+	Skipped      int   `json:"skipped"`
+	SkippedBytes int64 `json:"skippedBytes"`
 }
 
 // IdleMemory is server RSS per idle terminal with one WebSocket each
@@ -188,8 +193,11 @@ func (r *Result) evaluate() []Target {
 	}
 	if fo := r.Fanout; fo != nil {
 		got := fmt.Sprintf("%.0f %% (%.0f vs %.0f MB/s)", fo.Ratio*100, fo.SlowestMBps, fo.SingleMBps)
-		if fo.Evicted > 0 {
+		switch {
+		case fo.Evicted > 0:
 			got = fmt.Sprintf("%d of %d evicted", fo.Evicted, fo.Subscribers)
+		case fo.Skipped > 0:
+			got += fmt.Sprintf(", %d of %d skipped ahead", fo.Skipped, fo.Subscribers)
 		}
 		add(fmt.Sprintf("fan-out ×%d decoding viewers", fo.Subscribers), fmt.Sprintf("slowest ≥ %.0f %% of single", TargetFanout*100), got,
 			fo.Evicted == 0 && fo.Ratio >= TargetFanout)
@@ -258,8 +266,8 @@ func (r *Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "start-up to first byte p50, plain raw shell (%d)\t%.1f ms\t%.1f ms\t%+.1f ms\n", st.Samples, st.PlainP50, st.ServerP50, st.ServerP50-st.PlainP50)
 	}
 	if fo := r.Fanout; fo != nil {
-		fmt.Fprintf(tw, "fan-out %s: 1 vs slowest of %d decoding viewers\t\t%.0f / %.0f MB/s\t%.2f× (%d evicted)\n", human(fo.Bytes), fo.Subscribers,
-			fo.SingleMBps, fo.SlowestMBps, fo.Ratio, fo.Evicted)
+		fmt.Fprintf(tw, "fan-out %s: 1 vs slowest of %d decoding viewers\t\t%.0f / %.0f MB/s\t%.2f× (%d evicted, %d skipped ahead %s)\n", human(fo.Bytes), fo.Subscribers,
+			fo.SingleMBps, fo.SlowestMBps, fo.Ratio, fo.Evicted, fo.Skipped, human(fo.SkippedBytes))
 	}
 	for _, im := range r.Idle {
 		note := "server process, no forced GC"

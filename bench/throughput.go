@@ -145,21 +145,23 @@ func (rn *runner) fanout(ctx context.Context, res *Result) error {
 	payload := rn.work.chunk * int64(times)
 	fo := &Fanout{Subscribers: p.Subscribers, Bytes: payload}
 
-	run := func(subs int) (slowest time.Duration, evicted int, err error) {
+	// A viewer that falls behind skips ahead to the screen (skips); one
+	// that cannot is evicted.
+	run := func(subs int) (slowest time.Duration, evicted int, skips []skipCount, err error) {
 		c, uri, err := rn.newTerminal(ctx, fmt.Sprintf("fanout%d", subs))
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, nil, err
 		}
 		defer rn.closeTerminal(c, uri)
 		all := []*client{c}
 		for i := 1; i < subs; i++ {
 			s, err := rn.dial(ctx, fmt.Sprintf("bench-sub-%d", i))
 			if err != nil {
-				return 0, 0, err
+				return 0, 0, nil, err
 			}
 			defer s.close()
 			if err := s.subscribe(ctx, uri); err != nil {
-				return 0, 0, err
+				return 0, 0, nil, err
 			}
 			all = append(all, s)
 		}
@@ -169,15 +171,16 @@ func (rn *runner) fanout(ctx context.Context, res *Result) error {
 		var wg sync.WaitGroup
 		ends := make([]time.Duration, len(all))
 		errs := make([]error, len(all))
+		skips = make([]skipCount, len(all))
 		t0 := time.Now()
 		if err := c.input(rctx, uri, m.catCommand(rn.work.path, times)); err != nil {
-			return 0, 0, err
+			return 0, 0, nil, err
 		}
 		for i, s := range all {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = s.readDecoded(rctx, newScanner(m.text()))
+				errs[i] = s.readDecoded(rctx, newScanner(m.text()), &skips[i])
 				ends[i] = time.Since(t0)
 			}()
 		}
@@ -187,27 +190,34 @@ func (rn *runner) fanout(ctx context.Context, res *Result) error {
 			case errors.Is(err, errEvicted):
 				evicted++
 			case err != nil:
-				return 0, evicted, err
+				return 0, evicted, nil, err
 			default:
 				slowest = max(slowest, ends[i])
 			}
 		}
-		return slowest, evicted, nil
+		return slowest, evicted, skips, nil
 	}
-	single, _, err := run(1)
+	single, _, _, err := run(1)
 	if err != nil {
 		return err
 	}
-	multi, evicted, err := run(p.Subscribers)
+	multi, evicted, skips, err := run(p.Subscribers)
 	if err != nil {
 		return err
 	}
 	fo.SingleMBps, fo.SlowestMBps, fo.Evicted = mbps(payload, single), mbps(payload, multi), evicted
+	for _, s := range skips {
+		if s.times > 0 {
+			fo.Skipped++
+			fo.SkippedBytes += s.bytes
+		}
+	}
 	fo.Ratio = fo.SlowestMBps / fo.SingleMBps
 	if evicted > 0 {
 		fo.Ratio = 0
 	}
-	rn.logf("fanout: single %.0f MB/s, slowest of %d %.0f MB/s, %d evicted", fo.SingleMBps, p.Subscribers, fo.SlowestMBps, evicted)
+	rn.logf("fanout: single %.0f MB/s, slowest of %d %.0f MB/s, %d evicted, %d skipped ahead (%s)", fo.SingleMBps, p.Subscribers, fo.SlowestMBps,
+		evicted, fo.Skipped, human(fo.SkippedBytes))
 	res.Fanout = fo
 	return nil
 }

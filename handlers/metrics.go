@@ -16,6 +16,8 @@ type metrics struct {
 	bytesIn          prometheus.Counter
 	bytesOut         prometheus.Counter
 	evictions        prometheus.Counter
+	skips            prometheus.Counter
+	skippedBytes     prometheus.Counter
 	reconnects       *prometheus.CounterVec
 	authFailures     *prometheus.CounterVec
 	permissionDenied *prometheus.CounterVec
@@ -31,7 +33,11 @@ func newMetrics(terminals func() float64) *metrics {
 		bytesOut: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_websocket_sent_bytes_total",
 			Help: "Bytes of WebSocket messages sent."}),
 		evictions: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_slow_client_evictions_total",
-			Help: "Connections closed because their send queue overflowed."}),
+			Help: "Connections closed because their send queue overflowed and they could not skip ahead."}),
+		skips: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_slow_client_skips_total",
+			Help: "Times a connection fell behind on a terminal's output and skipped ahead to its screen."}),
+		skippedBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_slow_client_skipped_bytes_total",
+			Help: "Terminal output not sent to connections that skipped ahead (a redraw of the screen went instead)."}),
 		reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_reconnects_total",
 			Help: "AHP reconnects by outcome (replay, snapshot, channels, rejected)."}, []string{"result"}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_auth_failures_total",
@@ -39,7 +45,7 @@ func newMetrics(terminals func() float64) *metrics {
 		permissionDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_permission_denied_total",
 			Help: "Requests and dispatches refused by role (share links), by kind."}, []string{"kind"}),
 	}
-	m.reg.MustRegister(m.connections, m.bytesIn, m.bytesOut, m.evictions, m.reconnects, m.authFailures, m.permissionDenied,
+	m.reg.MustRegister(m.connections, m.bytesIn, m.bytesOut, m.evictions, m.skips, m.skippedBytes, m.reconnects, m.authFailures, m.permissionDenied,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "termhost_terminals", Help: "Terminals (running or exited, not disposed)."}, terminals),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

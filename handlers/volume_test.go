@@ -91,7 +91,8 @@ var smallBuffers = &http.Client{Transport: &http.Transport{DialContext: (&net.Di
 // test: under -race on a loaded machine, a client reading megabytes of
 // output (or stuck on purpose) can take longer than the ping timeout to read
 // the ping behind them, and the server would drop the very connections these
-// tests watch (TestSlowSubscriberEvicted, TestViewerNeverPacesOwner).
+// tests watch (TestSlowSubscriberEvicted, TestSlowViewersSkipAhead,
+// TestViewerNeverPacesOwner).
 const noPings = time.Hour
 
 func rawSubscriber(t *testing.T, ts *testServer, clientID, uri string, client ...*http.Client) *websocket.Conn {
@@ -125,8 +126,8 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 	}
 	want := mixedLines(lines)
 	// Queues big enough that these (race-instrumented) readers are never
-	// evicted: this test is about delivery, TestSlowSubscriberEvicted about
-	// eviction.
+	// evicted nor skip ahead: this test is about delivery,
+	// TestSlowViewersSkipAhead about falling behind.
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue, hc.PingInterval = 512<<20, noPings })
 	owner := ts.dial(t)
 	owner.Initialize("1.0.0", "owner")
@@ -165,15 +166,17 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 	}
 }
 
-// TestSlowSubscriberEvicted: a subscriber that stops reading is cut off with
-// close code 4001 (reconnect to resume) while the shell and a live subscriber
-// carry on unharmed.
+// TestSlowSubscriberEvicted: without a screen to skip ahead to (no screen
+// model: TestSlowViewersSkipAhead has one), a subscriber that stops reading
+// is cut off with close code 4001 (reconnect to resume) while the shell and
+// a live subscriber carry on unharmed.
 func TestSlowSubscriberEvicted(t *testing.T) {
 	// The stuck client's writer waits in a frame write from the moment its
 	// socket is full until the eviction, which takes as long as the live
 	// subscriber needs to read the queue bound: under load it may be longer
 	// than the default WriteTimeout, which would close it without 4001.
-	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) {
+	ts := newServer(t, func(tc *terminals.Config, hc *handlersConfig) {
+		tc.NoScreenModel = true
 		hc.SendQueue, hc.PingInterval, hc.WriteTimeout = 4<<20, noPings, time.Hour
 	})
 	driver := ts.dial(t)

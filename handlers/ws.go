@@ -206,11 +206,12 @@ func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
 type outFrame struct {
 	env  *terminals.Frame
 	raw  []byte
+	skip *skipAhead // skip.go
 	size int
 }
 
 // Shape, Scope, ClientID, ViewOnly, Hold, Deliver, Backlog and Drained make
-// conn a terminals.Subscriber.
+// conn a terminals.Subscriber; SkipAhead (skip.go) a hub.Skipper.
 func (c *conn) Shape() ahp.Shape { return c.shape }
 func (c *conn) Scope() string    { return c.scope }
 func (c *conn) ClientID() string { return c.clientID }
@@ -244,9 +245,11 @@ func (c *conn) signalDrainedLocked() {
 	}
 }
 
-// Deliver queues a frame without blocking. Past the queue bound the connection
-// is evicted: its queue is dropped, the writer closes it with 4001 and the
-// client recovers by reconnecting (replay or snapshot).
+// Deliver queues a frame without blocking. Past the queue bound, terminal
+// output is refused: the hub then has the connection skip ahead (skip.go).
+// Any other frame past the bound evicts the connection: its queue is
+// dropped, the writer closes it with 4001 and the client recovers by
+// reconnecting (replay or snapshot).
 func (c *conn) Deliver(f *terminals.Frame) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -255,8 +258,12 @@ func (c *conn) Deliver(f *terminals.Frame) bool {
 		// A subscribe or reconnect answer is being prepared: envelopes after
 		// its snapshot wait so that they reach the client after the answer.
 		c.held = append(c.held, out)
+		return c.enqueueLocked(out, false)
 	}
-	return c.enqueueLocked(out, !c.holding)
+	if c.closeCode == 0 && c.queued+out.size > c.s.cfg.SendQueue && f.Skippable() {
+		return false
+	}
+	return c.enqueueLocked(out, true)
 }
 
 // enqueueLocked accounts for a frame and, if add, appends it to the queue.
@@ -265,9 +272,7 @@ func (c *conn) enqueueLocked(f outFrame, add bool) bool {
 		return false
 	}
 	if c.queued+f.size > c.s.cfg.SendQueue {
-		c.s.metrics.evictions.Inc()
-		c.closeLocked(closeSlowConsumer, "too slow: reconnect to resume", true)
-		c.log.Info("evicting slow subscriber", "client", ahp.Clip(c.clientID), "queued", c.queued)
+		c.evictLocked()
 		return false
 	}
 	c.queued += f.size
@@ -276,6 +281,13 @@ func (c *conn) enqueueLocked(f outFrame, add bool) bool {
 		c.signal()
 	}
 	return true
+}
+
+// evictLocked closes a connection that fell behind and cannot skip ahead.
+func (c *conn) evictLocked() {
+	c.s.metrics.evictions.Inc()
+	c.log.Info("evicting slow subscriber", "client", ahp.Clip(c.clientID), "queued", c.queued)
+	c.closeLocked(closeSlowConsumer, "too slow: reconnect to resume", true)
 }
 
 // Hold makes Deliver keep envelopes back until answer queues a response
@@ -410,7 +422,9 @@ func (c *conn) readLoop() error {
 }
 
 // writeLoop sends queued frames in order, then, once asked to, closes the
-// socket with the requested code.
+// socket with the requested code. It takes them one at a time, so that
+// every frame not yet being written stays in the queue, where a skip ahead
+// can drop it.
 func (c *conn) writeLoop() {
 	defer c.cancel(errors.New("writer done"))
 	// One timer bounds every frame write: past WriteTimeout it closes the
@@ -420,46 +434,62 @@ func (c *conn) writeLoop() {
 	watchdog := time.AfterFunc(writeTimeout, func() { _ = c.ws.CloseNow() })
 	watchdog.Stop()
 	defer watchdog.Stop()
-	for {
-		select {
-		case <-c.wake:
-		case <-c.ctx.Done():
-			return
-		}
-		c.mu.Lock()
-		batch, code, reason := c.queue, c.closeCode, c.closeText
-		c.queue = nil
-		c.mu.Unlock()
-		for _, f := range batch {
-			frame := f.raw
-			if f.env != nil {
-				// Shared envelopes are encoded here, outside the hub lock (only
-				// delivered after initialize has set the shape).
-				frame = f.env.Bytes(c.shape)
-			}
+	write := func(frames ...[]byte) bool {
+		for _, frame := range frames {
 			watchdog.Reset(writeTimeout)
 			err := c.ws.Write(context.Background(), websocket.MessageText, frame)
 			watchdog.Stop()
 			if err != nil {
 				c.log.Debug("write failed", "client", c.loggedClient(), "err", err)
 				_ = c.ws.CloseNow()
-				return
+				return false
 			}
 			c.s.metrics.bytesOut.Add(float64(len(frame)))
+		}
+		return true
+	}
+	for {
+		select {
+		case <-c.wake:
+		case <-c.ctx.Done():
+			return
+		}
+		for {
 			c.mu.Lock()
-			dropped := c.dropped
-			if !dropped {
+			if len(c.queue) == 0 {
+				c.queue = nil
+				code, reason := c.closeCode, c.closeText
+				c.mu.Unlock()
+				if code != 0 {
+					_ = c.ws.Close(code, reason)
+					return
+				}
+				break
+			}
+			f := c.queue[0]
+			c.queue[0] = outFrame{} // the array may outlive the frame
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+			var ok bool
+			switch {
+			case f.skip != nil:
+				ok = write(c.skipFrames(f.skip)...) // may wait for the screen model
+			case f.env != nil:
+				// Shared envelopes are encoded here, outside the hub lock (only
+				// delivered after initialize has set the shape).
+				ok = write(f.env.Bytes(c.shape))
+			default:
+				ok = write(f.raw)
+			}
+			if !ok {
+				return
+			}
+			c.mu.Lock()
+			if !c.dropped {
 				c.queued -= f.size
 				c.signalDrainedLocked()
 			}
 			c.mu.Unlock()
-			if dropped {
-				break
-			}
-		}
-		if code != 0 {
-			_ = c.ws.Close(code, reason)
-			return
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/screen"
 )
@@ -189,4 +190,36 @@ func (m *Manager) Screen(ctx context.Context, s Subscriber, uri string) (screen.
 		return screen.State{}, context.DeadlineExceeded
 	}
 	return scr, nil
+}
+
+// Redraw marks the model where a subscriber that fell behind skips ahead
+// (hub.Redrawer; under the hub lock, Mark only queues). The redraw is the
+// screen at the mark, alone: it draws on any terminal of the size whatever
+// was written to it before (screen.State.Redraw), so it stands in for the
+// output the subscriber skipped. Every subscriber that skips at this point
+// shares the one mark.
+func (s *screenTap) Redraw() hub.Redraw {
+	p := s.model.Mark()
+	var (
+		mu     lockrank.Mutex[lockrank.Leaf]
+		done   bool
+		redraw []byte
+	)
+	return func(ctx context.Context) ([]byte, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			ctx, cancel := context.WithTimeout(ctx, screenWait)
+			defer cancel()
+			scr, ok := p.Wait(ctx)
+			if !ok {
+				return nil, false // the next caller waits again
+			}
+			done = true
+			if scr.Exact && scr.Redraw != nil {
+				redraw = scr.Redraw
+			}
+		}
+		return redraw, redraw != nil
+	}
 }

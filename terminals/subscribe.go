@@ -14,6 +14,10 @@ type Recovery = hub.Recovery
 // Frame is one encoded envelope on its way to subscribers (see hub.Frame).
 type Frame = hub.Frame
 
+// Redraw is the screen a subscriber that fell behind skips ahead to (see
+// hub.Skipper).
+type Redraw = hub.Redraw
+
 // LowWater is the backlog below which a paced terminal may go on (see
 // hub.LowWater).
 const LowWater = hub.LowWater

@@ -48,6 +48,12 @@ const (
 	// connections on a terminal when a control request is made and when it
 	// ends: ControlNotice.
 	NotifyControlRequest = "x-termhost/controlRequest"
+	// NotifySkipped tells a connection that it fell too far behind on a
+	// terminal's output and skipped ahead: SkipNotice. The redraw of the
+	// screen follows as the terminal/data envelope it names, so a client
+	// that ignores the notice still ends on the live screen
+	// (docs/protocol.md, "Skipping ahead").
+	NotifySkipped = "x-termhost/skipped"
 )
 
 // _meta keys: AHP's extension point on params, results, catalogue entries

@@ -30,6 +30,8 @@ export const extNotifications = {
   presence: 'x-termhost/presence',
   /** A control request was made or ended, to the holder and the requester: ControlNotice. */
   controlRequest: 'x-termhost/controlRequest',
+  /** The connection fell behind on a terminal and skipped ahead: SkipNotice. */
+  skipped: 'x-termhost/skipped',
 } as const;
 
 /** _meta keys. */
@@ -126,6 +128,17 @@ export interface ControlNotice {
   autoGrantMs?: number;
   /** Granted because the holder was away or gone. */
   auto?: boolean;
+}
+
+/**
+ * The params of extNotifications.skipped: `bytes` of the terminal's output
+ * were not sent; the terminal/data envelope at `serverSeq` that follows is
+ * the redraw of the screen in their place.
+ */
+export interface SkipNotice {
+  channel: string;
+  bytes: number;
+  serverSeq: number;
 }
 
 export type ShareRole = 'viewer' | 'driver';

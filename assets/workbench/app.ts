@@ -42,6 +42,8 @@ import { openSettingsEditor, type SettingId } from './settingsEditor';
 import { Replays } from './player';
 import { downloadUrl, recordingStateOf } from './recording';
 import { handBackClaim, lastAgentOf, mayHandBack } from './terminal/agentMark';
+import { SkipAnnouncer, routeSkips } from './terminal/skipAhead';
+import { announce } from './preferences';
 
 export interface AppConfig {
   basePath: string;
@@ -193,6 +195,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       if (isTerminalAction(a) && a.type === 'terminal/exited') this.#onExited(env.channel, a.exitCode);
     });
     c.on('rejected', (env, reason) => this.#rejections.show(env.action.type, reason));
+    // Output skipped to keep up: a mark in the terminal, a word to the screen reader.
+    routeSkips(c, (uri) => this.#views.get(uri), (uri) => this.#titleOfUri(uri), new SkipAnnouncer(announce));
     c.on('missing', (ch) => {
       const v = this.#views.get(ch);
       if (!v) return;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimLabel, cwdLabel, formatDuration, newTerminalId, sentence, stripAnsi } from './format';
+import { claimLabel, cwdLabel, formatBytes, formatDuration, newTerminalId, sentence, stripAnsi } from './format';
 
 test('formatDuration', () => {
   const cases: [number, string][] = [
@@ -12,6 +12,23 @@ test('formatDuration', () => {
     [3_720_000, '1h 2m'],
   ];
   for (const [ms, want] of cases) assert.equal(formatDuration(ms), want, `formatDuration(${ms})`);
+});
+
+test('formatBytes', () => {
+  const cases: [number, string][] = [
+    [0, '0 B'],
+    [999, '999 B'],
+    [1000, '1.0 kB'],
+    [65_536, '65.5 kB'],
+    [99_960, '100 kB'],
+    [999_960, '1.0 MB'],
+    [12_345_678, '12.3 MB'],
+    [123_456_789, '123 MB'],
+    [4_200_000_000, '4.2 GB'],
+    [-1, ''],
+    [NaN, ''],
+  ];
+  for (const [n, want] of cases) assert.equal(formatBytes(n), want, `formatBytes(${n})`);
 });
 
 test('stripAnsi', () => {

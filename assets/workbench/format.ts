@@ -13,6 +13,23 @@ export function formatDuration(ms: number): string {
   return `${hh}h ${m - hh * 60}m`;
 }
 
+/** A size in bytes for people, in SI units: 512 → "512 B", 12_345_678 → "12.3 MB". */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return '';
+  if (n < 1000) return `${Math.round(n)} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  // One decimal below 100 ("12.3 MB"), none above ("123 MB").
+  const digits = (v: number) => (v < 99.95 ? v.toFixed(1) : String(Math.round(v)));
+  let v = n / 1000;
+  let i = 0;
+  // Rounded first: 999_960 is "1.0 MB", not "1000 kB".
+  while (i < units.length - 1 && Number(digits(v)) >= 1000) {
+    v /= 1000;
+    i++;
+  }
+  return `${digits(v)} ${units[i]}`;
+}
+
 // CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings, two-byte ESC sequences, C0 controls except \n and \t.
 // eslint-disable-next-line no-control-regex
 const ansi = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[ -/]+[0-~]|\x1b[0-~]|[\x00-\x08\x0b-\x1f\x7f]/g;

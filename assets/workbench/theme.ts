@@ -57,6 +57,8 @@ export const xtermThemes: Record<ThemeKind, ITheme> = {
 export interface ViewColors {
   success: string;
   failure: string;
+  /** A skip ahead's mark in the overview ruler (the CSS --warning). */
+  warning: string;
   running: string;
   searchMatch: string;
   searchActive: string;
@@ -64,10 +66,10 @@ export interface ViewColors {
 }
 
 export const viewColors: Record<ThemeKind, ViewColors> = {
-  dark: { success: '#1b81a8', failure: '#f14c4c', running: '#ffffff', searchMatch: '#623315', searchActive: '#9e6a03', ruler: '#d186167e' },
-  light: { success: '#2090d3', failure: '#e51400', running: '#616161', searchMatch: '#ea5c0055', searchActive: '#a8ac94', ruler: '#d186167e' },
-  'hc-dark': { success: '#6fc3df', failure: '#f48771', running: '#ffffff', searchMatch: '#000000', searchActive: '#000000', ruler: '#f38518' },
-  'hc-light': { success: '#006bbd', failure: '#b5200d', running: '#292929', searchMatch: '#ffffff', searchActive: '#ffffff', ruler: '#0f4a85' },
+  dark: { success: '#1b81a8', failure: '#f14c4c', warning: '#cca700', running: '#ffffff', searchMatch: '#623315', searchActive: '#9e6a03', ruler: '#d186167e' },
+  light: { success: '#2090d3', failure: '#e51400', warning: '#bf8803', running: '#616161', searchMatch: '#ea5c0055', searchActive: '#a8ac94', ruler: '#d186167e' },
+  'hc-dark': { success: '#6fc3df', failure: '#f48771', warning: '#ffd700', running: '#ffffff', searchMatch: '#000000', searchActive: '#000000', ruler: '#f38518' },
+  'hc-light': { success: '#006bbd', failure: '#b5200d', warning: '#895503', running: '#292929', searchMatch: '#ffffff', searchActive: '#ffffff', ruler: '#0f4a85' },
 };
 
 const KEY = 'termhost.theme';

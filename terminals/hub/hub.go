@@ -34,7 +34,7 @@ var (
 // Flow control (shell-integration spec §7.9): a terminal's reader stops
 // reading the pty while its claim holder has more than HighWater bytes
 // unsent, until it is below LowWater. Other subscribers never slow the
-// shell; they are evicted.
+// shell; they skip ahead (skip.go).
 const (
 	HighWater = 2 << 20
 	LowWater  = 256 << 10
@@ -60,7 +60,8 @@ type Subscriber interface {
 	// Deliver queues one frame. It returns false when the connection's queue
 	// is over its bound; the hub then drops the subscriber from every
 	// channel and the connection closes itself (the client recovers by
-	// reconnecting).
+	// reconnecting), unless it is a Skipper given terminal output: it then
+	// skips ahead (skip.go).
 	Deliver(f *Frame) bool
 	// Backlog is the number of bytes queued and not yet written.
 	Backlog() int
@@ -286,6 +287,8 @@ func (h *Hub) reduceLocked(ch *channel, a ahp.Action) {
 // nothing it receives tells what happens on the others.
 func (h *Hub) fanOutLocked(ch *channel, f *Frame, about string) {
 	var scoped map[string]*Frame
+	var redraw Redraw // skip.go
+	redrawn := false
 	for s := range ch.subs {
 		g := f
 		if scope := s.Scope(); scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
@@ -302,9 +305,18 @@ func (h *Hub) fanOutLocked(ch *channel, f *Frame, about string) {
 				scoped[scope] = g
 			}
 		}
-		if !s.Deliver(g) {
-			h.dropLocked(s)
+		if s.Deliver(g) {
+			continue
 		}
+		if sk, ok := s.(Skipper); ok && g.Skippable() {
+			if !redrawn { // one mark of the stream for every subscriber that skips here
+				redraw, redrawn = ch.redrawLocked(), true
+			}
+			if sk.SkipAhead(g, redraw) {
+				continue
+			}
+		}
+		h.dropLocked(s)
 	}
 }
 

@@ -2,7 +2,7 @@
 // snapshot and live actions through one write queue, and what the rest of
 // the workbench asks of a terminal. Its parts live beside it: xterm setup,
 // input gating, sizing, command tracking, marks and their hover, mark
-// navigation, the find widget, the claim bar and the WebGL budget.
+// navigation, the find widget, the claim bar, skip marks and the WebGL budget.
 // (A little over 400 lines: snapshot and action handling must order the
 // queue, the marks and the sizing together, so they stay in one class.)
 
@@ -26,6 +26,7 @@ import { mayDrive, type Control } from './presence';
 import { WebglRenderer, rendererLabel } from './webglBudget';
 import { TerminalSizing } from './sizing';
 import { InputGate } from './inputGate';
+import { SkipMarks, type SkipNotice } from './skipAhead';
 import { applyXtermSettings, createXterm, minimumContrast, openXterm } from './xtermSetup';
 import { onTerminalSettingsChange, terminalSettings, type TerminalSettings } from '../settings';
 import { pasteClipboard } from '../clipboardActions';
@@ -87,6 +88,7 @@ export class TerminalView {
   #rendererSetting: TerminalSettings['renderer'] | undefined;
   #queue: WriteQueue;
   #decorations: DecorationAddon;
+  #skips: SkipMarks;
   #navigation: MarkNavigation;
   #sizing: TerminalSizing;
   #claimBar: ClaimBar;
@@ -111,6 +113,7 @@ export class TerminalView {
       copyLink: linksWorkForOthers(host.role) ? (rec) => void host.copyText(host.commandLink(this, rec.commandId)) : undefined,
     });
     this.#decorations = new DecorationAddon(host.themes, hover);
+    this.#skips = new SkipMarks(this.term, this.#queue, { color: () => host.themes.colors.warning, show: (text) => host.notify('info', text) });
     this.#navigation = new MarkNavigation(this.term);
     this.#claimBar = new ClaimBar(() => host.takeControl(this));
     this.#find = new FindWidget(this.#search, host.themes, () => this.term.focus());
@@ -238,6 +241,7 @@ export class TerminalView {
   dispose(): void {
     this.#sizing.dispose();
     this.#decorations.dispose();
+    this.#skips.dispose();
     for (const d of this.#disposables) d.dispose();
     for (const u of this.#unsubscribe) u();
     this.#webgl?.dispose();
@@ -298,6 +302,7 @@ export class TerminalView {
     const before = this.tracker.records;
     this.#queue.then(() => {
       this.#decorations.clear(before);
+      this.#skips.clear();
       this.term.reset();
       if (cols && rows && (cols !== this.term.cols || rows !== this.term.rows)) this.term.resize(cols, rows);
     });
@@ -337,7 +342,8 @@ export class TerminalView {
     if (!isTerminalAction(a)) return this.#otherChange(prev, state);
     switch (a.type) {
       case 'terminal/data':
-        this.#queue.write(a.data, replayed);
+        // Into the write queue; a skip's redraw (onSkipped) gets its mark.
+        this.#skips.write(env.serverSeq, a.data, replayed);
         return; // hot path: no re-render of the chrome
       case 'terminal/commandExecuted': {
         const rec = this.tracker.executed(a);
@@ -357,6 +363,7 @@ export class TerminalView {
         const before = this.tracker.records;
         this.#queue.then(() => {
           this.#decorations.clear(before);
+          this.#skips.clear();
           this.term.clear();
         });
         this.tracker.clear();
@@ -384,6 +391,11 @@ export class TerminalView {
       default:
         this.#otherChange(prev, state);
     }
+  }
+
+  /** The server skipped output this connection fell behind on (x-termhost/skipped): its redraw follows. */
+  onSkipped(n: SkipNotice): void {
+    this.#skips.expect(n);
   }
 
   #otherChange(prev: TerminalState | undefined, state: TerminalState): void {
@@ -491,6 +503,7 @@ export class TerminalView {
     this.term.options.theme = themes.xterm;
     this.term.options.minimumContrastRatio = minimumContrast(themes);
     this.#decorations.redecorate(this.tracker.records);
+    this.#skips.redecorate();
     this.#find.applyTheme();
   }
 
