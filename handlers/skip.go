@@ -86,6 +86,7 @@ func (c *conn) skipFrames(s *skipAhead) [][]byte {
 		return nil // closing anyway
 	}
 	if !ok {
+		c.log.Info("no screen to skip ahead to (the screen model is behind, or its redraw over budget)", "terminal", s.channel)
 		c.mu.Lock()
 		c.evictLocked()
 		c.mu.Unlock()

@@ -17,6 +17,15 @@ import (
 // joiner gets the history alone.
 const screenWait = 2 * time.Second
 
+// skipWait bounds how long a connection that skips ahead waits for the
+// screen model to reach its skip (Redraw). Longer than a join's wait: under
+// a flood on a busy machine the model may need more than 2 s, the viewer
+// keeps the screen it has meanwhile, and giving up means evicting it. Not
+// longer: nothing reaches the connection meanwhile, and the browser's
+// client calls a link dead after 10 s without a frame (ping interval +
+// timeout, assets/ahp/client.ts).
+const skipWait = 8 * time.Second
+
 // maxWithRedraw bounds a snapshot's content with a redraw in it, as JSON:
 // under the smallest send queue a connection has (4 MiB, handlers'
 // minSendQueue) with room for the rest of the state. A redraw that would
@@ -209,7 +218,7 @@ func (s *screenTap) Redraw() hub.Redraw {
 		mu.Lock()
 		defer mu.Unlock()
 		if !done {
-			ctx, cancel := context.WithTimeout(ctx, screenWait)
+			ctx, cancel := context.WithTimeout(ctx, skipWait)
 			defer cancel()
 			scr, ok := p.Wait(ctx)
 			if !ok {
