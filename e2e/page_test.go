@@ -92,6 +92,27 @@ func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// click clicks the element sel with the mouse once it exists. A click
+// that finds its element replaced under it (the page re-rendered between
+// the query and the click: "Could not find node with given id") is tried
+// again on the new element, for up to patience × 10 s.
+func (p *page) click(what, sel string) {
+	p.t.Helper()
+	deadline := time.Now().Add(patience * 10 * time.Second)
+	for {
+		p.waitJS(what, fmt.Sprintf(`!!document.querySelector(%q)`, sel), 10*time.Second)
+		ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Could not find node") || time.Now().After(deadline) {
+			p.fail("click %s: %v", what, err)
+		}
+	}
+}
+
 // evalRaw runs JavaScript (promises awaited) and returns its JSON value
 // ("null" for undefined).
 func (p *page) evalRaw(ctx context.Context, js string) (json.RawMessage, error) {

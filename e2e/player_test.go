@@ -44,8 +44,7 @@ func TestReplayPlayer(t *testing.T) {
 
 	viewer := e.openShare("viewer", link, "viewer", id, "dark")
 	viewer.run(t, "the exited terminal offers a replay", func(t *testing.T) {
-		viewer.waitJS("the Replay button", fmt.Sprintf(`!!document.querySelector('.terminal-view[data-terminal=%q] .terminal-infobar .replay-open')`, id), 10*time.Second)
-		viewer.do(chromedp.Click(chromedp.CSS(`.terminal-infobar .replay-open`)))
+		viewer.click("the Replay button", fmt.Sprintf(`.terminal-view[data-terminal=%q] .terminal-infobar .replay-open`, id))
 		viewer.waitJS("the player", `window.__termhost.replay()?.ready === true && !!document.querySelector('.replay-panel .ap-player')`, 15*time.Second)
 	})
 	viewer.run(t, "exit status and duration", func(t *testing.T) {
@@ -149,8 +148,8 @@ func TestReplayWideRecording(t *testing.T) {
 	owner.typeKeys(id, "exit 0"+kb.Enter)
 	owner.waitJS("the exit", fmt.Sprintf(`window.__termhost.view(%q)?.exited === true`, id), 10*time.Second)
 	owner.do(chromedp.EmulateViewport(1400, 900))
-	owner.waitJS("the Replay button", `!!document.querySelector('.terminal-infobar .replay-open')`, 10*time.Second)
-	owner.do(chromedp.Click(chromedp.CSS(`.terminal-infobar .replay-open`)))
+	// The info bar re-renders as the exit and the recording's end arrive.
+	owner.click("the Replay button", `.terminal-infobar .replay-open`)
 	owner.waitJS("the player", `window.__termhost.replay()?.ready === true && !!document.querySelector('.replay-panel .ap-term')`, 15*time.Second)
 
 	owner.run(t, "starts by itself", func(t *testing.T) {
