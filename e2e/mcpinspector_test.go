@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,14 +73,28 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Fatalf("tools/list: %s", got)
 	}
 	opened := inspect("--method", "tools/call", "--tool-name", "open_terminal", "--tool-arg", "name=inspector")
-	id := opened["structuredContent"].(map[string]any)["id"].(string)
-	ran := inspect("--method", "tools/call", "--tool-name", "run_command", "--tool-arg", "terminal="+id, "--tool-arg", "command=echo from inspector; false")
-	if sc := ran["structuredContent"].(map[string]any); sc["output"] != "from inspector" || sc["exitCode"] != float64(1) || ran["isError"] == true {
+	id, _ := structured(t, opened)["id"].(string)
+	// The Inspector reads a tool-arg's value as JSON first: an id of digits
+	// alone would become a number, so it is passed JSON-quoted.
+	terminalArg := "terminal=" + strconv.Quote(id)
+	ran := inspect("--method", "tools/call", "--tool-name", "run_command", "--tool-arg", terminalArg, "--tool-arg", "command=echo from inspector; false")
+	if sc := structured(t, ran); sc["output"] != "from inspector" || sc["exitCode"] != float64(1) || ran["isError"] == true {
 		t.Fatalf("run_command through the Inspector: %v", ran)
 	}
 	bad := inspect("--method", "tools/call", "--tool-name", "run_command", "--tool-arg", "terminal=abc123", "--tool-arg", "command=uptime")
 	if text, _ := json.Marshal(bad["content"]); bad["isError"] != true || !strings.Contains(string(text), "there is no terminal abc123") {
 		t.Fatalf("run_command in a terminal that does not exist: %v, want a tool error", bad)
 	}
-	inspect("--method", "tools/call", "--tool-name", "close_terminal", "--tool-arg", "terminal="+id)
+	inspect("--method", "tools/call", "--tool-name", "close_terminal", "--tool-arg", terminalArg)
+}
+
+// structured is a tool result's structured content; a result without it (a
+// tool error) fails the test with the result.
+func structured(t *testing.T, res map[string]any) map[string]any {
+	t.Helper()
+	sc, ok := res["structuredContent"].(map[string]any)
+	if !ok {
+		t.Fatalf("tool result without structured content: %v", res)
+	}
+	return sc
 }
