@@ -25,6 +25,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // Client is one AHP connection (re-established on transport loss).
@@ -138,6 +139,10 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	return ws, nil
 }
 
+// binaryDataCapability asks termhost for output as binary messages
+// (ext.CapabilityBinaryData); other AHP servers ignore it.
+var binaryDataCapability = json.RawMessage(`{"` + ext.CapabilityBinaryData + `":{}}`)
+
 // initialize sends initialize on ws, subscribing subs in the same round trip;
 // its hook makes ws the live connection. After the first connection it is the
 // fallback of a refused reconnect: the mirrors are then reset from the new
@@ -153,7 +158,7 @@ func (c *Client) initialize(ws *websocket.Conn, subs []string) *pendingCall {
 	}
 	c.mu.Unlock()
 	params := ahp.InitializeParams{Channel: ahp.RootURI, ProtocolVersions: c.opts.Versions, ClientID: c.opts.ClientID,
-		ClientInfo: &c.opts.ClientInfo, InitialSubscriptions: subs}
+		ClientInfo: &c.opts.ClientInfo, InitialSubscriptions: subs, Capabilities: binaryDataCapability}
 	return c.start(ws, ahp.MethodInitialize, params, func(raw json.RawMessage, err error) (any, error) {
 		var r struct {
 			ProtocolVersion string         `json:"protocolVersion"`

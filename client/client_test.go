@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/bench/wirecount"
 	"github.com/termhost/termhost/client"
 )
 
@@ -253,4 +255,37 @@ func kinds(events []client.Event) []string {
 		out = append(out, ev.Kind.String()+":"+ev.Channel)
 	}
 	return out
+}
+
+// TestOutputAsBinary (issue 28, point 4): the Go client asks for binary
+// data messages, so colourful output costs about a byte on the wire per
+// byte of output (JSON: 1.5 here, an ESC is \u001b), and its mirror holds
+// what a JSON snapshot of the terminal holds, invalid UTF-8 as U+FFFD.
+func TestOutputAsBinary(t *testing.T) {
+	ts := newServer(t)
+	var wire atomic.Int64
+	a := dial(t, ts.URL, client.Options{InitialSubscriptions: []string{ahp.RootURI}, HTTPClient: wirecount.Client(&wire)})
+	uri := createShell(t, a, "binary")
+	waitEvent(t, a, "a prompt", outputContains(a, uri, "$ "))
+	before, _ := a.Terminal(uri)
+	w0 := wire.Load()
+	if _, err := a.Dispatch(t.Context(), uri, ahp.Action{Type: ahp.TerminalInput,
+		Data: `for i in $(seq 20000); do printf '\033[3%dm%05d\033[0m \377\n' $((i%8)) $i; done; echo do''ne` + "\r"}); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, a, "done", outputContains(a, uri, "done\r\n"))
+	after, _ := a.Terminal(uri)
+	received := len(text(after)) - len(text(before))
+	if perByte := float64(wire.Load()-w0) / float64(received); perByte > 1.10 {
+		t.Errorf("%.3f wire bytes per output byte (%d for %d), want ≤ 1.10", perByte, wire.Load()-w0, received)
+	}
+	b := dial(t, ts.URL, client.Options{})
+	snap, err := b.Subscribe(t.Context(), uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := text(after), text(snap.State.(ahp.TerminalState))
+	if !strings.HasSuffix(mine, theirs[len(theirs)-min(len(theirs), 200000):]) || !strings.Contains(mine, "19999\x1b[0m \ufffd\r\n") {
+		t.Errorf("the mirror's output differs from a JSON snapshot's")
+	}
 }

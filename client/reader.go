@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // readLoop is the reader goroutine: it reads the current socket until it fails,
@@ -57,16 +58,32 @@ func policyClose(err error) bool {
 func (c *Client) readFrames(ws *websocket.Conn) error {
 	for {
 		// Not c.ctx: cancelling a Read closes the socket without a close frame.
-		_, data, err := ws.Read(context.Background())
+		typ, data, err := ws.Read(context.Background())
 		if err != nil {
 			return err
 		}
 		c.progress.Add(1)
-		c.handleFrame(ws, data)
+		if typ == websocket.MessageBinary {
+			c.handleBinary(data)
+		} else {
+			c.handleFrame(ws, data)
+		}
 		if err := c.waitSpace(); err != nil {
 			return err
 		}
 	}
+}
+
+// handleBinary mirrors a binary data message (terminal output, as termhost
+// sends it to clients that ask); anything else binary is ignored.
+func (c *Client) handleBinary(msg []byte) {
+	env, err := ext.DecodeBinaryData(msg)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	c.envelopeLocked(env)
+	c.mu.Unlock()
 }
 
 // handleFrame routes one frame: responses to their calls, action envelopes

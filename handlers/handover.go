@@ -14,7 +14,8 @@ type ClientRecord struct {
 	Principal string    `json:"principal"`
 	Version   string    `json:"version,omitempty"`
 	Shape     ahp.Shape `json:"shape"`
-	Expires   time.Time `json:"expires"` // for a client with no live connection
+	Binary    bool      `json:"binaryData,omitempty"` // ext.CapabilityBinaryData
+	Expires   time.Time `json:"expires"`              // for a client with no live connection
 }
 
 // Clients returns the client records. Call it after Close: a client that
@@ -24,7 +25,7 @@ func (s *Server) Clients() []ClientRecord {
 	defer s.mu.Unlock()
 	out := make([]ClientRecord, 0, len(s.clients))
 	for id, rec := range s.clients {
-		out = append(out, ClientRecord{ClientID: id, Principal: rec.principal, Version: rec.version, Shape: rec.shape, Expires: rec.expires})
+		out = append(out, ClientRecord{ClientID: id, Principal: rec.principal, Version: rec.version, Shape: rec.shape, Binary: rec.binary, Expires: rec.expires})
 	}
 	return out
 }
@@ -34,6 +35,6 @@ func (s *Server) restoreClients(list []ClientRecord) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range list {
-		s.clients[r.ClientID] = &clientRecord{principal: r.Principal, version: r.Version, shape: r.Shape, expires: r.Expires}
+		s.clients[r.ClientID] = &clientRecord{principal: r.Principal, version: r.Version, shape: r.Shape, binary: r.Binary, expires: r.Expires}
 	}
 }

@@ -186,10 +186,11 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 		c.log.Info("unsupported protocol versions", "offered", ahp.Clip(strings.Join(p.ProtocolVersions, ",")))
 		return nil, ahp.UnsupportedVersionError()
 	}
-	if !c.s.remember(p.ClientID, c.principal, version, shape) {
+	binary := hasCapability(p.Capabilities, ext.CapabilityBinaryData)
+	if !c.s.remember(p.ClientID, c.principal, version, shape, binary) {
 		return nil, errClientIDTaken(p.ClientID)
 	}
-	c.begin(p.ClientID, version, shape)
+	c.begin(p.ClientID, version, shape, binary)
 	c.presence.info = c.s.clientInfo(p.ClientID, p.ClientInfo)
 	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
 	c.log.Debug("initialized", "client", ahp.Clip(p.ClientID), "version", version)
@@ -210,7 +211,7 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 		c.s.metrics.reconnects.WithLabelValues("rejected").Inc()
 		return nil, err
 	}
-	c.begin(p.ClientID, rec.version, rec.shape)
+	c.begin(p.ClientID, rec.version, rec.shape, rec.binary)
 	c.presence.info = c.s.clientInfo(p.ClientID, nil)
 	res := c.s.m.Reconnect(c, p)
 	c.s.metrics.reconnects.WithLabelValues(res.Kind.String()).Inc()
@@ -219,13 +220,24 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 
 // begin records the negotiated protocol state for this connection (the
 // server has counted it as a live connection of clientID).
-func (c *conn) begin(clientID, version string, shape ahp.Shape) {
+func (c *conn) begin(clientID, version string, shape ahp.Shape, binary bool) {
 	c.mu.Lock() // the writer reads clientID for its log (loggedClient)
-	c.initialized, c.clientID, c.version, c.shape = true, clientID, version, shape
+	c.initialized, c.clientID, c.version, c.shape, c.binary = true, clientID, version, shape, binary
 	c.mu.Unlock()
 	if c.person != "" {
 		c.s.persons.Store(clientID, firstNonEmpty(c.name, c.person)) // marks their commands (sso.go)
 	}
+}
+
+// hasCapability reports whether initialize's capabilities (presence flags,
+// e.g. {"mcpApps":{}}) name capability with a value other than null.
+func hasCapability(capabilities json.RawMessage, capability string) bool {
+	var flags map[string]json.RawMessage
+	if json.Unmarshal(capabilities, &flags) != nil {
+		return false
+	}
+	v, ok := flags[capability]
+	return ok && string(v) != "null"
 }
 
 // notification handles unsubscribe and dispatchAction; others are ignored.

@@ -182,6 +182,7 @@ type clientRecord struct {
 	principal string // principal.ID() of the first user; nobody else may use the clientId
 	version   string // "" while only a claim names the clientId
 	shape     ahp.Shape
+	binary    bool               // asked for binary data messages (ext.CapabilityBinaryData)
 	expires   time.Time          // once no connection of the client is live
 	info      ahp.Implementation // its clientInfo, for presence (presence.go)
 }
@@ -388,10 +389,10 @@ func (s *Server) enter() bool {
 	return true
 }
 
-// remember records a client's negotiated version for reconnect, binds its
+// remember records a client's negotiated version and capabilities for reconnect, binds its
 // clientId to principal and counts the connection in. It returns false, and
 // records nothing, when another principal holds the clientId.
-func (s *Server) remember(clientID, principal, version string, shape ahp.Shape) bool {
+func (s *Server) remember(clientID, principal, version string, shape ahp.Shape, binary bool) bool {
 	claimed := s.m.ClaimedClients()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -404,7 +405,7 @@ func (s *Server) remember(clientID, principal, version string, shape ahp.Shape) 
 	if rec.principal != principal {
 		return false
 	}
-	rec.version, rec.shape = version, shape
+	rec.version, rec.shape, rec.binary = version, shape, binary
 	s.m.Connected(clientID) // under s.mu: prune never sees the record unused meanwhile
 	return true
 }

@@ -182,6 +182,7 @@ type conn struct {
 	clientID    string
 	version     string
 	shape       ahp.Shape
+	binary      bool // terminal output as binary data messages (ext.CapabilityBinaryData)
 
 	// Access, fixed at accept.
 	role       string // auth.RoleOwner, auth.RoleDriver or auth.RoleViewer
@@ -434,10 +435,10 @@ func (c *conn) writeLoop() {
 	watchdog := time.AfterFunc(writeTimeout, func() { _ = c.ws.CloseNow() })
 	watchdog.Stop()
 	defer watchdog.Stop()
-	write := func(frames ...[]byte) bool {
+	writeAs := func(typ websocket.MessageType, frames ...[]byte) bool {
 		for _, frame := range frames {
 			watchdog.Reset(writeTimeout)
-			err := c.ws.Write(context.Background(), websocket.MessageText, frame)
+			err := c.ws.Write(context.Background(), typ, frame)
 			watchdog.Stop()
 			if err != nil {
 				c.log.Debug("write failed", "client", c.loggedClient(), "err", err)
@@ -448,6 +449,7 @@ func (c *conn) writeLoop() {
 		}
 		return true
 	}
+	write := func(frames ...[]byte) bool { return writeAs(websocket.MessageText, frames...) }
 	for {
 		select {
 		case <-c.wake:
@@ -477,7 +479,11 @@ func (c *conn) writeLoop() {
 			case f.env != nil:
 				// Shared envelopes are encoded here, outside the hub lock (only
 				// delivered after initialize has set the shape).
-				ok = write(f.env.Bytes(c.shape))
+				if bin := c.binaryOf(f.env); bin != nil {
+					ok = writeAs(websocket.MessageBinary, bin)
+				} else {
+					ok = write(f.env.Bytes(c.shape))
+				}
 			default:
 				ok = write(f.raw)
 			}
@@ -492,6 +498,15 @@ func (c *conn) writeLoop() {
 			c.mu.Unlock()
 		}
 	}
+}
+
+// binaryOf is f as a binary data message when this client asked for them
+// and f is terminal output, else nil.
+func (c *conn) binaryOf(f *terminals.Frame) []byte {
+	if !c.binary {
+		return nil
+	}
+	return f.Binary()
 }
 
 // startPings pings the peer every PingInterval from a timer callback (a

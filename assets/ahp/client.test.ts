@@ -80,6 +80,17 @@ class FakeSocket implements SocketLike {
   deliver(m: unknown) {
     this.onmessage?.({ data: JSON.stringify(m) });
   }
+  /** Sends terminal output as the server does to a client that asked for binary data messages. */
+  deliverBinary(env: ActionEnvelope, data: Uint8Array) {
+    const header = new TextEncoder().encode(
+      JSON.stringify({ jsonrpc: '2.0', method: 'action', params: { ...env, action: { ...env.action, data: '' } } }),
+    );
+    const msg = new Uint8Array(4 + header.length + data.length);
+    new DataView(msg.buffer).setUint32(0, header.length);
+    msg.set(header, 4);
+    msg.set(data, 4 + header.length);
+    this.onmessage?.({ data: msg.buffer });
+  }
   reply(id: number, result: unknown) {
     this.deliver({ jsonrpc: '2.0', id, result });
   }
@@ -171,6 +182,30 @@ describe('AhpClient', () => {
     // a duplicate (same seq) is ignored
     x.sock().action({ channel: T, action: { type: 'terminal/data', data: 'hi\r\n' }, serverSeq: 6 });
     assert.equal(x.screens.get(T), '$ hi\r\n');
+  });
+
+  test('asks for binary data messages and applies them like JSON output', async () => {
+    const x = await online();
+    assert.deepEqual(x.sock().requests('initialize')[0]!.params!.capabilities, { 'x-termhost/binaryData': {} });
+    x.sock().deliverBinary({ channel: T, action: { type: 'terminal/data', data: '' }, serverSeq: 6 }, new TextEncoder().encode('\x1b[31mré\x1b[0m 世界\r\n'));
+    assert.equal(x.screens.get(T), '$ \x1b[31mré\x1b[0m 世界\r\n');
+    assert.equal(x.c.lastSeenServerSeq, 6);
+    // Bad binary messages are dropped and change nothing.
+    const warn = console.warn;
+    const warned: unknown[] = [];
+    console.warn = (...a: unknown[]) => warned.push(a);
+    try {
+      const deliver = (b: Uint8Array) => x.sock().onmessage?.({ data: b.buffer });
+      deliver(new Uint8Array([0, 0]));
+      deliver(new Uint8Array([0, 0, 0, 200, 123]));
+      deliver(new Uint8Array([0, 0, 0, 2, 123, 125, 65]));
+      x.sock().deliverBinary({ channel: T, action: { type: 'terminal/input', data: '' }, serverSeq: 7 }, new Uint8Array([65]));
+    } finally {
+      console.warn = warn;
+    }
+    assert.equal(warned.length, 4);
+    assert.equal(x.screens.get(T), '$ \x1b[31mré\x1b[0m 世界\r\n');
+    assert.equal(x.c.lastSeenServerSeq, 6);
   });
 
   test('envelopes racing ahead of the subscribe answer are applied after the snapshot', async () => {

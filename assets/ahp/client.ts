@@ -15,6 +15,7 @@ import { backoffDelay, defaultBackoff, type BackoffOptions } from './backoff';
 import { ChannelMirror, type PendingAction } from './mirror';
 import { DEFAULT_CONTENT_BUDGET } from './content';
 import { Liveness } from './liveness';
+import { decodeBinaryData, extCapabilities } from './ext';
 import { closeAction, CloseCodes, OPEN, realTimers, RpcError, RpcRequests, type SocketLike, type Timers } from './transport';
 import {
   PROTOCOL_VERSIONS,
@@ -137,7 +138,11 @@ export class AhpClient {
     this.clientId = o.clientId;
     this.url = o.url;
     this.#o = {
-      createSocket: (url) => new WebSocket(url) as unknown as SocketLike,
+      createSocket: (url) => {
+        const ws = new WebSocket(url);
+        ws.binaryType = 'arraybuffer'; // binary data messages (extCapabilities.binaryData)
+        return ws as unknown as SocketLike;
+      },
       timers: realTimers,
       random: Math.random,
       backoff: defaultBackoff,
@@ -439,6 +444,7 @@ export class AhpClient {
       clientId: this.clientId,
       clientInfo: this.#o.clientInfo ?? { name: 'termhost-web' },
       initialSubscriptions: [ROOT_CHANNEL],
+      capabilities: { [extCapabilities.binaryData]: {} },
     })) as InitializeResult;
     if (gen !== this.#generation) return;
     this.protocolVersion = r.protocolVersion;
@@ -502,14 +508,17 @@ export class AhpClient {
   }
 
   #onMessage(data: unknown): void {
-    let msg: Record<string, unknown>;
+    let msg: Record<string, unknown> | undefined;
     try {
-      msg = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data as ArrayBuffer));
+      // Text is JSON-RPC; binary is terminal output (extCapabilities.binaryData).
+      msg = typeof data === 'string' ? JSON.parse(data) : decodeBinaryData(data as ArrayBuffer);
     } catch {
+      msg = undefined;
+    }
+    if (typeof msg !== 'object' || msg === null) {
       console.warn('termhost: undecodable frame');
       return;
     }
-    if (typeof msg !== 'object' || msg === null) return;
     if ('method' in msg && !('id' in msg)) {
       if (msg.method === 'action') this.#onEnvelope(msg.params as ActionEnvelope);
       else if (typeof msg.method === 'string') this.#emit('notification', msg.method, msg.params);

@@ -34,6 +34,37 @@ export const extNotifications = {
   skipped: 'x-termhost/skipped',
 } as const;
 
+/** initialize capabilities (presence flags). */
+export const extCapabilities = {
+  /** Terminal output as binary messages (decodeBinaryData) instead of JSON, where ESC costs 6 bytes. */
+  binaryData: 'x-termhost/binaryData',
+} as const;
+
+const utf8 = new TextDecoder();
+
+/**
+ * Decodes a binary data message (Go: ext.AppendBinaryData): a big-endian
+ * uint32 n, n bytes of the `action` notification of a terminal/data
+ * envelope with "data":"", then the data as UTF-8. Returns the notification
+ * with its data put back, or undefined for anything else.
+ */
+export function decodeBinaryData(buf: ArrayBuffer): Record<string, unknown> | undefined {
+  if (buf.byteLength < 4) return undefined;
+  const n = new DataView(buf).getUint32(0);
+  if (n > buf.byteLength - 4) return undefined;
+  const bytes = new Uint8Array(buf);
+  let msg: { params?: { action?: { type?: unknown; data?: unknown } } };
+  try {
+    msg = JSON.parse(utf8.decode(bytes.subarray(4, 4 + n)));
+  } catch {
+    return undefined;
+  }
+  const action = msg?.params?.action;
+  if (!action || action.type !== 'terminal/data' || action.data !== '') return undefined;
+  action.data = utf8.decode(bytes.subarray(4 + n));
+  return msg as Record<string, unknown>;
+}
+
 /** _meta keys. */
 export const extMeta = {
   /** initialize result: the connection's own presence id (Member.id). */

@@ -18,6 +18,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // waitTimeout bounds every wait: generous, for a loaded 2-core machine.
@@ -62,6 +63,7 @@ type Client struct {
 	methods map[string]string           // request id → method, for schema checks
 	callers map[string]string           // initialize/reconnect request id → its clientId
 	closed  error
+	binary  int       // binary data messages received (ext.CapabilityBinaryData)
 	lastAt  time.Time // when the last frame arrived (or the dial), for keepalives
 	nextID  int
 	seq     int64         // clientSeq
@@ -125,13 +127,16 @@ func MustDial(t testing.TB, url string, opts Options) *Client {
 func (c *Client) read(done chan<- struct{}) {
 	defer close(done)
 	for {
-		_, data, err := c.ws.Read(context.Background())
+		typ, data, err := c.ws.Read(context.Background())
 		c.mu.Lock()
 		if err != nil {
 			c.closed = err
 			c.cond.Broadcast()
 			c.mu.Unlock()
 			return
+		}
+		if typ == websocket.MessageBinary {
+			data = c.fromBinary(data)
 		}
 		c.record(data)
 		c.lastAt = time.Now()
@@ -167,6 +172,29 @@ func (c *Client) record(data []byte) {
 		}
 		b.WriteString(e.Action.Data)
 	}
+}
+
+// fromBinary turns a binary data message into the JSON frame it stands for,
+// which is recorded and checked like any other; c.mu is held.
+func (c *Client) fromBinary(msg []byte) []byte {
+	c.binary++
+	env, err := ext.DecodeBinaryData(msg)
+	if err != nil {
+		c.t.Errorf("server sent a bad binary message: %v: %q", err, truncate(msg))
+		return nil
+	}
+	frame, err := ahp.EncodeEnvelope(env, ahp.Current)
+	if err != nil {
+		c.t.Errorf("re-encode %+v: %v", env, err)
+	}
+	return frame
+}
+
+// BinaryMessages is how many binary data messages the client received.
+func (c *Client) BinaryMessages() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.binary
 }
 
 // learnVersion notes the version a successful initialize or reconnect

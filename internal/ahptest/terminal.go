@@ -10,11 +10,21 @@ import (
 // root when none), and returns the result.
 func (c *Client) Initialize(version, clientID string, subs ...string) map[string]any {
 	c.t.Helper()
+	return c.InitializeWith(version, clientID, nil, subs...)
+}
+
+// InitializeWith is Initialize with capabilities (none when nil).
+func (c *Client) InitializeWith(version, clientID string, capabilities map[string]any, subs ...string) map[string]any {
+	c.t.Helper()
 	if subs == nil {
 		subs = []string{ahp.RootURI}
 	}
-	res := c.MustCall(ahp.MethodInitialize, map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{version},
-		"clientId": clientID, "initialSubscriptions": subs, "clientInfo": map[string]any{"name": "test"}})
+	params := map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{version},
+		"clientId": clientID, "initialSubscriptions": subs, "clientInfo": map[string]any{"name": "test"}}
+	if capabilities != nil {
+		params["capabilities"] = capabilities
+	}
+	res := c.MustCall(ahp.MethodInitialize, params)
 	var out map[string]any
 	if err := json.Unmarshal(res, &out); err != nil {
 		c.t.Fatalf("initialize result %s: %v", res, err)

@@ -86,7 +86,8 @@ func (c *Client) LastSeq() int64 {
 	return last
 }
 
-// Frames returns every frame received so far, as sent.
+// Frames returns every frame received so far, as sent (a binary data
+// message as the JSON frame it stands for).
 func (c *Client) Frames() [][]byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()

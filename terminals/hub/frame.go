@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // Frame is one envelope on its way to subscribers. The hub creates it under
@@ -19,6 +20,10 @@ type Frame struct {
 	shaped bool // the two wire shapes encode it differently
 	once   [2]sync.Once
 	bytes  [2][]byte
+	binary struct {
+		once  sync.Once
+		bytes []byte
+	}
 }
 
 // frameOverhead is what an envelope's frame adds to the strings it holds
@@ -62,6 +67,17 @@ func (f *Frame) Bytes(shape ahp.Shape) []byte {
 	return f.bytes[i]
 }
 
+// Binary is the frame as a binary data message (ext.AppendBinaryData) for
+// the connections that asked for them, or nil when it is not terminal
+// output. Safe for concurrent use.
+func (f *Frame) Binary() []byte {
+	if f.raw != nil || !ext.BinaryData(f.env) {
+		return nil
+	}
+	f.binary.once.Do(func() { f.binary.bytes = encodeWith(ext.AppendBinaryData, f.env, ahp.Current) })
+	return f.binary.bytes
+}
+
 // scratch holds encoding buffers: a frame is encoded into one, then copied
 // out at its exact size (queued frames hold no slack, and the escaper
 // never regrows a guessed buffer).
@@ -71,8 +87,12 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 const maxScratch = 512 << 10
 
 func encode(env ahp.Envelope, shape ahp.Shape) []byte {
+	return encodeWith(ahp.AppendEnvelope, env, shape)
+}
+
+func encodeWith(appendFrame func([]byte, ahp.Envelope, ahp.Shape) ([]byte, error), env ahp.Envelope, shape ahp.Shape) []byte {
 	buf := scratch.Get().(*[]byte)
-	b, err := ahp.AppendEnvelope((*buf)[:0], env, shape)
+	b, err := appendFrame((*buf)[:0], env, shape)
 	if err != nil {
 		panic("hub: encode envelope: " + err.Error()) // our own types always encode
 	}
