@@ -117,7 +117,7 @@ func (rn *runner) setServer(base *url.URL) {
 
 // dial connects a measuring client to the server, without compression.
 func (rn *runner) dial(ctx context.Context, clientID string) (*client, error) {
-	return dial(ctx, rn.wsURL, rn.o.Token, clientID, false)
+	return dial(ctx, rn.wsURL, rn.o.Token, clientID, wireMode{})
 }
 
 func (rn *runner) logf(format string, args ...any) {

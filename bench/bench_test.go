@@ -91,6 +91,10 @@ func TestRun(t *testing.T) {
 			if tp.RawMBps <= 0 || tp.ServerMBps <= 0 || tp.RelayMBps <= 0 || tp.RelayRatio <= 0 || tp.DataBytes < tp.Bytes || tp.WireBytes <= tp.DataBytes {
 				t.Errorf("throughput = %+v", *tp)
 			}
+			// An AHP client gets JSON: the escapes cost wire bytes.
+			if j := tp.JSON; j == nil || j.MBps <= 0 || j.DataBytes <= tp.DataBytes || j.WireBytes <= tp.WireBytes {
+				t.Errorf("JSON client = %+v, want more bytes than the binary client's %d", j, tp.WireBytes)
+			}
 			// The bench's server negotiates deflate, and mixed text compresses.
 			if c := tp.Compressed; c == nil || !c.Negotiated || c.WireBytes <= 0 || c.WireBytes >= tp.WireBytes {
 				t.Errorf("compressed = %+v, want negotiated with fewer wire bytes than %d", c, tp.WireBytes)
@@ -119,7 +123,7 @@ func TestRun(t *testing.T) {
 			}
 			var table bytes.Buffer
 			res.WriteTable(&table)
-			for _, want := range []string{"throughput", "relay", "CPU s/GiB", "wire bytes per output byte", "permessage-deflate", "echo latency", "start-up", "fan-out", "idle RSS", "RSS around", "target"} {
+			for _, want := range []string{"throughput", "relay", "CPU s/GiB", "wire bytes per output byte", "an AHP client (JSON", "permessage-deflate", "echo latency", "start-up", "fan-out", "idle RSS", "RSS around", "target"} {
 				if !strings.Contains(table.String(), want) {
 					t.Errorf("table lacks %q:\n%s", want, table.String())
 				}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,16 +32,24 @@ type client struct {
 	wire   *atomic.Int64 // bytes read from the TCP connection: frames as sent, with their headers
 	// deflate: the server agreed to permessage-deflate.
 	deflate bool
+	// binary: the last frame read was a binary data message.
+	binary bool
+}
+
+// wireMode is how a bench client asks for output.
+type wireMode struct {
+	compress bool // offer permessage-deflate, as browsers do
+	json     bool // JSON text frames, as any AHP client gets; else binary data messages, as termhost's clients ask
 }
 
 // dial connects to a server's AHP endpoint (client.WebSocketURL) and
-// initializes with no subscriptions. With compress it offers
+// initializes with no subscriptions. With mode.compress it offers
 // permessage-deflate as browsers do (context takeover allowed; the server
 // decides).
-func dial(ctx context.Context, endpoint, token, clientID string, compress bool) (*client, error) {
+func dial(ctx context.Context, endpoint, token, clientID string, mode wireMode) (*client, error) {
 	wire := new(atomic.Int64)
 	opts := &websocket.DialOptions{HTTPClient: wirecount.Client(wire)}
-	if compress {
+	if mode.compress {
 		opts.CompressionMode = websocket.CompressionContextTakeover
 	}
 	if token != "" {
@@ -53,10 +62,14 @@ func dial(ctx context.Context, endpoint, token, clientID string, compress bool) 
 	ws.SetReadLimit(64 << 20)
 	c := &client{ws: ws, id: clientID, wire: wire,
 		deflate: strings.Contains(resp.Header.Get("Sec-WebSocket-Extensions"), "permessage-deflate")}
-	_, err = c.call(ctx, ahp.MethodInitialize, map[string]any{
+	params := map[string]any{
 		"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"}, "clientId": clientID,
 		"clientInfo": map[string]string{"name": "termhost-bench"},
-	}, nil)
+	}
+	if !mode.json {
+		params["capabilities"] = map[string]any{ext.CapabilityBinaryData: map[string]any{}}
+	}
+	_, err = c.call(ctx, ahp.MethodInitialize, params, nil)
 	if err != nil {
 		_ = ws.CloseNow()
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -68,10 +81,11 @@ func (c *client) close() { _ = c.ws.Close(websocket.StatusNormalClosure, "") }
 
 // read returns the next frame; it is valid until the next read.
 func (c *client) read(ctx context.Context) ([]byte, error) {
-	_, r, err := c.ws.Reader(ctx)
+	typ, r, err := c.ws.Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
+	c.binary = typ == websocket.MessageBinary
 	c.buf.Reset()
 	if _, err := c.buf.ReadFrom(r); err != nil {
 		return nil, err
@@ -191,9 +205,21 @@ var (
 	dataClose = []byte(`"},"serverSeq":`)
 )
 
-// dataOf returns the JSON-escaped data string of a terminal/data envelope
-// frame, or nil. It relies on the server's field order (channel, action with
-// type then data, serverSeq), which termhost's encoder fixes.
+// dataOf returns the data of a terminal/data envelope frame, JSON-escaped
+// in a text frame, as it is in a binary data message; or nil. It relies on
+// the server's field order (channel, action with type then data,
+// serverSeq), which termhost's encoder fixes.
+func (c *client) dataOf(frame []byte) []byte {
+	if c.binary {
+		if len(frame) < 4 {
+			return nil
+		}
+		return frame[min(len(frame), 4+int(binary.BigEndian.Uint32(frame))):]
+	}
+	return dataOf(frame)
+}
+
+// dataOf is the JSON-escaped data string of a text frame (client.dataOf).
 func dataOf(frame []byte) []byte {
 	i := bytes.Index(frame[:min(len(frame), 256)], dataType)
 	if i < 0 {
@@ -257,7 +283,7 @@ func (c *client) readUntil(ctx context.Context, sc *scanner, st *streamStats) er
 			st.frames++
 			st.wireBytes += int64(len(frame))
 		}
-		d := dataOf(frame)
+		d := c.dataOf(frame)
 		if d == nil {
 			continue
 		}
@@ -295,6 +321,16 @@ func (c *client) readDecoded(ctx context.Context, sc *scanner, skips *skipCount)
 		frame, err := c.readViewer(ctx)
 		if err != nil {
 			return err
+		}
+		if c.binary {
+			e, err := ext.DecodeBinaryData(frame)
+			if err != nil {
+				return err
+			}
+			if sc.feed([]byte(e.Action.Data)) {
+				return nil
+			}
+			continue
 		}
 		if e, ok := ahp.DecodeDataFrame(frame); ok {
 			if e.Action.Type == ahp.TerminalData && sc.feed([]byte(e.Action.Data)) {

@@ -65,7 +65,7 @@ func (rn *runner) echo(ctx context.Context, res *Result) error {
 		for err == nil {
 			var frame []byte
 			if frame, err = c.read(sctx); err == nil {
-				if d := dataOf(frame); d != nil && slices.Contains(d, b) {
+				if d := c.dataOf(frame); d != nil && slices.Contains(d, b) {
 					break
 				}
 			}
@@ -205,7 +205,7 @@ func (rn *runner) firstPrompt(ctx context.Context, c *client, i int) (time.Durat
 		return 0, "", fmt.Errorf("createTerminal: %w", err)
 	}
 	var seen bool
-	result, err := c.await(ctx, sub, func(frame []byte) { seen = seen || dataOf(frame) != nil })
+	result, err := c.await(ctx, sub, func(frame []byte) { seen = seen || c.dataOf(frame) != nil })
 	if err != nil {
 		return 0, uri, fmt.Errorf("subscribe: %w", err)
 	}
@@ -217,7 +217,7 @@ func (rn *runner) firstPrompt(ctx context.Context, c *client, i int) (time.Durat
 		if err != nil {
 			return 0, uri, err
 		}
-		if d := dataOf(frame); len(d) > 0 {
+		if d := c.dataOf(frame); len(d) > 0 {
 			return time.Since(t0), uri, nil
 		}
 	}

@@ -81,7 +81,7 @@ func (rn *runner) openTab(ctx, rctx context.Context, i int) (*idleTab, error) {
 	t := &idleTab{uri: uri, prompted: make(chan struct{}), done: make(chan struct{})}
 	prompted := sync.OnceFunc(func() { close(t.prompted) })
 	onFrame := func(frame []byte) {
-		if dataOf(frame) != nil {
+		if c.dataOf(frame) != nil {
 			prompted()
 		}
 	}

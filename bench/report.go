@@ -58,16 +58,29 @@ type Throughput struct {
 	RawCPUPerGiB float64 `json:"rawCpuSecondsPerGiB"`
 	Frames       int     `json:"frames"`
 	// PtyBytes is what the raw pty delivered (after the tty's \n → \r\n);
-	// DataBytes the JSON-escaped data strings; WireBytes what the client
-	// read from its TCP connection (frames with their WebSocket headers).
-	PtyBytes       int64   `json:"ptyBytes"`
-	DataBytes      int64   `json:"dataBytes"`
-	WireBytes      int64   `json:"wireBytes"`
-	EscapeOverhead float64 `json:"escapeOverhead"` // DataBytes/PtyBytes - 1
-	WirePerByte    float64 `json:"wirePerByte"`    // WireBytes/PtyBytes
+	// DataBytes the data in the binary data messages; WireBytes what the
+	// client read from its TCP connection (frames with their WebSocket
+	// headers).
+	PtyBytes    int64   `json:"ptyBytes"`
+	DataBytes   int64   `json:"dataBytes"`
+	WireBytes   int64   `json:"wireBytes"`
+	WirePerByte float64 `json:"wirePerByte"` // WireBytes/PtyBytes
+	// JSON is the same workload to an AHP client that did not ask for
+	// binary data messages, best of Plan.Reps.
+	JSON *JSONClient `json:"json,omitempty"`
 	// Compressed is the same workload to a client that offered
 	// permessage-deflate, best of Plan.Reps.
 	Compressed *Compressed `json:"compressed,omitempty"`
+}
+
+// JSONClient is a throughput run to a client that gets JSON text frames.
+type JSONClient struct {
+	MBps           float64 `json:"mbps"`
+	CPUPerGiB      float64 `json:"cpuSecondsPerGiB"`
+	WireBytes      int64   `json:"wireBytes"`
+	DataBytes      int64   `json:"dataBytes"` // the JSON-escaped data strings
+	WirePerByte    float64 `json:"wirePerByte"`
+	EscapeOverhead float64 `json:"escapeOverhead"` // DataBytes/PtyBytes - 1
 }
 
 // Compressed is a throughput run with permessage-deflate.
@@ -161,8 +174,11 @@ func (r *Result) evaluate() []Target {
 		cpu := tp.CPUPerGiB / tp.RawCPUPerGiB
 		add("server CPU s/GiB", fmt.Sprintf("≤ %.1f× raw reader (ttyd stand-in)", TargetCPU),
 			fmt.Sprintf("%.2f× (%.1f vs %.1f s)", cpu, tp.CPUPerGiB, tp.RawCPUPerGiB), cpu <= TargetCPU)
-		add("wire bytes per output byte", fmt.Sprintf("≤ %.2f uncompressed", TargetWire),
-			fmt.Sprintf("%.3f", tp.WirePerByte), tp.WirePerByte <= TargetWire)
+		got := fmt.Sprintf("%.3f (termhost's clients, binary)", tp.WirePerByte)
+		if j := tp.JSON; j != nil {
+			got += fmt.Sprintf("; AHP clients %.3f (JSON)", j.WirePerByte)
+		}
+		add("wire bytes per output byte", fmt.Sprintf("≤ %.2f uncompressed", TargetWire), got, tp.WirePerByte <= TargetWire)
 		if c := tp.Compressed; c != nil {
 			got := fmt.Sprintf("%.3f (%.0f %% of uncompressed)", c.WirePerByte, 100*c.WirePerByte/tp.WirePerByte)
 			if !c.Negotiated {
@@ -245,8 +261,14 @@ func (r *Result) WriteTable(w io.Writer) {
 			who = "server + bench clients"
 		}
 		fmt.Fprintf(tw, "  CPU s/GiB (raw reader; %s)\t%.2f s\t%.2f s\t%.2f×\n", who, tp.RawCPUPerGiB, tp.CPUPerGiB, tp.CPUPerGiB/tp.RawCPUPerGiB)
-		fmt.Fprintf(tw, "  wire bytes per output byte (JSON escaping %+.1f %%)\t%s\t%s\t%.3f (%d frames)\n",
-			tp.EscapeOverhead*100, human(tp.PtyBytes), human(tp.WireBytes), tp.WirePerByte, tp.Frames)
+		fmt.Fprintf(tw, "  wire bytes per output byte (binary data messages)\t%s\t%s\t%.3f (%d frames)\n",
+			human(tp.PtyBytes), human(tp.WireBytes), tp.WirePerByte, tp.Frames)
+		if j := tp.JSON; j != nil {
+			fmt.Fprintf(tw, "  an AHP client (JSON text frames): throughput\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", tp.RawMBps, j.MBps, j.MBps/tp.RawMBps)
+			fmt.Fprintf(tw, "  an AHP client (JSON text frames): CPU s/GiB\t%.2f s\t%.2f s\t%.2f×\n", tp.RawCPUPerGiB, j.CPUPerGiB, j.CPUPerGiB/tp.RawCPUPerGiB)
+			fmt.Fprintf(tw, "  an AHP client (JSON escaping %+.1f %%): wire bytes per output byte\t%s\t%s\t%.3f\n",
+				j.EscapeOverhead*100, human(tp.PtyBytes), human(j.WireBytes), j.WirePerByte)
+		}
 		if c := tp.Compressed; c != nil && c.Negotiated {
 			fmt.Fprintf(tw, "  with permessage-deflate: throughput\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", tp.RawMBps, c.MBps, c.MBps/tp.RawMBps)
 			fmt.Fprintf(tw, "  with permessage-deflate: CPU s/GiB\t%.2f s\t%.2f s\t%.2f×\n", tp.RawCPUPerGiB, c.CPUPerGiB, c.CPUPerGiB/tp.RawCPUPerGiB)

@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
-// throughput: the workload through the server vs the raw pty, then through
-// the server to a client that asked for permessage-deflate.
+// throughput: the workload through the server vs the raw pty, to a client
+// that asked for binary data messages (as termhost's own clients do), then
+// to an AHP client that gets JSON text frames, then to a client that asked
+// for permessage-deflate.
 func (rn *runner) throughput(ctx context.Context, res *Result) error {
 	p := rn.o.Plan
 	times := rn.work.times(p.Size)
@@ -38,7 +40,7 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 		}
 		tp.RelayMBps = max(tp.RelayMBps, mbps(payload, rel))
 
-		r, err := rn.serverRun(ctx, times, payload, false)
+		r, err := rn.serverRun(ctx, times, payload, wireMode{})
 		if err != nil {
 			return err
 		}
@@ -46,21 +48,29 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 			tp.ServerMBps, tp.CPUPerGiB = s, r.cpu/gib
 			tp.Frames, tp.WireBytes, tp.DataBytes = r.stats.frames, r.wire, r.stats.dataBytes
 		}
-		z, err := rn.serverRun(ctx, times, payload, true)
+		j, err := rn.serverRun(ctx, times, payload, wireMode{json: true})
+		if err != nil {
+			return err
+		}
+		if c := tp.JSON; c == nil || mbps(payload, j.elapsed) > c.MBps {
+			tp.JSON = &JSONClient{MBps: mbps(payload, j.elapsed), CPUPerGiB: j.cpu / gib, WireBytes: j.wire, DataBytes: j.stats.dataBytes}
+		}
+		z, err := rn.serverRun(ctx, times, payload, wireMode{compress: true})
 		if err != nil {
 			return err
 		}
 		if c := tp.Compressed; c == nil || mbps(payload, z.elapsed) > c.MBps {
 			tp.Compressed = &Compressed{Negotiated: z.deflate, MBps: mbps(payload, z.elapsed), CPUPerGiB: z.cpu / gib, WireBytes: z.wire}
 		}
-		rn.logf("throughput %d/%d: raw %.0f MB/s, relay %.0f MB/s, server %.0f MB/s (%d frames), compressed %.0f MB/s (deflate %s)", rep+1, p.Reps,
-			mbps(payload, el), mbps(payload, rel), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, z.elapsed), onOff(z.deflate))
+		rn.logf("throughput %d/%d: raw %.0f MB/s, relay %.0f MB/s, server %.0f MB/s (%d frames), JSON %.0f MB/s, compressed %.0f MB/s (deflate %s)", rep+1, p.Reps,
+			mbps(payload, el), mbps(payload, rel), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, j.elapsed), mbps(payload, z.elapsed), onOff(z.deflate))
 	}
 	tp.Ratio = tp.ServerMBps / tp.RawMBps
 	tp.RelayRatio = tp.RelayMBps / tp.RawMBps
 	if tp.PtyBytes > 0 {
-		tp.EscapeOverhead = float64(tp.DataBytes)/float64(tp.PtyBytes) - 1
 		tp.WirePerByte = float64(tp.WireBytes) / float64(tp.PtyBytes)
+		tp.JSON.EscapeOverhead = float64(tp.JSON.DataBytes)/float64(tp.PtyBytes) - 1
+		tp.JSON.WirePerByte = float64(tp.JSON.WireBytes) / float64(tp.PtyBytes)
 		tp.Compressed.WirePerByte = float64(tp.Compressed.WireBytes) / float64(tp.PtyBytes)
 	}
 	res.Throughput = tp
@@ -102,8 +112,8 @@ type serverRunResult struct {
 
 // serverRun cats the workload in a new terminal, read by one client that
 // scans frames without decoding them (the server's cost, not a client's).
-func (rn *runner) serverRun(ctx context.Context, times int, payload int64, compress bool) (serverRunResult, error) {
-	c, err := dial(ctx, rn.wsURL, rn.o.Token, "bench-throughput", compress)
+func (rn *runner) serverRun(ctx context.Context, times int, payload int64, mode wireMode) (serverRunResult, error) {
+	c, err := dial(ctx, rn.wsURL, rn.o.Token, "bench-throughput", mode)
 	if err != nil {
 		return serverRunResult{}, err
 	}
