@@ -39,6 +39,10 @@ type Options struct {
 	// ServeFlags. Empty runs the server in this process (for profiles):
 	// its CPU and RSS then include the bench's clients.
 	ServerCommand []string
+	// RelayCommand runs the bare relay (RelayMain) as a process of its own,
+	// so that its CPU is measured like the server's; empty runs it in this
+	// process, without a CPU figure.
+	RelayCommand []string
 	// ShellIntegration is the started server's --shell-integration.
 	ShellIntegration bool
 	// Scrollback of the server's terminals (default 1 MiB, the product
@@ -81,6 +85,9 @@ const (
 	// TargetCPU: server CPU s/GiB ≤ this × the raw reader's (ttyd used
 	// 17–21 s/GiB against the raw reader's 19–22).
 	TargetCPU = 1.0
+	// TargetCPUOverRelay: server CPU s/GiB ≤ this × the bare relay's
+	// process in the same rounds (issue 28).
+	TargetCPUOverRelay = 1.2
 	// TargetEchoP50 and TargetEchoP99: ms over raw (ttyd's p50 was raw +
 	// 0.16–0.31 ms).
 	TargetEchoP50 = 0.2

@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) == "1" {
 		os.Exit(serveForTest(os.Args[1:]))
 	}
+	if os.Getenv(RelayEnv) == "1" {
+		os.Exit(RelayMain(os.Stdout))
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -67,17 +70,17 @@ var tinyPlan = Plan{Size: 1 << 20, Reps: 1, EchoSamples: 20, IdleCounts: []int{2
 // It checks that each measurement produced a result, not its numbers.
 func TestRun(t *testing.T) {
 	for _, tc := range []struct {
-		name        string
-		command     []string
-		integration bool
+		name           string
+		command, relay []string
+		integration    bool
 	}{
-		{"server process/integration on", []string{"/usr/bin/env", serveEnv + "=1", os.Args[0]}, true},
-		{"in process/integration off", nil, false},
+		{"server process/integration on", []string{"/usr/bin/env", serveEnv + "=1", os.Args[0]}, []string{os.Args[0]}, true},
+		{"in process/integration off", nil, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // generous: CI machines get busy
 			defer cancel()
-			res, err := Run(ctx, Options{ServerCommand: tc.command, ShellIntegration: tc.integration, Plan: tinyPlan, Progress: t.Output()})
+			res, err := Run(ctx, Options{ServerCommand: tc.command, RelayCommand: tc.relay, ShellIntegration: tc.integration, Plan: tinyPlan, Progress: t.Output()})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -90,6 +93,9 @@ func TestRun(t *testing.T) {
 			tp := res.Throughput
 			if tp.RawMBps <= 0 || tp.ServerMBps <= 0 || tp.RelayMBps <= 0 || tp.RelayRatio <= 0 || tp.DataBytes < tp.Bytes || tp.WireBytes <= tp.DataBytes {
 				t.Errorf("throughput = %+v", *tp)
+			}
+			if (tp.RelayCPUPerGiB > 0) != (tc.relay != nil) {
+				t.Errorf("relay CPU %.2f s/GiB: want a figure exactly when the relay is a process of its own", tp.RelayCPUPerGiB)
 			}
 			// An AHP client gets JSON: the escapes cost wire bytes.
 			if j := tp.JSON; j == nil || j.MBps <= 0 || j.DataBytes <= tp.DataBytes || j.WireBytes <= tp.WireBytes {
@@ -110,6 +116,9 @@ func TestRun(t *testing.T) {
 			}
 			// The MCP round trip needs the shell integration (run_command).
 			wantTargets := 10
+			if tc.relay != nil {
+				wantTargets++ // CPU against the relay's process
+			}
 			if tc.integration {
 				wantTargets++
 				if m := res.MCP; m == nil || m.Samples == 0 || m.Run.P50 <= 0 || m.BigBytes < tinyPlan.BoundedSize || m.BigText == 0 || int64(m.BigText) >= m.BigBytes {

@@ -50,6 +50,9 @@ type Throughput struct {
 	// this process (ttyd's design, see relay); RelayRatio is it ÷ raw.
 	RelayMBps  float64 `json:"relayMBps"`
 	RelayRatio float64 `json:"relayRatio"`
+	// RelayCPUPerGiB is the relay process's CPU seconds per GiB, when it
+	// ran as a process of its own (Options.RelayCommand); else 0.
+	RelayCPUPerGiB float64 `json:"relayCpuSecondsPerGiB,omitempty"`
 	// CPUPerGiB is server CPU seconds (user+system) per GiB of output; in
 	// process it includes the bench's own frame reader.
 	CPUPerGiB float64 `json:"cpuSecondsPerGiB"`
@@ -174,6 +177,11 @@ func (r *Result) evaluate() []Target {
 		cpu := tp.CPUPerGiB / tp.RawCPUPerGiB
 		add("server CPU s/GiB", fmt.Sprintf("≤ %.1f× raw reader (ttyd stand-in)", TargetCPU),
 			fmt.Sprintf("%.2f× (%.1f vs %.1f s)", cpu, tp.CPUPerGiB, tp.RawCPUPerGiB), cpu <= TargetCPU)
+		if tp.RelayCPUPerGiB > 0 {
+			vsRelay := tp.CPUPerGiB / tp.RelayCPUPerGiB
+			add("server CPU s/GiB vs a bare relay", fmt.Sprintf("≤ %.1f× the relay's process (issue 28)", TargetCPUOverRelay),
+				fmt.Sprintf("%.2f× (%.1f vs %.1f s)", vsRelay, tp.CPUPerGiB, tp.RelayCPUPerGiB), vsRelay <= TargetCPUOverRelay)
+		}
 		got := fmt.Sprintf("%.3f (termhost's clients, binary)", tp.WirePerByte)
 		if j := tp.JSON; j != nil {
 			got += fmt.Sprintf("; AHP clients %.3f (JSON)", j.WirePerByte)
@@ -255,12 +263,19 @@ func (r *Result) WriteTable(w io.Writer) {
 	fmt.Fprintf(tw, "measure\traw pty\ttermhost\tratio / delta\n")
 	if tp := r.Throughput; tp != nil {
 		fmt.Fprintf(tw, "throughput (%s mixed text)\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", human(tp.Bytes), tp.RawMBps, tp.ServerMBps, tp.Ratio)
-		fmt.Fprintf(tw, "  a bare pty → WebSocket relay, in this process (ttyd's design)\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", tp.RawMBps, tp.RelayMBps, tp.RelayRatio)
+		where := "in this process"
+		if tp.RelayCPUPerGiB > 0 {
+			where = "a process of its own"
+		}
+		fmt.Fprintf(tw, "  a bare pty → WebSocket relay, %s (ttyd's design)\t%.0f MB/s\t%.0f MB/s\t%.2f×\n", where, tp.RawMBps, tp.RelayMBps, tp.RelayRatio)
 		who := "server"
 		if r.Server == "in-process" {
 			who = "server + bench clients"
 		}
 		fmt.Fprintf(tw, "  CPU s/GiB (raw reader; %s)\t%.2f s\t%.2f s\t%.2f×\n", who, tp.RawCPUPerGiB, tp.CPUPerGiB, tp.CPUPerGiB/tp.RawCPUPerGiB)
+		if tp.RelayCPUPerGiB > 0 {
+			fmt.Fprintf(tw, "  CPU s/GiB (the bare relay's process; server)\t%.2f s\t%.2f s\t%.2f×\n", tp.RelayCPUPerGiB, tp.CPUPerGiB, tp.CPUPerGiB/tp.RelayCPUPerGiB)
+		}
 		fmt.Fprintf(tw, "  wire bytes per output byte (binary data messages)\t%s\t%s\t%.3f (%d frames)\n",
 			human(tp.PtyBytes), human(tp.WireBytes), tp.WirePerByte, tp.Frames)
 		if j := tp.JSON; j != nil {

@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,21 +87,39 @@ var servingURL = regexp.MustCompile(`termhost is running at (https?://\S+?)/? `)
 // environment (no TERMHOST_* of the user's), and waits until it listens.
 func (rn *runner) startProcess(ctx context.Context, shell string, envv []string) (func(), error) {
 	argv := append(slices.Clone(rn.o.ServerCommand), ServeFlags(shell, rn.dir, rn.o.ShellIntegration, rn.o.Scrollback)...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env, cmd.Dir, cmd.Stderr = envv, rn.dir, rn.o.Progress
-	out, err := cmd.StdoutPipe()
+	raw, pid, stop, err := startListening(ctx, argv, envv, rn.dir, rn.o.Progress, servingURL)
 	if err != nil {
 		return nil, err
 	}
+	u, err := ahpclient.ParseServer(raw)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	rn.setServer(u)
+	rn.proc = process{pid: pid}
+	return stop, nil
+}
+
+// startListening runs argv and waits for the line of its stdout that
+// listening matches; it returns the match's first group, the process and
+// how to stop it (SIGTERM, then a kill after 15 s).
+func startListening(ctx context.Context, argv, envv []string, dir string, stderr io.Writer, listening *regexp.Regexp) (string, int, func(), error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir, cmd.Stderr = envv, dir, stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", 0, nil, err
+	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the server: %w", err)
+		return "", 0, nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	exited := make(chan struct{})
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
 				break
 			}
@@ -122,24 +139,16 @@ func (rn *runner) startProcess(ctx context.Context, shell string, envv []string)
 	}
 	wait := time.NewTimer(30 * time.Second)
 	defer wait.Stop()
-	var raw string
 	select {
-	case raw = <-found:
+	case raw := <-found:
+		return raw, cmd.Process.Pid, stop, nil
 	case <-exited:
-		return nil, fmt.Errorf("the server (%s) exited before listening: %v", argv[0], cmd.ProcessState)
+		return "", 0, nil, fmt.Errorf("%s exited before listening: %v", argv[0], cmd.ProcessState)
 	case <-wait.C:
 		stop()
-		return nil, errors.New("the server did not listen within 30 s")
+		return "", 0, nil, fmt.Errorf("%s did not listen within 30 s", argv[0])
 	case <-ctx.Done():
 		stop()
-		return nil, ctx.Err()
+		return "", 0, nil, ctx.Err()
 	}
-	u, err := ahpclient.ParseServer(raw)
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	rn.setServer(u)
-	rn.proc = process{pid: cmd.Process.Pid}
-	return stop, nil
 }

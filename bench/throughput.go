@@ -19,7 +19,13 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 	payload := rn.work.chunk * int64(times)
 	gib := float64(payload) / (1 << 30)
 	tp := &Throughput{Bytes: payload}
-	rl, err := startRelay(rn.raw)
+	var rl *relay
+	var err error
+	if len(rn.o.RelayCommand) > 0 {
+		rl, err = startRelayProcess(ctx, rn.o.RelayCommand, rn.raw, rn.o.Progress)
+	} else {
+		rl, err = startRelay(rn.raw)
+	}
 	if err != nil {
 		return err
 	}
@@ -34,11 +40,13 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 			tp.RawMBps, tp.RawCPUPerGiB = s, cpu/gib
 		}
 		tp.PtyBytes = n
-		rel, err := rn.relayRun(ctx, rl, times, payload)
+		rel, relCPU, err := rn.relayRun(ctx, rl, times, payload)
 		if err != nil {
 			return err
 		}
-		tp.RelayMBps = max(tp.RelayMBps, mbps(payload, rel))
+		if s := mbps(payload, rel); s > tp.RelayMBps {
+			tp.RelayMBps, tp.RelayCPUPerGiB = s, relCPU/gib
+		}
 
 		r, err := rn.serverRun(ctx, times, payload, wireMode{})
 		if err != nil {

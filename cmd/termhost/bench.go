@@ -28,8 +28,12 @@ on this machine (its shells read the workload file; CPU and memory come from
 /proc/<pid>) and allow 200 terminals.`
 
 // benchCommand is "termhost bench": it measures a server against the raw
-// pty (see package bench).
+// pty (see package bench). Started by a bench with bench.RelayEnv set, it is
+// that bench's bare relay, a process of its own.
 func benchCommand(args []string) int {
+	if os.Getenv(bench.RelayEnv) == "1" {
+		return bench.RelayMain(os.Stdout)
+	}
 	var (
 		server, token, integration string
 		pid                        int
@@ -62,7 +66,7 @@ func benchCommand(args []string) int {
 	if server != "" && token == "" {
 		token = localToken()
 	}
-	var serverCommand []string
+	var serverCommand, relayCommand []string
 	if server == "" && !inProcess && cpuProfile == "" && memProfile == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -70,6 +74,7 @@ func benchCommand(args []string) int {
 			return exitFail
 		}
 		serverCommand = append([]string{exe, "serve"}, serveFlags...)
+		relayCommand = []string{exe, "bench"} // with bench.RelayEnv: the bare relay
 	}
 	plan := bench.FullPlan(int64(size))
 	if quick {
@@ -101,7 +106,7 @@ func benchCommand(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ServerCommand: serverCommand, ShellIntegration: integration == "on",
+	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ServerCommand: serverCommand, RelayCommand: relayCommand, ShellIntegration: integration == "on",
 		Scrollback: int64(scrollback), Plan: plan, Progress: progress})
 	if err != nil && res == nil {
 		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)
