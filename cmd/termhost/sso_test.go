@@ -103,6 +103,13 @@ func TestServeSSOSighup(t *testing.T) {
 		return strings.Contains(body, `"role":"driver"`)
 	})
 
+	// The trail is written behind the events (a flusher goroutine): what is
+	// still buffered at SIGHUP goes to the new file, so wait for the events
+	// the rotated file is checked for.
+	waitFor(t, "alice's connection in the audit trail", func() bool {
+		b, _ := os.ReadFile(trail)
+		return bytes.Contains(b, []byte(`"connect"`)) && bytes.Contains(b, []byte("alice@corp.com"))
+	})
 	// logrotate: move the trail away, SIGHUP; the next events go to a new file.
 	if err := os.Rename(trail, trail+".1"); err != nil {
 		t.Fatal(err)
