@@ -115,14 +115,21 @@ var regexpLoginURL = regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/#token=`)
 // parentOf is the parent pid of pid, from /proc.
 func parentOf(t *testing.T, pid int) int {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	ppid, err := ppidOf(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ppid
+}
+
+func ppidOf(pid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
 	// pid (comm) state ppid …: comm may hold spaces, so cut after the last ')'.
 	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
+	return strconv.Atoi(fields[1])
 }
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {
@@ -198,15 +205,21 @@ func (w *watcher) saw(kind client.EventKind) bool {
 	return false
 }
 
-// processWith is the pid of the process whose command line contains marker.
+// processWith is the pid of the shell whose command line contains marker:
+// the topmost such process, since a child bash forks for each command
+// carries the same command line until it execs.
 func processWith(marker string) int {
+	has := func(pid int) bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return err == nil && strings.Contains(string(b), marker) && pid != os.Getpid()
+	}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || !has(pid) {
 			continue
 		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), marker) && pid != os.Getpid() {
+		if ppid, err := ppidOf(pid); err == nil && !has(ppid) {
 			return pid
 		}
 	}
