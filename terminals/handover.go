@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -91,6 +92,7 @@ func (t *terminal) pause() {
 	t.detaching.Store(true)
 	t.cancel()
 	t.proc.PauseReading()
+	t.writer.Stop()
 	t.wg.Wait()
 }
 
@@ -153,7 +155,7 @@ func (p *Paused) Resume() {
 		t.proc.ResumeReading()
 		t.run(t.proc)
 		for _, b := range input {
-			t.input <- b // fits: it came from this channel
+			t.queue(b) // fits: it came from this channel
 		}
 	}
 	p.m.mu.Lock()
@@ -273,8 +275,8 @@ func (t *terminal) finished(code *int) {
 	t.proc = pty.Finished(code)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.input = make(chan []byte)
-	t.writerDone = make(chan struct{})
-	close(t.writerDone)
+	t.writer = ondemand.New(func() {})
+	t.writer.Stop()
 }
 
 // removeAdoptedScripts removes a predecessor's shell-integration scripts

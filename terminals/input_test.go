@@ -61,4 +61,15 @@ func TestKeystrokesKeepOrder(t *testing.T) {
 		t.Errorf("the program read %d bytes, differing from what was typed at byte %d (got %q…, want %q…)",
 			len(got), i, got[i:min(len(got), i+8)], want.String()[i:min(want.Len(), i+8)])
 	}
+	// With the queue empty the writer's goroutine ends: an idle terminal holds none.
+	m.mu.Lock()
+	term := m.terms[uri]
+	m.mu.Unlock()
+	for term.writer.Running() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the input writer still runs with nothing queued")
+		case <-time.After(time.Millisecond):
+		}
+	}
 }

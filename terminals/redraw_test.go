@@ -1,7 +1,6 @@
 package terminals
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -36,10 +35,8 @@ func TestRedrawKeepsCommandOutput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			store := content.New(budget)
 			model := screen.New(cols, rows)
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan struct{})
-			go func() { defer close(done); model.Run(ctx) }()
-			defer func() { cancel(); <-done }()
+			model.Start()
+			defer model.Close()
 			var watched, cmd strings.Builder // all output; what the command printed
 			inCommand := false
 			apply := func(a ahp.Action) {
@@ -126,10 +123,8 @@ func TestRedrawNeverOverflowsSnapshot(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			model := screen.New(40, 8)
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan struct{})
-			go func() { defer close(done); model.Run(ctx) }()
-			defer func() { cancel(); <-done }()
+			model.Start()
+			defer model.Close()
 			model.Feed(tc.history)
 			snap := ahp.Snapshot{Resource: uri, State: ahp.TerminalState{Content: []ahp.Part{{Type: ahp.PartUnclassified, Value: tc.history}}}}
 			tap := &screenTap{model: model, scrollback: int64(m.cfg.Scrollback), log: m.log}

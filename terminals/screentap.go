@@ -41,25 +41,22 @@ type screenTap struct {
 	model      *screen.Model
 	scrollback int64 // the channel's budget (Config.Scrollback)
 	log        *slog.Logger
-	stop       func() // ends the model's goroutine and waits for it
+	closed     bool   // close was called
 }
 
-// newScreenTap makes the model of a cols×rows terminal and its goroutine.
+// newScreenTap makes the model of a cols×rows terminal and starts it.
 func newScreenTap(cols, rows, scrollback int, log *slog.Logger) *screenTap {
 	s := &screenTap{model: screen.New(cols, rows), scrollback: int64(scrollback), log: log}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.model.Run(ctx) }()
-	s.stop = func() { cancel(); <-done }
+	s.model.Start()
 	return s
 }
 
-// close stops the model's goroutine (dispose, hand-over). A nil tap (no
+// close ends the model's goroutine (dispose, hand-over). A nil tap (no
 // model) is closed.
 func (s *screenTap) close() {
-	if s != nil && s.stop != nil {
-		s.stop()
-		s.stop = nil
+	if s != nil && !s.closed {
+		s.model.Close()
+		s.closed = true
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -37,8 +38,9 @@ const (
 )
 
 // terminal is one shell on a pty publishing to its hub channel. Its reader
-// goroutine (read.go) is the only reader of the pty; a writer goroutine
-// feeds keyboard input so a shell that does not read never blocks a client.
+// goroutine (read.go) is the only reader of the pty; a writer goroutine,
+// running only while input is queued, feeds keyboard input so a shell that
+// does not read never blocks a client.
 type terminal struct {
 	m    *Manager
 	uri  string
@@ -46,12 +48,13 @@ type terminal struct {
 	proc *pty.Process
 	sh   *shellint.Processor // reader goroutine only
 
-	input      chan []byte
-	queued     atomic.Int64 // bytes of input waiting for the writer
-	ctx        context.Context
-	cancel     context.CancelFunc // stops the writer (exit or dispose) and the reader (dispose)
-	wg         sync.WaitGroup
-	writerDone chan struct{} // closed when the writer goroutine has returned
+	input   chan []byte
+	queued  atomic.Int64     // bytes of input waiting for the writer
+	writer  *ondemand.Worker // runs write while input is queued
+	readyBy time.Time        // input waits for ready until then at most
+	ctx     context.Context
+	cancel  context.CancelFunc // stops the writer (exit or dispose) and the reader (dispose)
+	wg      sync.WaitGroup     // the reader
 
 	// ready is closed by the reader once the shell is reading input: at its
 	// first prompt with shell integration, else at its first output. Input
@@ -96,17 +99,23 @@ func (t *terminal) start(spec pty.Spec) error {
 	return nil
 }
 
-// run starts the writer and reader goroutines of the process.
+// run starts the reader goroutine of the process and readies the writer.
 func (t *terminal) run(proc *pty.Process) {
 	t.proc = proc
 	// Slots for input chunks while the shell does not read (the byte bound is
 	// Config.InputQueue); each slot costs 24 bytes in every terminal.
 	t.input = make(chan []byte, inputSlots)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	t.writerDone = make(chan struct{})
-	t.wg.Add(2)
-	go t.write()
+	t.writer = ondemand.New(t.write)
+	t.readyBy = time.Now().Add(readyTimeout)
+	t.wg.Add(1)
 	go t.read()
+}
+
+// queue puts b on the input queue, which has room, for the writer.
+func (t *terminal) queue(b []byte) {
+	t.input <- b
+	t.writer.Kick()
 }
 
 // enqueueInput hands input to the writer without blocking; false when the
@@ -121,6 +130,7 @@ func (t *terminal) enqueueInput(data string, limit int) bool {
 	select {
 	case t.input <- []byte(data):
 		t.queued.Add(int64(len(data)))
+		t.writer.Kick()
 		return true
 	default:
 		return false
@@ -143,8 +153,8 @@ func (t *terminal) writeNow(data string) bool {
 		return false
 	}
 	if rest := b[n:]; len(rest) > 0 {
-		t.input <- rest // the queue is empty: it fits
 		t.queued.Add(int64(len(rest)))
+		t.queue(rest) // the queue is empty: it fits
 	}
 	return true
 }
@@ -158,28 +168,29 @@ func isClosed(c <-chan struct{}) bool {
 	}
 }
 
-// write copies queued input to the pty. Input dispatched before the shell
-// is ready is taken off the channel and held here, so the channel's slots
-// only ever fill when the shell has stopped reading.
+// write copies queued input to the pty until the queue is empty (the
+// writer's work: it runs only while input is queued). Input dispatched
+// before the shell is ready waits here, off the channel, so the channel's
+// slots only ever fill when the shell has stopped reading.
 func (t *terminal) write() {
-	defer t.wg.Done()
-	defer close(t.writerDone)
-	timer := time.NewTimer(readyTimeout)
-	defer timer.Stop()
 	var early [][]byte
-wait:
-	for {
-		select {
-		case <-t.ready:
-			break wait
-		case <-timer.C: // a shell that never prompts still gets its input
-			break wait
-		case <-t.proc.Done():
-			break wait
-		case <-t.ctx.Done():
-			return
-		case b := <-t.input:
-			early = append(early, b)
+	if !isClosed(t.ready) {
+		timer := time.NewTimer(time.Until(t.readyBy))
+		defer timer.Stop()
+	wait:
+		for {
+			select {
+			case <-t.ready:
+				break wait
+			case <-timer.C: // a shell that never prompts still gets its input
+				break wait
+			case <-t.proc.Done():
+				break wait
+			case <-t.ctx.Done():
+				return
+			case b := <-t.input:
+				early = append(early, b)
+			}
 		}
 	}
 	for _, b := range early {
@@ -187,7 +198,6 @@ wait:
 			return
 		}
 	}
-	early = nil
 	for {
 		select {
 		case <-t.ctx.Done():
@@ -196,6 +206,8 @@ wait:
 			if !t.writeInput(b) {
 				return
 			}
+		default:
+			return
 		}
 	}
 }
@@ -283,7 +295,7 @@ func (t *terminal) exited() {
 func (t *terminal) release() {
 	t.cancel()
 	t.proc.Interrupt() // a writer parked in write(2) on a full pty
-	<-t.writerDone
+	t.writer.Stop()
 	t.scr.close() // after the last output: the model answers from its checkpoint
 	if err := t.proc.Close(); err != nil {
 		t.log.Debug("close", "err", err)
@@ -298,6 +310,7 @@ func (t *terminal) kill(grace time.Duration) {
 	// The writer may be parked in write(2) on a full pty (a program that
 	// does not read its input): the deadline wakes it, it does not retry.
 	t.proc.Interrupt()
+	t.writer.Stop()
 	t.wg.Wait()
 	t.scr.close()
 	if err := t.proc.Close(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/termhost/termhost/bench"
@@ -41,7 +43,7 @@ func benchCommand(args []string) int {
 		scrollback                 = sizeFlag(1 << 20)
 		jsonOnly, quick, inProcess bool
 		cpuProfile, memProfile     string
-		serveFlags                 listFlag
+		serveFlags, only           listFlag
 	)
 	fs := newFlagSet("bench", "TERMHOST_")
 	fs.StringVar(&server, "server", "", "measure the server at this URL instead of one in this process")
@@ -51,6 +53,7 @@ func benchCommand(args []string) int {
 	fs.Var(&size, "size", "throughput payload, a `size` such as 64MiB")
 	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound (a `size`)")
 	fs.Var(&serveFlags, "serve-flag", "a `flag` for the termhost serve the bench starts (repeatable), e.g. --serve-flag=--record-all")
+	fs.Var(&only, "only", "run only these `steps` (comma-separated: "+strings.Join(bench.Steps, ", ")+")")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
 	fs.BoolVar(&inProcess, "in-process", false, "run the server in this process (implied by --cpuprofile and --memprofile)")
@@ -62,6 +65,12 @@ func benchCommand(args []string) int {
 	if integration != "on" && integration != "off" {
 		fmt.Fprintln(os.Stderr, "termhost bench: --shell-integration must be on or off")
 		return exitUsage
+	}
+	for _, s := range only {
+		if !slices.Contains(bench.Steps, s) {
+			fmt.Fprintf(os.Stderr, "termhost bench: --only: no step %q (steps: %s)\n", s, strings.Join(bench.Steps, ", "))
+			return exitUsage
+		}
 	}
 	if server != "" && token == "" {
 		token = localToken()
@@ -107,7 +116,7 @@ func benchCommand(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ServerCommand: serverCommand, RelayCommand: relayCommand, ShellIntegration: integration == "on",
-		Scrollback: int64(scrollback), Plan: plan, Progress: progress})
+		Scrollback: int64(scrollback), Plan: plan, Progress: progress, Only: only})
 	if err != nil && res == nil {
 		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)
 		return 1

@@ -127,7 +127,8 @@ func TestPeekBuildsNoRedraw(t *testing.T) {
 }
 
 // TestIdleResizeKeepsScreen: an idle model keeps a checkpoint instead of
-// its emulator; a resize then must not lose the screen (issue 22 point 8).
+// its emulator and holds no goroutine; a resize then must not lose the
+// screen (issue 22 point 8).
 func TestIdleResizeKeepsScreen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := New(40, 5)
@@ -141,6 +142,9 @@ func TestIdleResizeKeepsScreen(t *testing.T) {
 		m.mu.Unlock()
 		if !idle {
 			t.Fatal("the model did not go idle")
+		}
+		if m.worker.Running() {
+			t.Fatal("an idle model still holds its goroutine")
 		}
 		m.Resize(50, 6)
 		m.Feed("ls\r\n")

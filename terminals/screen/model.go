@@ -4,9 +4,10 @@
 // the exact live screen, and so that previews can show it as text.
 //
 // The model is fed off the hot path and on demand: Feed only appends to a
-// bounded queue, and one goroutine (Run) drains it into the emulator when
-// someone asks for the screen (a join, a preview) or when feedBatch bytes
-// are waiting. Floods thus reach the emulator in big pieces, of which
+// bounded queue, and a goroutine of the model (started by Start, running
+// only while there is work and for idleAfter after it) drains it into the
+// emulator when someone asks for the screen (a join, a preview) or when
+// feedBatch bytes are waiting. Floods thus reach the emulator in big pieces, of which
 // fastForward skips what scrolls off, and a terminal with little output
 // builds no emulator until someone looks. An idle model keeps a checkpoint
 // (its own Snapshot bytes) instead of the emulator, which costs about a
@@ -17,6 +18,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/termhost/termhost/internal/ondemand"
 )
 
 // Bounds of the model.
@@ -27,9 +30,10 @@ const (
 	// restarts blank and the model is marked behind for good (Exact false):
 	// joiners then get the plain history, as without a model.
 	MaxLag = 8 << 20
-	// feedBatch is how much output waits before Run drains it unasked.
+	// feedBatch is how much output waits before the model drains it unasked.
 	feedBatch = 1 << 20
-	// idleAfter: an idle model replaces its emulator with a checkpoint.
+	// idleAfter: an idle model replaces its emulator with a checkpoint and
+	// its goroutine ends.
 	idleAfter = 10 * time.Second
 	// maxStarts: command starts queued before the model drains unasked.
 	maxStarts = 64
@@ -39,27 +43,30 @@ const (
 )
 
 // Model is the screen of one terminal. Feed, Resize and Mark may be called
-// from any goroutine, under another's lock (a hub's): they only queue. Run
-// drains them in order.
+// from any goroutine, under another's lock (a hub's): they only queue. The
+// model's goroutine (Start) drains them in order.
 type Model struct {
 	mu     sync.Mutex
-	ops    []op  // waiting for Run, in order
+	ops    []op  // waiting for the model's goroutine, in order
 	lag    int   // data bytes in ops
 	starts int   // command starts in ops (see CommandStart)
 	fed    int64 // data bytes accepted since New
 	behind bool  // output was dropped: the screen is not exact
-	// alt: the alternate screen was on after the last drain; draining: Run
+	// alt: the alternate screen was on after the last drain; draining: drain
 	// holds steps taken from ops (see NeedsRedraw).
 	alt, draining bool
-	// stopped: Run has returned; a request waited for applies the queue to
-	// the checkpoint, as Run would, holding caughtUp (an exited terminal's
+	// stopped: Close has returned; a request waited for applies the queue
+	// to the checkpoint, as the goroutine would, holding caughtUp (an exited terminal's
 	// screen still resizes and is read). halted is closed then.
 	stopped  bool
 	halted   chan struct{}
 	caughtUp sync.Mutex
 	wake     chan struct{}
+	worker   *ondemand.Worker // runs work; nil before Start
+	ctx      context.Context  // ends at Close
+	cancel   context.CancelFunc
 
-	// Run's own.
+	// The goroutine's own (work's).
 	emu        *emulator
 	checkpoint []byte
 	cols, rows int
@@ -121,8 +128,8 @@ type State struct {
 	Lines []string
 }
 
-// New returns a model of a cols×rows screen. Run must be started for it to
-// make progress. A screen over MaxCells is clamped and the model is behind.
+// New returns a model of a cols×rows screen. Start must be called for it
+// to make progress. A screen over MaxCells is clamped and the model is behind.
 func New(cols, rows int) *Model {
 	c, r, ok := fit(cols, rows)
 	return &Model{wake: make(chan struct{}, 1), halted: make(chan struct{}), cols: c, rows: r, behind: !ok, now: time.Now}
@@ -219,8 +226,8 @@ func (m *Model) NeedsRedraw(scrollback int64) bool {
 
 // Mark queues a snapshot request behind everything fed so far: its State
 // is the screen at exactly that point of the stream, with its Redraw. It
-// only queues, whatever the model's state: the work is Run's, or, once Run
-// has returned, the waiter's (Pending.Wait).
+// only queues, whatever the model's state: the work is the model's
+// goroutine's, or, once the model is closed, the waiter's (Pending.Wait).
 func (m *Model) Mark() *Pending { return m.mark(false) }
 
 // Peek is Mark without the redraw: the screen as text, for previews.
@@ -275,14 +282,14 @@ type Pending struct {
 }
 
 // Wait returns the State once the model has reached the request, or false
-// when ctx ends first (the model is too slow, or Run never started). Once
-// Run has returned, Wait applies what is queued itself.
+// when ctx ends first (the model is too slow, or was never started). Once
+// the model is closed, Wait applies what is queued itself.
 func (p *Pending) Wait(ctx context.Context) (State, bool) {
 	select {
 	case s := <-p.reply:
 		return s, true
 	case <-p.m.halted:
-		// Run answered every request it took before it returned: the rest,
+		// The goroutine answered every request it took before Close: the rest,
 		// this one included, is still queued.
 		p.m.catchUp()
 		return <-p.reply, true
@@ -298,7 +305,7 @@ func (m *Model) enqueue(o op) {
 	m.signal()
 }
 
-// catchUp applies what a stopped model has queued, as Run would (not
+// catchUp applies what a stopped model has queued, as work would (not
 // under mu: a Feed, Resize or Mark never waits for the emulator), and keeps
 // only the checkpoint.
 func (m *Model) catchUp() {
@@ -322,25 +329,48 @@ func (m *Model) signal() {
 	case m.wake <- struct{}{}:
 	default:
 	}
+	if m.worker != nil {
+		m.worker.Kick()
+	}
 }
 
-// Run applies queued steps until ctx ends, then what is still queued. An
-// idle model drops its emulator for a checkpoint after idleAfter.
-func (m *Model) Run(ctx context.Context) {
+// Start lets the model make progress: from now on a goroutine of its own
+// applies queued steps when signalled, and ends when idleAfter has passed
+// without a signal (the emulator then gives way to a checkpoint), so an
+// idle terminal's model holds no goroutine. Call it once, before the model
+// is shared; Close ends it.
+func (m *Model) Start() {
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.worker = ondemand.New(m.work)
+	if len(m.wake) > 0 { // signalled before Start
+		m.worker.Kick()
+	}
+}
+
+// work applies queued steps until idleAfter passes without a signal.
+func (m *Model) work() {
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
 	for {
 		select {
-		case <-ctx.Done():
-			m.stop()
+		case <-m.ctx.Done():
 			return
 		case <-idle.C:
 			m.dropEmulator()
+			return
 		case <-m.wake:
 			m.drain()
 			idle.Reset(idleAfter)
 		}
 	}
+}
+
+// Close ends the model's goroutine, waits for it and then hands the model
+// over to its callers (see stop).
+func (m *Model) Close() {
+	m.cancel()
+	m.worker.Stop()
+	m.stop()
 }
 
 // stop hands the model over to its callers: what is queued stays queued

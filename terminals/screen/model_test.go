@@ -2,7 +2,6 @@ package screen
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,12 +13,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// run starts m's goroutine until the test ends.
+// run starts m until the test ends.
 func run(t testing.TB, m *Model) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	m.Start()
+	t.Cleanup(m.Close)
 }
 
 func wait(t *testing.T, m *Model) State {
@@ -267,12 +264,9 @@ func TestNeedsRedraw(t *testing.T) {
 // shell exited) is applied only when someone asks, and then exactly.
 func TestStoppedModelAnswersLater(t *testing.T) {
 	m := New(20, 3)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(ctx) }()
+	m.Start()
 	m.Feed("\x1b[?1049hfull screen")
-	cancel()
-	<-done
+	m.Close()
 	m.Feed("\r\nlast words")
 	m.Resize(30, 4)
 	if !m.NeedsRedraw(1 << 10) {
@@ -292,12 +286,9 @@ func TestStoppedModelAnswersLater(t *testing.T) {
 // the queue, and two waiters get their own points of the stream.
 func TestMarkOnlyQueues(t *testing.T) {
 	m := New(20, 3)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(ctx) }()
+	m.Start()
 	m.Feed("before")
-	cancel()
-	<-done
+	m.Close()
 	m.Feed("\r\nafter")
 	first := m.Mark()
 	m.Feed("\r\nlast")
