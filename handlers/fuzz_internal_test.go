@@ -48,6 +48,7 @@ func FuzzHandleFrame(f *testing.F) {
 	initFrame := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"channel":"ahp-root://","protocolVersions":["0.8.0","1.0.0"],"clientId":"fuzz"}}`)
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		c := newConn(s, nil, "fuzz")
+		c.writer.Stop() // no socket: the test takes the queue itself
 		c.role = auth.RoleOwner
 		defer m.Leave(c)
 		if c.handle(initFrame) != nil {

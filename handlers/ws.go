@@ -16,6 +16,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
@@ -154,21 +155,24 @@ func withQueryToken(r *http.Request) *http.Request {
 }
 
 // conn is one WebSocket speaking JSON-RPC. One reader goroutine (run) handles
-// every inbound message in order; one writer goroutine drains the bounded
-// outbound queue and performs every close; one pinger keeps proxies awake.
+// every inbound message in order; a writer, on a goroutine only while frames
+// are queued, drains the bounded outbound queue and performs every close; a
+// timer pings to keep proxies awake.
 type conn struct {
 	s   *Server
 	ws  *websocket.Conn
 	log *slog.Logger
 
-	// ctx ends the writer and pinger; the reader ends when the socket closes.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	// ctx ends when the writer has closed the socket (or failed); the
+	// reader ends when the socket closes.
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	writer   *ondemand.Worker // runs send while frames or a close are queued
+	watchdog *time.Timer      // bounds the frame write in flight (send)
 
 	mu        lockrank.Mutex[lockrank.Leaf]
 	queue     []outFrame
-	queued    int // bytes counted for the frames in queue and held
-	wake      chan struct{}
+	queued    int                  // bytes counted for the frames in queue and held
 	drained   chan struct{}        // see Drained; nil when nobody waits
 	closeCode websocket.StatusCode // set once: the writer closes with it
 	closeText string
@@ -197,8 +201,14 @@ type conn struct {
 }
 
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
-	c := &conn{s: s, ws: ws, wake: make(chan struct{}, 1), log: s.log.With("remote", remote)}
+	c := &conn{s: s, ws: ws, log: s.log.With("remote", remote)}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
+	c.writer = ondemand.New(c.send)
+	// One timer bounds every frame write: past WriteTimeout it closes the
+	// socket, which fails the write. (A context per frame costs a timer and,
+	// inside coder/websocket, a callback registration for every frame.)
+	c.watchdog = time.AfterFunc(time.Hour, func() { _ = c.ws.CloseNow() })
+	c.watchdog.Stop()
 	return c
 }
 
@@ -330,12 +340,8 @@ func (c *conn) loggedClient() string {
 	return ahp.Clip(c.clientID)
 }
 
-func (c *conn) signal() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
+// signal has the writer send what is queued.
+func (c *conn) signal() { c.writer.Kick() }
 
 // closeWith asks the writer to send what is queued and close the socket with
 // code; the first request wins.
@@ -359,8 +365,9 @@ func (c *conn) closeLocked(code websocket.StatusCode, reason string, drop bool) 
 }
 
 func (c *conn) run() {
-	// Two goroutines per connection (this reader and the writer); the server's
-	// shutdown and the pings run as callbacks, so an idle tab costs little.
+	// One goroutine per idle connection (this reader; the writer runs only
+	// while it has frames); the server's shutdown and the pings run as
+	// callbacks, so an idle tab costs little.
 	shutdownDone := make(chan struct{})
 	stopShutdown := context.AfterFunc(c.s.ctx, func() {
 		defer close(shutdownDone)
@@ -370,9 +377,6 @@ func (c *conn) run() {
 			c.closeWith(websocket.StatusGoingAway, "server shutting down")
 		}
 	})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); c.writeLoop() }()
 	stopPings := c.startPings()
 	err := c.readLoop()
 	switch {
@@ -392,7 +396,8 @@ func (c *conn) run() {
 		<-shutdownDone
 	}
 	stopPings()
-	wg.Wait()
+	c.writer.Stop()
+	c.watchdog.Stop()
 	c.s.m.Leave(c)
 	if c.initialized {
 		// 1000 from the client: it left on purpose (attach detached, a tab signed out).
@@ -422,24 +427,19 @@ func (c *conn) readLoop() error {
 	}
 }
 
-// writeLoop sends queued frames in order, then, once asked to, closes the
-// socket with the requested code. It takes them one at a time, so that
-// every frame not yet being written stays in the queue, where a skip ahead
-// can drop it.
-func (c *conn) writeLoop() {
-	defer c.cancel(errors.New("writer done"))
-	// One timer bounds every frame write: past WriteTimeout it closes the
-	// socket, which fails the write. (A context per frame costs a timer and,
-	// inside coder/websocket, a callback registration for every frame.)
+// send writes the queued frames in order and returns once the queue is
+// empty (the writer's work); once asked to close, it sends what is queued,
+// closes the socket and ends c.ctx, as it does when a write fails.
+func (c *conn) send() {
+	if c.ctx.Err() != nil {
+		return // closed
+	}
 	writeTimeout := c.s.cfg.WriteTimeout
-	watchdog := time.AfterFunc(writeTimeout, func() { _ = c.ws.CloseNow() })
-	watchdog.Stop()
-	defer watchdog.Stop()
 	writeAs := func(typ websocket.MessageType, frames ...[]byte) bool {
 		for _, frame := range frames {
-			watchdog.Reset(writeTimeout)
+			c.watchdog.Reset(writeTimeout)
 			err := c.ws.Write(context.Background(), typ, frame)
-			watchdog.Stop()
+			c.watchdog.Stop()
 			if err != nil {
 				c.log.Debug("write failed", "client", c.loggedClient(), "err", err)
 				_ = c.ws.CloseNow()
@@ -451,52 +451,46 @@ func (c *conn) writeLoop() {
 	}
 	write := func(frames ...[]byte) bool { return writeAs(websocket.MessageText, frames...) }
 	for {
-		select {
-		case <-c.wake:
-		case <-c.ctx.Done():
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.queue = nil
+			code, reason := c.closeCode, c.closeText
+			c.mu.Unlock()
+			if code != 0 {
+				_ = c.ws.Close(code, reason)
+				c.cancel(errors.New("closed"))
+			}
 			return
 		}
-		for {
-			c.mu.Lock()
-			if len(c.queue) == 0 {
-				c.queue = nil
-				code, reason := c.closeCode, c.closeText
-				c.mu.Unlock()
-				if code != 0 {
-					_ = c.ws.Close(code, reason)
-					return
-				}
-				break
+		f := c.queue[0]
+		c.queue[0] = outFrame{} // the array may outlive the frame
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		var ok bool
+		switch {
+		case f.skip != nil:
+			ok = write(c.skipFrames(f.skip)...) // may wait for the screen model
+		case f.env != nil:
+			// Shared envelopes are encoded here, outside the hub lock (only
+			// delivered after initialize has set the shape).
+			if bin := c.binaryOf(f.env); bin != nil {
+				ok = writeAs(websocket.MessageBinary, bin)
+			} else {
+				ok = write(f.env.Bytes(c.shape))
 			}
-			f := c.queue[0]
-			c.queue[0] = outFrame{} // the array may outlive the frame
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-			var ok bool
-			switch {
-			case f.skip != nil:
-				ok = write(c.skipFrames(f.skip)...) // may wait for the screen model
-			case f.env != nil:
-				// Shared envelopes are encoded here, outside the hub lock (only
-				// delivered after initialize has set the shape).
-				if bin := c.binaryOf(f.env); bin != nil {
-					ok = writeAs(websocket.MessageBinary, bin)
-				} else {
-					ok = write(f.env.Bytes(c.shape))
-				}
-			default:
-				ok = write(f.raw)
-			}
-			if !ok {
-				return
-			}
-			c.mu.Lock()
-			if !c.dropped {
-				c.queued -= f.size
-				c.signalDrainedLocked()
-			}
-			c.mu.Unlock()
+		default:
+			ok = write(f.raw)
 		}
+		if !ok {
+			c.cancel(errors.New("write failed"))
+			return
+		}
+		c.mu.Lock()
+		if !c.dropped {
+			c.queued -= f.size
+			c.signalDrainedLocked()
+		}
+		c.mu.Unlock()
 	}
 }
 

@@ -16,34 +16,36 @@ import (
 // parent while the process was alive, so the pid cannot have been reused.
 //
 // After an upgrade in place (the same process re-executed) the process is
-// still this one's child: its exit is seen by polling the pidfd, then it is
-// reaped with its exit code. Were it not a child, the exit code would be
-// read from the pidfd (PIDFD_INFO_EXIT, Linux 6.15 and later) or reported
-// as unknown, and whoever inherited the orphan would reap it.
+// still this one's child: its exit is seen on the pidfd (by the shared
+// watcher), then it is reaped with its exit code. Were it not a child, the
+// exit code would be read from the pidfd (PIDFD_INFO_EXIT, Linux 6.15 and
+// later) or reported as unknown, and whoever inherited the orphan would
+// reap it.
 func Adopt(masterFD, pidFD, pid int, log *slog.Logger) (*Process, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	// Non-blocking before os.NewFile, so that both are in the runtime poller
-	// (reads honour deadlines; the exit is awaited without a thread).
+	// Non-blocking: the master before os.NewFile, so that it is in the
+	// runtime poller (reads honour deadlines); the pidfd so that the
+	// fallback without the watcher (awaitExit) waits in the poller too.
 	for _, fd := range []int{masterFD, pidFD} {
 		if err := unix.SetNonblock(fd, true); err != nil {
 			return nil, fmt.Errorf("adopt: non-blocking: %w", err)
 		}
 	}
-	master, pidfd := os.NewFile(uintptr(masterFD), "pty-master"), os.NewFile(uintptr(pidFD), "pidfd")
+	master := os.NewFile(uintptr(masterFD), "pty-master")
 	rc, err := master.SyscallConn()
 	if err != nil {
 		return nil, fmt.Errorf("adopt pty raw conn: %w", err)
 	}
-	p := &Process{pid: pid, master: master, rc: rc, log: log}
+	// The pidfd stays a bare descriptor (the watcher's epoll set has it),
+	// closed by the waiter.
+	p := &Process{pid: pid, pidfd: pidFD, master: master, rc: rc, log: log}
 	p.reap = func() *int {
-		defer pidfd.Close()
-		pollExit(pidfd)
 		if code, ok := reapChild(pid); ok {
 			return code
 		}
-		return pidfdExitCode(pidfd)
+		return pidfdExitCode(pidFD)
 	}
 	p.startWaiter()
 	return p, nil
@@ -52,7 +54,7 @@ func Adopt(masterFD, pidFD, pid int, log *slog.Logger) (*Process, error) {
 // Finished is a process that had already exited when it was handed over:
 // no pty, no pid, only its exit code.
 func Finished(code *int) *Process {
-	p := &Process{exitCode: code, done: make(chan struct{})}
+	p := &Process{pidfd: -1, exitCode: code, done: make(chan struct{})}
 	p.exited = true
 	p.closed.Store(true)
 	close(p.done)
@@ -60,7 +62,7 @@ func Finished(code *int) *Process {
 }
 
 // pollExit returns once the pidfd's process has exited, parked in the
-// runtime poller.
+// runtime poller (awaitExit's fallback).
 func pollExit(pidfd *os.File) {
 	rc, err := pidfd.SyscallConn()
 	if err != nil {
@@ -99,16 +101,11 @@ func reapChild(pid int) (code *int, ok bool) {
 // does after the exit: at once for systemd (a subreaper), within seconds
 // for some inits; the exit is reported once the code is known or after
 // reapWait.
-func pidfdExitCode(pidfd *os.File) *int {
-	rc, err := pidfd.SyscallConn()
-	if err != nil {
-		return nil
-	}
+func pidfdExitCode(pidfd int) *int {
 	deadline := time.Now().Add(reapWait)
 	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
 		info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_EXIT}
-		var ioErr error
-		if err := rc.Control(func(fd uintptr) { ioErr = unix.IoctlPidfdInfo(int(fd), &info) }); err != nil || ioErr != nil {
+		if err := unix.IoctlPidfdInfo(pidfd, &info); err != nil {
 			return nil // no PIDFD_GET_INFO
 		}
 		if info.Mask&unix.PIDFD_INFO_EXIT != 0 {

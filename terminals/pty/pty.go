@@ -1,6 +1,8 @@
 // Package pty runs one process on a pseudo-terminal in its own session:
 // start, read (through the runtime poller, honouring deadlines), write,
-// resize, signal the session, wait. It knows nothing of AHP.
+// resize, signal the session, wait. The exits of all its processes are
+// watched by one shared goroutine (on pidfds), so a process that runs holds
+// no goroutine of its own. It knows nothing of AHP.
 package pty
 
 import (
@@ -28,10 +30,12 @@ type Spec struct {
 	Logger     *slog.Logger // nil: discard
 }
 
-// Process is a child on a pty. A waiter goroutine reaps it and closes Done.
+// Process is a child on a pty. Once it has exited, a waiter goroutine
+// reaps it and closes Done.
 type Process struct {
 	pid    int
-	reap   func() *int // waits for the exit and returns the exit code (nil: signal or unknown)
+	pidfd  int         // -1: none (old kernel); closed by the waiter after reap
+	reap   func() *int // reaps the child (waits for it without a pidfd) and returns the exit code (nil: signal or unknown)
 	master *os.File
 	rc     syscall.RawConn
 	log    *slog.Logger
@@ -94,10 +98,13 @@ func Start(spec Spec) (*Process, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("start %s: %w", spec.Argv[0], err)
 	}
-	p := &Process{pid: cmd.Process.Pid, master: f, rc: rc, log: log}
+	p := &Process{pid: cmd.Process.Pid, pidfd: -1, master: f, rc: rc, log: log}
+	// We are its parent: the pid cannot be reused before we reap it.
+	if fd, err := unix.PidfdOpen(p.pid, unix.PIDFD_NONBLOCK); err == nil {
+		p.pidfd = fd
+	} // else (before Linux 5.10) cmd.Wait blocks a thread until the exit
 	p.reap = func() *int {
-		waitExit(p.pid)
-		err := cmd.Wait()
+		err := cmd.Wait() // returns at once when the pidfd reported the exit
 		if cmd.ProcessState == nil {
 			// Reaped by someone else in this process (a manager that adopted
 			// it in a hand-over within one process, as tests do): the exit
@@ -118,10 +125,23 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
+// startWaiter arranges for wait to run once the child has exited. Through
+// the shared watcher, a running child holds no goroutine; without it (no
+// pidfd, or epoll failed) a goroutine waits for the exit.
 func (p *Process) startWaiter() {
 	p.done = make(chan struct{})
 	p.waiter.Add(1)
-	go p.wait()
+	if p.pidfd < 0 {
+		go p.wait()
+		return
+	}
+	finish := func() {
+		awaitExit(p.pidfd) // at once after the watcher's report
+		p.wait()
+	}
+	if exits.watch(p.pidfd, func() { go finish() }) != nil {
+		go finish()
+	}
 }
 
 // Pid is the process id (and session id) of the child.
@@ -138,25 +158,14 @@ func (p *Process) ExitCode() *int { return p.exitCode }
 func (p *Process) wait() {
 	defer p.waiter.Done()
 	p.exitCode = p.reap()
+	if p.pidfd >= 0 {
+		_ = unix.Close(p.pidfd)
+	}
 	p.deadlineMu.Lock()
 	p.exited = true
 	close(p.done)
 	_ = p.master.SetReadDeadline(time.Now()) // wake a blocked Read
 	p.deadlineMu.Unlock()
-}
-
-// waitExit returns once the process has exited, without reaping it. It
-// parks in the runtime poller on a pidfd, so a process being waited for
-// holds no OS thread (cmd.Wait alone blocks one in waitid for the child's
-// whole life). Without pidfds it returns at once and cmd.Wait blocks.
-func waitExit(pid int) {
-	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
-	if err != nil {
-		return
-	}
-	f := os.NewFile(uintptr(fd), "pidfd")
-	defer f.Close()
-	pollExit(f)
 }
 
 // Read reads once into buf() as soon as the master is readable. buf is
