@@ -41,7 +41,7 @@ type screenTap struct {
 	model      *screen.Model
 	scrollback int64 // the channel's budget (Config.Scrollback)
 	log        *slog.Logger
-	closed     bool   // close was called
+	closed     bool // close was called
 }
 
 // newScreenTap makes the model of a cols×rows terminal and starts it.
