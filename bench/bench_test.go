@@ -145,6 +145,19 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestOnly: --only runs the named steps and no others.
+func TestOnly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Options{Plan: tinyPlan, Only: []string{"idle", "echo"}, Progress: t.Output()})
+	if err != nil || len(res.Errors) > 0 {
+		t.Fatalf("Run: %v %v", err, res.Errors)
+	}
+	if len(res.Idle) != 2 || res.Echo == nil || res.Throughput != nil || res.Startup != nil || res.Fanout != nil || res.Bounded != nil || res.MCP != nil {
+		t.Fatalf("steps run: %s", res.JSON())
+	}
+}
+
 // TestDataOf: the frame scanner finds exactly the data string of the
 // server's terminal/data envelopes (whatever their escapes) and nothing in
 // other frames.

@@ -97,7 +97,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	defer s.conns.Done()
 	// Accept hijacks the connection, which clears the http.Server's deadlines:
 	// ReadTimeout does not end a long-lived WebSocket (TestServeTimeouts).
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true, // origin checked above
+	ws, err := websocket.Accept(leanBuffers{w}, r, &websocket.AcceptOptions{InsecureSkipVerify: true, // origin checked above
 		CompressionMode: s.compressionMode(r)})
 	if err != nil {
 		s.log.Debug("websocket accept", "err", err)
