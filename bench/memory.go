@@ -8,13 +8,10 @@ import (
 )
 
 // idle: server RSS per idle terminal as browsers hold them: one WebSocket
-// per terminal, each with a reader that takes what the server sends. The
-// shells are other processes and not counted; nothing is collected first.
+// per terminal, each with a reader that takes what the server sends; the
+// growth from one open tab on. The shells are other processes and not
+// counted; nothing is collected first.
 func (rn *runner) idle(ctx context.Context, res *Result) error {
-	rss0, err := rn.proc.rss()
-	if err != nil {
-		return err
-	}
 	ctl, err := rn.dial(ctx, "bench-idle")
 	if err != nil {
 		return err
@@ -31,11 +28,30 @@ func (rn *runner) idle(ctx context.Context, res *Result) error {
 		}
 		ctl.close()
 	}()
+	// A first tab, not counted, so that what a server sets up once (its
+	// first terminal, connection, schema, pools) is not spread over the
+	// terminals measured.
+	warm, err := rn.openTab(ctx, rctx, 0)
+	if err != nil {
+		return fmt.Errorf("first terminal: %w", err)
+	}
+	tabs = append(tabs, warm)
+	select {
+	case <-warm.prompted:
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("the first terminal showed no prompt within 60 s")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	rss0, err := rn.proc.rss()
+	if err != nil {
+		return err
+	}
 	for _, count := range rn.o.Plan.IdleCounts {
-		for len(tabs) < count {
+		for len(tabs) < count+1 {
 			t, err := rn.openTab(ctx, rctx, len(tabs))
 			if err != nil {
-				return fmt.Errorf("terminal #%d: %w", len(tabs)+1, err)
+				return fmt.Errorf("terminal #%d: %w", len(tabs), err)
 			}
 			tabs = append(tabs, t)
 		}
@@ -44,7 +60,7 @@ func (rn *runner) idle(ctx context.Context, res *Result) error {
 			select {
 			case <-t.prompted:
 			case <-wait.C:
-				return fmt.Errorf("terminal #%d showed no prompt within 60 s", i+1)
+				return fmt.Errorf("terminal #%d showed no prompt within 60 s", i)
 			case <-ctx.Done():
 				wait.Stop()
 				return ctx.Err()

@@ -94,12 +94,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	defer s.conns.Done()
 	// Accept hijacks the connection, which clears the http.Server's deadlines:
 	// ReadTimeout does not end a long-lived WebSocket (TestServeTimeouts).
 	ws, err := websocket.Accept(leanBuffers{w}, r, &websocket.AcceptOptions{InsecureSkipVerify: true, // origin checked above
 		CompressionMode: s.compressionMode(r)})
 	if err != nil {
+		s.conns.Done()
 		s.log.Debug("websocket accept", "err", err)
 		return
 	}
@@ -110,6 +110,19 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.principal = who.ID()
 	c.person, c.name, c.remote = who.Person, cleanLabel(who.Name), addr
 	c.presence.device = deviceLabel(r.UserAgent())
+	// The connection runs on a goroutine of its own (counted in s.conns) and
+	// this handler returns, so that net/http lets go of the hijacked
+	// connection: its 4 KiB buffers and its goroutine, whose stack the
+	// router's frames have grown. An idle tab keeps one shallow goroutine.
+	go func() {
+		defer s.conns.Done()
+		s.serveConn(c, who, terminal)
+	}()
+}
+
+// serveConn runs an accepted connection until it ends.
+func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
+	addr := c.remote
 	if who.Share != nil {
 		c.shareID, c.presence.label = who.Share.ID, who.Share.Label
 		over := s.trackShare(c, c.shareID, addr)
