@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,6 +41,28 @@ type client struct {
 type wireMode struct {
 	compress bool // offer permessage-deflate, as browsers do
 	json     bool // JSON text frames, as any AHP client gets; else binary data messages, as termhost's clients ask
+	browser  bool // send the headers a browser sends with its upgrade (browserHeaders)
+}
+
+// browserHeaders are the headers Chromium sends with a WebSocket upgrade
+// besides the handshake's own, for the idle step's tabs: the server holds
+// what a browser's tab makes it hold.
+func browserHeaders(endpoint string) http.Header {
+	origin := "http://"
+	if strings.HasPrefix(endpoint, "wss:") {
+		origin = "https://"
+	}
+	if u, err := url.Parse(endpoint); err == nil {
+		origin += u.Host
+	}
+	return http.Header{
+		"Origin":          {origin},
+		"User-Agent":      {"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"},
+		"Accept-Language": {"en-GB,en-US;q=0.9,en;q=0.8"},
+		"Accept-Encoding": {"gzip, deflate, br, zstd"},
+		"Cache-Control":   {"no-cache"},
+		"Pragma":          {"no-cache"},
+	}
 }
 
 // dial connects to a server's AHP endpoint (client.WebSocketURL) and
@@ -52,8 +75,12 @@ func dial(ctx context.Context, endpoint, token, clientID string, mode wireMode) 
 	if mode.compress {
 		opts.CompressionMode = websocket.CompressionContextTakeover
 	}
+	opts.HTTPHeader = http.Header{}
+	if mode.browser {
+		opts.HTTPHeader = browserHeaders(endpoint)
+	}
 	if token != "" {
-		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
+		opts.HTTPHeader.Set("Authorization", "Bearer "+token)
 	}
 	ws, resp, err := websocket.Dial(ctx, endpoint, opts)
 	if err != nil {

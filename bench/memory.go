@@ -8,9 +8,10 @@ import (
 )
 
 // idle: server RSS per idle terminal as browsers hold them: one WebSocket
-// per terminal, each with a reader that takes what the server sends; the
-// growth from one open tab on. The shells are other processes and not
-// counted; nothing is collected first.
+// per terminal, with a browser's headers and deflate offered, each with a
+// reader that takes what the server sends (binary output, as the workbench
+// asks); the growth from one open tab on. The shells are other processes
+// and not counted; nothing is collected first.
 func (rn *runner) idle(ctx context.Context, res *Result) error {
 	ctl, err := rn.dial(ctx, "bench-idle")
 	if err != nil {
@@ -89,7 +90,8 @@ type idleTab struct {
 // openTab connects, creates and subscribes to terminal i, and starts a
 // reader that runs until rctx ends.
 func (rn *runner) openTab(ctx, rctx context.Context, i int) (*idleTab, error) {
-	c, err := rn.dial(ctx, fmt.Sprintf("bench-tab-%d", i))
+	// As a browser's tab: its headers, deflate offered (the server decides).
+	c, err := dial(ctx, rn.wsURL, rn.o.Token, fmt.Sprintf("bench-tab-%d", i), wireMode{compress: true, browser: true})
 	if err != nil {
 		return nil, err
 	}

@@ -152,6 +152,16 @@ func TestIdleResizeKeepsScreen(t *testing.T) {
 		if got := strings.Join(st.Lines[:2], "|"); got != "first line|$ ls" || st.Cols != 50 || st.Rows != 6 {
 			t.Fatalf("after idle and resize: %d×%d lines %q", st.Cols, st.Rows, st.Lines)
 		}
+		// More output while the goroutine runs: it still ends idleAfter after it.
+		m.Feed("a\r\n")
+		wait(t, m)
+		m.Feed("b\r\n")
+		synctest.Wait()
+		time.Sleep(idleAfter + time.Second)
+		synctest.Wait()
+		if m.worker.Running() {
+			t.Fatal("the model's goroutine outlived idleAfter after its last step")
+		}
 	})
 }
 

@@ -347,8 +347,16 @@ func (m *Model) Start() {
 	}
 }
 
-// work applies queued steps until idleAfter passes without a signal.
+// work applies queued steps until idleAfter passes without a signal. A
+// run kicked by a signal that an earlier run took returns at once, so the
+// goroutine ends idleAfter after the last step, not twice that.
 func (m *Model) work() {
+	select {
+	case <-m.wake:
+		m.drain()
+	default:
+		return
+	}
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
 	for {
