@@ -97,6 +97,9 @@ func TestRun(t *testing.T) {
 			if (tp.RelayCPUPerGiB > 0) != (tc.relay != nil) {
 				t.Errorf("relay CPU %.2f s/GiB: want a figure exactly when the relay is a process of its own", tp.RelayCPUPerGiB)
 			}
+			if r, lo, hi := tp.CPUOverRelay, tp.CPUOverRelayRange[0], tp.CPUOverRelayRange[1]; (r > 0) != (tc.relay != nil) || r < lo || r > hi {
+				t.Errorf("server CPU ÷ relay CPU %.2f (rounds %.2f–%.2f): want a median of the rounds exactly when the relay's CPU is known", r, lo, hi)
+			}
 			// An AHP client gets JSON: the escapes cost wire bytes.
 			if j := tp.JSON; j == nil || j.MBps <= 0 || j.DataBytes <= tp.DataBytes || j.WireBytes <= tp.WireBytes {
 				t.Errorf("JSON client = %+v, want more bytes than the binary client's %d", j, tp.WireBytes)
@@ -256,4 +259,20 @@ func baselinePass(text []byte) int {
 	}
 	baselineSink = string(text)
 	return n
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{9, 1, 1, 1, 9}, 1}, // one disturbed round does not move it
+	} {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -30,48 +31,67 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 		return err
 	}
 	defer rl.stop()
+	// CPU per GiB: each side's median over the rounds, and the server's
+	// ratio to the relay as the median of each round's own ratio. Rounds
+	// on a shared machine differ by tens of percent; the two runs of one
+	// round share its conditions, and the median leaves out a round a
+	// neighbour disturbed.
+	var rawCPU, relayCPU, serverCPU, jsonCPU, zCPU, overRelay []float64
 	for rep := 0; rep < max(1, p.Reps); rep++ {
-		// Raw first, then the relay, then the server, alternating, best of each.
+		// Raw first, then the relay, then the server, alternating; the best
+		// throughput of each counts.
 		el, cpu, n, err := rn.rawRun(times, payload)
 		if err != nil {
 			return err
 		}
-		if s := mbps(payload, el); s > tp.RawMBps {
-			tp.RawMBps, tp.RawCPUPerGiB = s, cpu/gib
-		}
+		tp.RawMBps = max(tp.RawMBps, mbps(payload, el))
+		rawCPU = append(rawCPU, cpu/gib)
 		tp.PtyBytes = n
 		rel, relCPU, err := rn.relayRun(ctx, rl, times, payload)
 		if err != nil {
 			return err
 		}
-		if s := mbps(payload, rel); s > tp.RelayMBps {
-			tp.RelayMBps, tp.RelayCPUPerGiB = s, relCPU/gib
-		}
+		tp.RelayMBps = max(tp.RelayMBps, mbps(payload, rel))
 
 		r, err := rn.serverRun(ctx, times, payload, wireMode{})
 		if err != nil {
 			return err
 		}
 		if s := mbps(payload, r.elapsed); s > tp.ServerMBps {
-			tp.ServerMBps, tp.CPUPerGiB = s, r.cpu/gib
+			tp.ServerMBps = s
 			tp.Frames, tp.WireBytes, tp.DataBytes = r.stats.frames, r.wire, r.stats.dataBytes
+		}
+		serverCPU = append(serverCPU, r.cpu/gib)
+		relayNote := ""
+		if relCPU > 0 { // the relay is a process of its own: its CPU is known
+			relayCPU = append(relayCPU, relCPU/gib)
+			overRelay = append(overRelay, r.cpu/relCPU)
+			relayNote = fmt.Sprintf(", CPU server %.1f s/GiB = %.2f× the relay's %.1f", r.cpu/gib, r.cpu/relCPU, relCPU/gib)
 		}
 		j, err := rn.serverRun(ctx, times, payload, wireMode{json: true})
 		if err != nil {
 			return err
 		}
 		if c := tp.JSON; c == nil || mbps(payload, j.elapsed) > c.MBps {
-			tp.JSON = &JSONClient{MBps: mbps(payload, j.elapsed), CPUPerGiB: j.cpu / gib, WireBytes: j.wire, DataBytes: j.stats.dataBytes}
+			tp.JSON = &JSONClient{MBps: mbps(payload, j.elapsed), WireBytes: j.wire, DataBytes: j.stats.dataBytes}
 		}
+		jsonCPU = append(jsonCPU, j.cpu/gib)
 		z, err := rn.serverRun(ctx, times, payload, wireMode{compress: true})
 		if err != nil {
 			return err
 		}
 		if c := tp.Compressed; c == nil || mbps(payload, z.elapsed) > c.MBps {
-			tp.Compressed = &Compressed{Negotiated: z.deflate, MBps: mbps(payload, z.elapsed), CPUPerGiB: z.cpu / gib, WireBytes: z.wire}
+			tp.Compressed = &Compressed{Negotiated: z.deflate, MBps: mbps(payload, z.elapsed), WireBytes: z.wire}
 		}
-		rn.logf("throughput %d/%d: raw %.0f MB/s, relay %.0f MB/s, server %.0f MB/s (%d frames), JSON %.0f MB/s, compressed %.0f MB/s (deflate %s)", rep+1, p.Reps,
-			mbps(payload, el), mbps(payload, rel), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, j.elapsed), mbps(payload, z.elapsed), onOff(z.deflate))
+		zCPU = append(zCPU, z.cpu/gib)
+		rn.logf("throughput %d/%d: raw %.0f MB/s, relay %.0f MB/s, server %.0f MB/s (%d frames), JSON %.0f MB/s, compressed %.0f MB/s (deflate %s)%s", rep+1, p.Reps,
+			mbps(payload, el), mbps(payload, rel), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, j.elapsed), mbps(payload, z.elapsed), onOff(z.deflate), relayNote)
+	}
+	tp.RawCPUPerGiB, tp.CPUPerGiB = median(rawCPU), median(serverCPU)
+	tp.JSON.CPUPerGiB, tp.Compressed.CPUPerGiB = median(jsonCPU), median(zCPU)
+	if len(relayCPU) > 0 {
+		tp.RelayCPUPerGiB, tp.CPUOverRelay = median(relayCPU), median(overRelay)
+		tp.CPUOverRelayRange = [2]float64{slices.Min(overRelay), slices.Max(overRelay)}
 	}
 	tp.Ratio = tp.ServerMBps / tp.RawMBps
 	tp.RelayRatio = tp.RelayMBps / tp.RawMBps
@@ -149,6 +169,13 @@ func (rn *runner) serverRun(ctx context.Context, times int, payload int64, mode 
 	cpu1, _ := rn.proc.cpu()
 	r.cpu, r.wire = cpu1-cpu0, c.wire.Load()-wire0
 	return r, err
+}
+
+// median of xs (not empty); xs is sorted in place.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	return (xs[(n-1)/2] + xs[n/2]) / 2
 }
 
 func mbps(n int64, d time.Duration) float64 { return float64(n) / 1e6 / d.Seconds() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -142,8 +143,8 @@ func TestPartMemoryBounded(t *testing.T) {
 	line := strings.Repeat("y", 99) + "\n"
 	for range 20 * budget / len(line) {
 		c.appendData(line)
-		if p := c.parts[0]; p.text.Cap() > 3*budget {
-			t.Fatalf("part buffer holds %d bytes for a %d-byte budget", p.text.Cap(), budget)
+		if p := c.parts[0]; cap(p.text) > 3*budget {
+			t.Fatalf("part buffer holds %d bytes for a %d-byte budget", cap(p.text), budget)
 		}
 	}
 	if c.size > budget || c.parts[0].len() != c.size {
@@ -165,6 +166,58 @@ func TestSnapshotSharesText(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 16<<10 {
 		t.Errorf("append + snapshot of a 512 KiB part allocates %d bytes, want under 16 KiB (no copy of the text)", per)
+	}
+}
+
+// TestFloodReusesBuffers: a part trimmed as it is appended to (a terminal
+// flooding its scrollback) moves between spare buffers instead of
+// allocating one per move, which costs about two bytes per byte appended.
+// Garbage collection is off while it counts (a collection may empty the
+// pool); with the race detector a quarter of the spares is dropped, so a
+// move in four allocates there.
+func TestFloodReusesBuffers(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	c := New(1 << 20)
+	chunk := strings.Repeat("0123456789abcdef ok\r\n", 64<<10/21)
+	for range 64 { // warm up: the part fills, is trimmed and moves
+		c.appendData(chunk)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const rounds = 256 // 16 MiB through the 1 MiB store: about twenty moves
+	for range rounds {
+		c.appendData(chunk)
+	}
+	runtime.ReadMemStats(&after)
+	in := uint64(rounds * len(chunk))
+	limit := in / 8
+	if raceDetector {
+		limit = in * 3 / 2 // a quarter of twenty moves, far from all twenty
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > limit {
+		t.Errorf("%d MiB through a 1 MiB store allocated %.1f MiB, want at most %.1f: the buffers reused",
+			in>>20, float64(alloc)/(1<<20), float64(limit)/(1<<20))
+	}
+}
+
+// TestSnapshotTextNeverChanges: text handed out by Snapshot stays as it
+// was while the store goes on taking output, moving and reusing buffers.
+func TestSnapshotTextNeverChanges(t *testing.T) {
+	c := New(64 << 10)
+	type held struct{ got, want string }
+	var snaps []held
+	for i := range 2000 {
+		c.appendData(fmt.Sprintf("line %05d %s\n", i, strings.Repeat("x", i%97)))
+		if i%37 == 0 {
+			for _, p := range c.Snapshot() {
+				snaps = append(snaps, held{p.Text(), strings.Clone(p.Text())})
+			}
+		}
+	}
+	for _, s := range snaps {
+		if s.got != s.want {
+			t.Fatalf("a snapshot's text changed after it was taken: %q…, was %q…", textHead(s.got), textHead(s.want))
+		}
 	}
 }
 

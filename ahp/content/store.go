@@ -5,7 +5,9 @@ package content
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/termhost/termhost/ahp"
 )
@@ -22,44 +24,89 @@ type Store struct {
 }
 
 type part struct {
-	ahp.Part                 // metadata; Value/Output are built from text on demand
-	text     strings.Builder // append-only; its String() stays valid as it grows
-	start    int             // bytes trimmed from the head of text
+	ahp.Part        // metadata; Value/Output are built from text on demand
+	text     []byte // append-only: bytes once written back strings handed out
+	start    int    // bytes trimmed from the head of text
+	shared   bool   // text's bytes were handed out (Snapshot): it is never reused
 }
 
-// str is the part's text.
-func (p *part) str() string { return p.text.String()[p.start:] }
+// str is the part's text: its bytes are never written over while they
+// are text (appends go past them; a buffer is reused only if unshared).
+func (p *part) str() string {
+	if p.start == len(p.text) {
+		return ""
+	}
+	return unsafe.String(&p.text[p.start], len(p.text)-p.start)
+}
 
 // len is the number of bytes of the part's text.
-func (p *part) len() int { return p.text.Len() - p.start }
+func (p *part) len() int { return len(p.text) - p.start }
 
 // appendText appends to the part's text. When the buffer is full and its
-// head has been trimmed, the live text moves to a new buffer with as much
-// room again instead of the dead head being grown along: each byte is
-// copied about once more, and a part holds at most about twice its text.
+// head has been trimmed, the live text moves to a buffer with as much room
+// again instead of the dead head being grown along: each byte is copied
+// about once more, and a part holds at most about twice its text.
 func (p *part) appendText(data string) {
-	if p.start > 0 && p.text.Len()+len(data) > p.text.Cap() {
-		p.moveText(2 * (p.len() + len(data)))
+	if p.start > 0 && len(p.text)+len(data) > cap(p.text) {
+		need := p.len() + len(data)
+		p.moveText(need, 2*need)
 	}
-	p.text.WriteString(data)
+	p.text = append(p.text, data...)
 }
 
 // compact moves a trimmed part that is no longer appended to into a buffer
 // of its size once its dead head is as long as its text.
 func (p *part) compact() {
-	if p.start > 0 && p.start >= p.text.Len()/2 {
-		p.moveText(p.len())
+	if p.start > 0 && p.start >= len(p.text)/2 {
+		p.moveText(p.len(), p.len())
 	}
 }
 
-// moveText copies the live text to a new buffer of capacity size. Strings
-// already handed out keep the old buffer alive only as long as they live.
-func (p *part) moveText(size int) {
-	live := p.str()
-	p.text.Reset()
-	p.text.Grow(size)
-	p.text.WriteString(live)
+// moveText copies the live text to a buffer of about size bytes that
+// holds at least need. Strings already handed out keep the old buffer
+// alive only as long as they live; one never handed out goes to
+// spareBuffers for the next move.
+func (p *part) moveText(need, size int) {
+	old := p.text
+	p.text = append(spareBuffer(need, size), old[p.start:]...)
 	p.start = 0
+	if !p.shared {
+		putSpare(old)
+	}
+	p.shared = false
+}
+
+// spareBuffers holds the buffers busy parts moved away from and never
+// handed out: a part that is trimmed as it is appended to (a terminal
+// flooding its scrollback) moves between two buffers instead of
+// allocating one per move, which cost page faults, garbage collections
+// and the scavenger's work on every megabyte of output. Idle, the pool
+// empties at the next garbage collections.
+var spareBuffers sync.Pool
+
+const spareGranule = 64 << 10 // buffers are sized in these, so that sizes match
+
+// spareBuffer returns an empty buffer of about size bytes, at least need:
+// a spare one if it holds need and three quarters of size (sizes move with
+// where trims cut) and no more than twice size (a big part's buffer is not
+// to hold a small part's text), else a new one. A spare that does not fit
+// is dropped rather than handed out again.
+func spareBuffer(need, size int) []byte {
+	if size < spareGranule {
+		return make([]byte, 0, size)
+	}
+	size = (size + spareGranule - 1) / spareGranule * spareGranule
+	if b, ok := spareBuffers.Get().(*[]byte); ok && cap(*b) >= max(need, size*3/4) && cap(*b) <= 2*size {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, size)
+}
+
+func putSpare(b []byte) {
+	if cap(b) >= spareGranule {
+		b = b[:0]
+		spareBuffers.Put(&b)
+	}
 }
 
 // New returns an empty store keeping at most budget bytes of text (0 or
@@ -74,7 +121,7 @@ func FromParts(parts []ahp.Part, budget int) *Store {
 		text := p.Text()
 		np := &part{Part: p}
 		np.Value, np.Output = "", ""
-		np.text.WriteString(text)
+		np.text = []byte(text)
 		c.parts = append(c.parts, np)
 		c.size += len(text)
 	}
@@ -142,6 +189,7 @@ func (c *Store) Snapshot() []ahp.Part {
 	out := make([]ahp.Part, len(c.parts))
 	for i, p := range c.parts {
 		out[i] = p.Part
+		p.shared = true
 		if p.Type == ahp.PartCommand {
 			out[i].Output = p.str()
 		} else {

@@ -51,7 +51,7 @@ func AppendBinaryData(dst []byte, env ahp.Envelope, shape ahp.Shape) ([]byte, er
 		return nil, err
 	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-binaryHeaderLen))
-	return appendValidUTF8(dst, data), nil
+	return AppendValidUTF8(dst, data), nil
 }
 
 // DecodeBinaryData decodes a binary data message.
@@ -75,9 +75,11 @@ func DecodeBinaryData(msg []byte) (ahp.Envelope, error) {
 	return env, nil
 }
 
-// appendValidUTF8 appends s with each byte that is not part of valid UTF-8
-// replaced by U+FFFD, the text encoding/json sends for s.
-func appendValidUTF8(dst []byte, s string) []byte {
+// AppendValidUTF8 appends s with each byte that is not part of valid UTF-8
+// replaced by U+FFFD, the text encoding/json sends for s: the data of a
+// binary data message, after the header AppendBinaryData writes for the
+// envelope with its data emptied.
+func AppendValidUTF8(dst []byte, s string) []byte {
 	if utf8.ValidString(s) {
 		return append(dst, s...)
 	}

@@ -74,8 +74,18 @@ func (f *Frame) Binary() []byte {
 	if f.raw != nil || !ext.BinaryData(f.env) {
 		return nil
 	}
-	f.binary.once.Do(func() { f.binary.bytes = encodeWith(ext.AppendBinaryData, f.env, ahp.Current) })
+	f.binary.once.Do(func() { f.binary.bytes = encodeBinary(f.env) })
 	return f.binary.bytes
+}
+
+// encodeBinary encodes a binary data message with a single copy of its
+// data: the header alone goes through a scratch buffer.
+func encodeBinary(env ahp.Envelope) []byte {
+	data := env.Action.Data
+	env.Action.Data = ""
+	header := encodeWith(ext.AppendBinaryData, env, ahp.Current)
+	msg := append(make([]byte, 0, len(header)+len(data)), header...)
+	return ext.AppendValidUTF8(msg, data)
 }
 
 // scratch holds encoding buffers: a frame is encoded into one, then copied

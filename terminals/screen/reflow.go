@@ -41,7 +41,7 @@ var clearAll = []byte("\x1b[H\x1b[2J\x1b[3J")
 // is cleared with its scrollback: the output kept then starts there, and
 // the screen is exact again.
 func (m *Model) keepReplay(b []byte) {
-	if i := bytes.LastIndex(b, clearAll); i >= 0 && len(b)-i <= maxReplay &&
+	if i := lastClear(b); i >= 0 && len(b)-i <= maxReplay &&
 		m.emu != nil && !m.emu.vt.IsAltScreen() && !mayToggleAltScreen(string(b[i:])) {
 		m.replay = append(m.replay[:0], b[i:]...)
 		m.noReplay, m.unflowed, m.cut = false, false, true
@@ -56,6 +56,30 @@ func (m *Model) keepReplay(b []byte) {
 	}
 	m.replay = append(m.replay, b...)
 }
+
+// lastClear returns where the last clearAll in b starts, or -1. It is on
+// every applied chunk's path, so it searches forward for the clear's tail
+// from its 'J' (rare in output, where ESC is everywhere): bytes.Index then
+// skips ahead with vector instructions, where bytes.LastIndex hashes every
+// byte (a tenth of the server's CPU in a flood).
+func lastClear(b []byte) int {
+	head := len(clearAll) - len(clearTail)
+	last := -1
+	for off := head; off < len(b); {
+		i := bytes.Index(b[off:], clearTail)
+		if i < 0 {
+			break
+		}
+		if start := off + i - head; bytes.Equal(b[start:start+head], clearAll[:head]) {
+			last = start
+		}
+		off += i + 1
+	}
+	return last
+}
+
+// clearTail is the end of clearAll from its first 'J' on.
+var clearTail = clearAll[bytes.IndexByte(clearAll, 'J'):]
 
 // Modes a replay that starts at a clear (cut) cannot take from the
 // emulator's current state: they change where output lands, and may have

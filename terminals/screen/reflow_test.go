@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -118,6 +119,49 @@ func TestClearRestartsReplay(t *testing.T) {
 	for _, want := range []string{"\x1b[?2004h", "\x1b]2;kept\x07"} {
 		if !strings.Contains(string(st.Redraw), want) {
 			t.Errorf("redraw lacks %q", want)
+		}
+	}
+}
+
+func TestLastClear(t *testing.T) {
+	c := string(clearAll)
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", -1},
+		{"plain text\r\n", -1},
+		{c, 0},
+		{"ab" + c + "cd", 2},
+		{c + "x" + c + "yz", len(c) + 1},
+		{"\x1b[H\x1b[2J" + c, 7},      // a clear without scrollback, then a full one
+		{c[:len(c)-1] + "\x1b[3", -1}, // cut short
+	} {
+		if got := lastClear([]byte(tc.in)); got != tc.want || got != bytes.LastIndex([]byte(tc.in), clearAll) {
+			t.Errorf("lastClear(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkLastClear searches a flood's chunk (coloured text, no clear),
+// the search every applied chunk gets.
+func BenchmarkLastClear(b *testing.B) {
+	chunk := bytes.Repeat([]byte("\x1b[32mok\x1b[0m build/JSON.go:42: compiled\r\n"), 64<<10/44)
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		if lastClear(chunk) >= 0 {
+			b.Fatal("found a clear")
+		}
+	}
+}
+
+// BenchmarkLastIndexClear is the search lastClear replaced, for comparison.
+func BenchmarkLastIndexClear(b *testing.B) {
+	chunk := bytes.Repeat([]byte("\x1b[32mok\x1b[0m build/JSON.go:42: compiled\r\n"), 64<<10/44)
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		if bytes.LastIndex(chunk, clearAll) >= 0 {
+			b.Fatal("found a clear")
 		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package content
+
+const raceDetector = false
