@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/termhost/termhost/internal/rest"
 )
 
 // idle: server RSS per idle terminal as browsers hold them: one WebSocket
 // per terminal, with a browser's headers and deflate offered, each with a
 // reader that takes what the server sends (binary output, as the workbench
-// asks); the growth from one open tab on. The shells are other processes
-// and not counted; nothing is collected first.
+// asks); the growth from one open tab on, at rest (see restRSS) and just
+// after the tabs opened. The shells are other processes and not counted;
+// the bench forces no collection (termhost runs one itself at rest).
 func (rn *runner) idle(ctx context.Context, res *Result) error {
 	ctl, err := rn.dial(ctx, "bench-idle")
 	if err != nil {
@@ -44,7 +47,7 @@ func (rn *runner) idle(ctx context.Context, res *Result) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	rss0, err := rn.proc.rss()
+	rss0, err := rn.restRSS(ctx)
 	if err != nil {
 		return err
 	}
@@ -69,15 +72,33 @@ func (rn *runner) idle(ctx context.Context, res *Result) error {
 		}
 		wait.Stop()
 		time.Sleep(300 * time.Millisecond) // let the shells' prompts settle (a measurement pause, not a sync)
-		rss, err := rn.proc.rss()
+		opened, err := rn.proc.rss()
 		if err != nil {
 			return err
 		}
-		im := IdleMemory{Terminals: count, RSSPerTerminal: float64(rss-rss0) / float64(count), InProcess: rn.inProc}
-		rn.logf("idle: %d terminals, one WebSocket each: %.1f KiB RSS per terminal", count, im.RSSPerTerminal/1024)
+		rss, err := rn.restRSS(ctx)
+		if err != nil {
+			return err
+		}
+		im := IdleMemory{Terminals: count, RSSPerTerminal: float64(rss-rss0) / float64(count),
+			OpenedRSSPerTerminal: float64(opened-rss0) / float64(count), InProcess: rn.inProc}
+		rn.logf("idle: %d terminals, one WebSocket each: %.1f KiB RSS per terminal at rest, %.1f just after they opened",
+			count, im.RSSPerTerminal/1024, im.OpenedRSSPerTerminal/1024)
 		res.Idle = append(res.Idle, im)
 	}
 	return nil
+}
+
+// restRSS is the server's RSS once it is at rest: past rest.Quiet after
+// the last tab came, when termhost gives back the memory the burst left
+// (a measurement pause, not a sync: any server is measured the same way).
+func (rn *runner) restRSS(ctx context.Context) (int64, error) {
+	select {
+	case <-time.After(rest.Quiet + time.Second):
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	return rn.proc.rss()
 }
 
 // idleTab is one browser tab: a connection, its terminal and its reader.

@@ -17,6 +17,7 @@ import (
 	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/internal/ondemand"
+	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
@@ -140,6 +141,8 @@ func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 	}
 	s.metrics.connections.Inc()
 	defer s.metrics.connections.Dec()
+	rest.Touch() // opening a tab leaves garbage: give it back once all is quiet
+	defer rest.Touch()
 	c.record(audit.Connect, terminal, nil)
 	c.run()
 	c.record(audit.Disconnect, terminal, nil)

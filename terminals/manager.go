@@ -16,6 +16,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
@@ -133,6 +134,7 @@ func (m *Manager) Close() {
 
 // Create spawns a shell for a new terminal channel.
 func (m *Manager) Create(p ahp.CreateTerminalParams) error {
+	defer rest.Touch() // a start leaves garbage: give it back once all is quiet
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/shellint"
 )
@@ -146,6 +147,7 @@ func (r *reader) idle() {
 func (r *reader) markReady() {
 	if !r.isReady {
 		r.isReady = true
+		rest.Touch()          // the shell's start-up is over: its garbage can go
 		r.t.removeNonceFile() // the shell has its nonce: its script ran
 		select {
 		case <-r.t.ready: // an adopted or resumed shell was ready already

@@ -11,6 +11,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/ondemand"
+	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -293,6 +294,7 @@ func (t *terminal) exited() {
 // its content and lifecycle stay until Dispose. Called by the reader at its
 // end; kill's later Close is then a no-op.
 func (t *terminal) release() {
+	defer rest.Touch()
 	t.cancel()
 	t.proc.Interrupt() // a writer parked in write(2) on a full pty
 	t.writer.Stop()
