@@ -7,7 +7,7 @@
 // shell and workload in a pty read directly by this process), so results
 // are comparable as ratios on a noisy machine. It measures as users load a
 // server: one WebSocket per terminal, viewers that decode every frame,
-// memory read from outside (/proc/<pid>/status) and no forced GC.
+// memory read from outside (/proc/<pid>/status) and no GC forced by the bench.
 package bench
 
 import (
@@ -24,6 +24,7 @@ import (
 	"time"
 
 	ahpclient "github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -59,11 +60,16 @@ var Steps = []string{"idle", "throughput", "echo", "startup", "fanout", "bounded
 
 // Plan sizes each measurement.
 type Plan struct {
-	Size         int64 // throughput payload
-	Reps         int   // throughput runs per side, alternating; the best of each counts
-	EchoSamples  int
-	IdleCounts   []int // terminals held idle, ascending
-	Subscribers  int   // fan-out viewers
+	Size        int64 // throughput payload
+	Reps        int   // throughput runs per side, alternating: the best rate and the median CPU count
+	EchoSamples int
+	IdleCounts  []int // terminals held idle, ascending
+	// RestWait is how long the idle step lets the server come to rest
+	// before it reads the RSS: past rest.Quiet in the full plan, when
+	// termhost gives back what opening the tabs left; the quick plan does
+	// not wait for that.
+	RestWait     time.Duration
+	Subscribers  int // fan-out viewers
 	FanoutSize   int64
 	StartSamples int
 	BoundedSize  int64 // output through one terminal for the memory bound
@@ -72,13 +78,13 @@ type Plan struct {
 
 // FullPlan is the default plan; size is the throughput payload.
 func FullPlan(size int64) Plan {
-	return Plan{Size: size, Reps: 5, EchoSamples: 500, IdleCounts: []int{50, 200}, Subscribers: 10,
+	return Plan{Size: size, Reps: 5, EchoSamples: 500, IdleCounts: []int{50, 200}, RestWait: rest.Quiet + time.Second, Subscribers: 10,
 		FanoutSize: size / 2, StartSamples: 20, BoundedSize: 1 << 30, Chunk: 16 << 20}
 }
 
 // QuickPlan is a smoke run of a few seconds.
 func QuickPlan(size int64) Plan {
-	return Plan{Size: min(size, 8<<20), Reps: 1, EchoSamples: 100, IdleCounts: []int{10, 40}, Subscribers: 10,
+	return Plan{Size: min(size, 8<<20), Reps: 1, EchoSamples: 100, IdleCounts: []int{10, 40}, RestWait: time.Second, Subscribers: 10,
 		FanoutSize: min(size, 4<<20), StartSamples: 5, BoundedSize: 64 << 20, Chunk: 4 << 20}
 }
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/termhost/termhost/internal/rest"
 )
 
 // idle: server RSS per idle terminal as browsers hold them: one WebSocket
@@ -89,12 +87,13 @@ func (rn *runner) idle(ctx context.Context, res *Result) error {
 	return nil
 }
 
-// restRSS is the server's RSS once it is at rest: past rest.Quiet after
-// the last tab came, when termhost gives back the memory the burst left
-// (a measurement pause, not a sync: any server is measured the same way).
+// restRSS is the server's RSS after Plan.RestWait: in the full plan past
+// rest.Quiet after the last tab came, when termhost gives back the memory
+// the burst left (a measurement pause, not a sync: any server is measured
+// the same way).
 func (rn *runner) restRSS(ctx context.Context) (int64, error) {
 	select {
-	case <-time.After(rest.Quiet + time.Second):
+	case <-time.After(rn.o.Plan.RestWait):
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}

@@ -148,12 +148,12 @@ type Fanout struct {
 }
 
 // IdleMemory is server RSS per idle terminal with one WebSocket each
-// (shells excluded), from /proc/<pid>/status with no forced GC.
+// (shells excluded), from /proc/<pid>/status; the bench forces no GC.
 type IdleMemory struct {
 	Terminals int `json:"terminals"`
-	// RSSPerTerminal is measured at rest (rest.Quiet and a second after
-	// the last tab opened), from the server at rest with one tab;
-	// OpenedRSSPerTerminal 300 ms after the last prompt, from the same base.
+	// RSSPerTerminal is measured at rest (Plan.RestWait after the last tab
+	// opened), from the server at rest with one tab; OpenedRSSPerTerminal
+	// 300 ms after the last prompt, from the same base.
 	RSSPerTerminal       float64 `json:"rssPerTerminal"`
 	OpenedRSSPerTerminal float64 `json:"openedRssPerTerminal"`
 	// InProcess: the server ran in the bench's process, whose RSS also

@@ -147,7 +147,6 @@ func (r *reader) idle() {
 func (r *reader) markReady() {
 	if !r.isReady {
 		r.isReady = true
-		rest.Touch()          // the shell's start-up is over: its garbage can go
 		r.t.removeNonceFile() // the shell has its nonce: its script ran
 		select {
 		case <-r.t.ready: // an adopted or resumed shell was ready already
@@ -170,6 +169,7 @@ func (r *reader) flush() {
 	r.pend, r.pendLen = nil, 0
 	r.backlog = r.t.publish(ahp.Action{Type: ahp.TerminalData, Data: data})
 	r.lastFlush = time.Now()
+	rest.Touch() // output is activity: no collection forced in the middle of a flood
 }
 
 // emit takes one event of the shell-integration processor.

@@ -4,8 +4,9 @@
 // grown stacks) that a Go heap keeps until its next collection, which an
 // idle server may not run for minutes, and freed pages that the runtime's
 // scavenger returns only slowly: on a shared box that is resident memory
-// for nothing. Touch marks activity; a quiet spell of Quiet after the
-// last Touch runs one collection and returns every free page.
+// for nothing. Touch marks activity (connections and terminals coming and
+// going, output); a quiet spell of Quiet after the last Touch runs one
+// collection and returns every free page, never in the middle of a flood.
 package rest
 
 import (
@@ -14,8 +15,11 @@ import (
 	"time"
 )
 
-// Quiet is how long after the last Touch memory is given back.
-const Quiet = time.Second
+// Quiet is how long after the last Touch memory is given back: long
+// enough that a pause between two bursts of output does not pay for the
+// heap's regrowth (page faults, early collections), short enough that an
+// idle server is lean soon after its tabs opened.
+const Quiet = 10 * time.Second
 
 // Releaser runs release once activity has been quiet for its delay. At
 // rest it holds a stopped timer and no goroutine.
@@ -54,7 +58,7 @@ func (r *Releaser) Stop() bool {
 // process is the server's releaser: memory is the process's.
 var process = NewReleaser(Quiet, debug.FreeOSMemory)
 
-// Touch marks activity that leaves garbage behind (a connection or a
-// terminal that came or went): the process gives its free memory back
-// Quiet after the last one.
+// Touch marks activity (a connection or a terminal that came or went,
+// output published): the process gives its free memory back Quiet after
+// the last one. It costs a timer reset.
 func Touch() { process.Touch() }
