@@ -10,11 +10,12 @@ import (
 )
 
 // TestIdleTabGoroutines (issue 28, idle memory): a tab at rest (its own
-// connection, its terminal at a prompt) holds two goroutines of the server:
-// the connection's reader and the terminal's pty reader. The connection's
-// writer, the terminal's input writer and the shell's exit waiter run only
-// while they have work; the screen model's goroutine ends a while after the
-// last output and is not counted here (screen's TestIdleResizeKeepsScreen).
+// connection, its terminal at a prompt) holds one goroutine of the server:
+// the connection's reader. The terminal's pty reader (parked in the shared
+// watcher once the pty has been quiet for 2 s), the connection's writer,
+// the terminal's input writer and the shell's exit waiter run only while
+// they have work; the screen model's goroutine ends a while after the last
+// output and is not counted here (screen's TestIdleResizeKeepsScreen).
 func TestIdleTabGoroutines(t *testing.T) {
 	ts := newServer(t)
 	const tabs = 12
@@ -27,24 +28,27 @@ func TestIdleTabGoroutines(t *testing.T) {
 		c.WaitOutput(uri, "ready-42")
 	}
 	var counts map[string]int
-	waitUntil(t, 30*time.Second, "the tabs' goroutines to come to rest", func() bool {
-		counts = goroutinesRunning(t, "handlers.(*conn).run(", "terminals.(*reader).loop(", // per tab
-			"handlers.(*conn).send(", "terminals.(*terminal).write(", "pty.(*Process).wait(") // only while working
-		return counts["handlers.(*conn).send("]+counts["terminals.(*terminal).write("]+counts["pty.(*Process).wait("] == 0
-	})
-	if counts["handlers.(*conn).run("] != tabs || counts["terminals.(*reader).loop("] != tabs {
+	working := []string{"handlers.(*conn).send(", "terminals.(*terminal).write(", "pty.(*Process).wait(", "terminals.(*reader).run("}
+	atRest := func() bool {
+		counts = goroutinesRunning(t, append(working, "handlers.(*conn).run(")...) // run: one per tab
+		for _, f := range working {
+			if counts[f] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	waitUntil(t, 30*time.Second, "the tabs' goroutines to come to rest", atRest)
+	if counts["handlers.(*conn).run("] != tabs {
 		t.Fatalf("at rest with %d tabs: %v", tabs, counts)
 	}
-	// Work brings the writers back, and they end again.
+	// Work brings the readers and writers back, and they end again.
 	c := ts.dial(t)
 	c.Initialize("1.0.0", "late")
 	uri, _ := c.CreateTerminal("late", "late", nil)
 	c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo late-$((6*7))\r"})
 	c.WaitOutput(uri, "late-42")
-	waitUntil(t, 30*time.Second, "the late tab's writers to end", func() bool {
-		counts = goroutinesRunning(t, "handlers.(*conn).send(", "terminals.(*terminal).write(")
-		return counts["handlers.(*conn).send("]+counts["terminals.(*terminal).write("] == 0
-	})
+	waitUntil(t, 30*time.Second, "the late tab's goroutines to end", atRest)
 }
 
 // goroutinesRunning counts the goroutines of this process whose stack has a

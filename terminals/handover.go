@@ -122,16 +122,11 @@ func (p *Paused) hand(t *terminal) (HandedTerminal, error) {
 
 // takeInput empties the input queue of a stopped writer.
 func (t *terminal) takeInput() [][]byte {
-	var out [][]byte
-	for {
-		select {
-		case b := <-t.input:
-			t.queued.Add(-int64(len(b)))
-			out = append(out, b)
-		default:
-			return out
-		}
+	out := t.input.takeAll()
+	for _, b := range out {
+		t.queued.Add(-int64(len(b)))
 	}
+	return out
 }
 
 // Resume restarts the paused terminals: the hand-over failed, this
@@ -274,7 +269,6 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 func (t *terminal) finished(code *int) {
 	t.proc = pty.Finished(code)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	t.input = make(chan []byte)
 	t.writer = ondemand.New(func() {})
 	t.writer.Stop()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,4 +73,89 @@ func TestKeystrokesKeepOrder(t *testing.T) {
 		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// TestInputQueueFull: a program that does not read its input gets what
+// the queue holds (Config.InputQueue bytes, inputSlots chunks) and then
+// every input is rejected, with its reason, until it reads again; then the
+// queue drains and input is accepted again.
+func TestInputQueueFull(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		chunk int
+	}{
+		{"bytes", 4 << 10}, // the 64 KiB byte bound comes first
+		{"chunks", 100},    // 64 chunks of 100 bytes: the chunk bound comes first
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := testManager(t, Config{InputQueue: 64 << 10, DisposeGrace: 100 * time.Millisecond})
+			defer m.Close()
+			fifo := filepath.Join(t.TempDir(), "go-on")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			uri := "ahp-terminal:/full"
+			rec := claimedTerminal(t, m, uri)
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			seq := int64(1)
+			dispatch := func(data string) Outcome {
+				seq++
+				return m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: seq}, uri, input(t, data), Policy{})
+			}
+			// cat waits on the fifo, reading nothing from the terminal, until
+			// the test opens and closes it; then a second cat reads everything.
+			dispatch("stty -icanon -echo; echo NOT''READING; cat " + fifo + "; cat >/dev/null\r")
+			if err := rec.waitFor(ctx, "NOTREADING"); err != nil {
+				t.Fatal(err)
+			}
+			m.mu.Lock()
+			term := m.terms[uri]
+			m.mu.Unlock()
+			accepted := 0
+			for dispatch(strings.Repeat("y", tc.chunk)) == Accepted {
+				if accepted++; accepted > 1000 {
+					t.Fatal("1000 inputs accepted by a program that does not read: the queue is not bounded")
+				}
+			}
+			if !strings.Contains(rec.all(), "input queue is full; the shell is not reading") {
+				t.Fatalf("rejection without its reason: %q", rec.all())
+			}
+			switch tc.name {
+			case "bytes":
+				if q := term.queued.Load(); q > 64<<10 || q < 60<<10 {
+					t.Errorf("%d bytes queued when full, want 60 to 64 KiB", q)
+				}
+			case "chunks":
+				if n := term.input.len(); n != inputSlots {
+					t.Errorf("%d chunks queued when full, want %d", n, inputSlots)
+				}
+			}
+			// The program reads again: the queue drains, input is accepted.
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = f.Close()
+			for term.queued.Load() != 0 {
+				select {
+				case <-ctx.Done():
+					t.Fatalf("%d bytes still queued 20 s after the program reads again", term.queued.Load())
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			if got := term.input.len(); got != 0 {
+				t.Errorf("%d chunks left in a drained queue", got)
+			}
+			if got := dispatch(strings.Repeat("z", tc.chunk)); got != Accepted {
+				t.Errorf("input after the queue drained: %v, want Accepted", got)
+			}
+		})
+	}
+}
+
+func (q *inputQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.chunks)
 }

@@ -1,12 +1,14 @@
 package terminals
 
 import (
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/terminals/hub"
+	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
 )
 
@@ -18,29 +20,51 @@ var readBuffers = sync.Pool{New: func() any { b := make([]byte, readBuffer); ret
 // batch and its flush.
 var pendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, coalesceBytes+readBuffer); return &b }}
 
-// reader is the state of a terminal's reader goroutine: output waiting to
-// be coalesced into one terminal/data.
+// parkAfter: once the pty has given nothing for this long and nothing is
+// pending, the reader's goroutine ends and the shared watcher waits for
+// the next output instead (pty.Read with wake): an idle terminal holds no
+// goroutine, and no stack, for its output. Long enough that typing and
+// running commands never pay the extra wake-up.
+var parkAfter = 2 * time.Second
+
+// reader is the state of a terminal's reader, which runs on one goroutine
+// at a time: the first is started by run, each later one by the watcher
+// when output comes after the reader parked.
 type reader struct {
 	t         *terminal
 	buf       *[]byte // from readBuffers while reading, nil while waiting
 	pend      *[]byte // output to coalesce, from pendBuffers; nil when none
 	pendLen   int     // its bytes
 	lastFlush time.Time
-	backlog   int // the claim holder's, after the last publish
+	lastRead  time.Time // of the last output read (or the start)
+	backlog   int       // the claim holder's, after the last publish
 	isReady   bool
+	deadline  time.Time // the pty's read deadline as last set
+	drainFrom time.Time // the first drain read after the exit
+	quiet     bool      // quiet for parkAfter with nothing pending: park when drained
 }
 
-// read reads the pty, runs shell integration, coalesces output and
-// publishes it; at the end it drains what the shell wrote before exiting
-// and reports the exit.
+// read starts the terminal's reader, once Create is done (output and the
+// exit are published only then).
 func (t *terminal) read() {
-	defer t.wg.Done()
-	select { // output and the exit are published only once Create is done
+	select {
 	case <-t.started:
 	case <-t.ctx.Done():
 	}
-	r := &reader{t: t}
-	r.loop()
+	r := &reader{t: t, lastRead: time.Now()}
+	r.run()
+}
+
+// run reads the pty, runs shell integration, coalesces output and
+// publishes it, until the pty is quiet (the reader parks: its goroutine
+// ends and wake starts the next) or the shell has ended; then it drains
+// what the shell wrote before exiting and reports the exit.
+func (r *reader) run() {
+	if !r.loop() {
+		return // parked: t.wg still counts the reader
+	}
+	t := r.t
+	defer t.wg.Done()
 	if r.buf != nil {
 		readBuffers.Put(r.buf)
 		r.buf = nil
@@ -62,34 +86,48 @@ func (t *terminal) read() {
 	t.release()
 }
 
-func (r *reader) loop() {
+// wake continues a parked reader on a new goroutine (pty.Read's wake: it
+// must not block).
+func (r *reader) wake() { go r.run() }
+
+// loop reads until the reader ends (true) or parks (false; from then on
+// another goroutine may run it: r is not touched after pty.ErrParked).
+func (r *reader) loop() bool {
 	t := r.t
-	var drainFrom, deadline time.Time // deadline: the pty's read deadline as last set
 	for {
 		if r.backlog > hub.HighWater {
 			r.flush()
 			r.backlog = t.waitForHolder()
 		}
-		n, err := t.proc.Read(r.buffer, r.idle)
+		var wake func()
+		if r.quiet {
+			wake = r.wake
+		}
+		n, err := t.proc.Read(r.buffer, r.idle, wake)
+		if errors.Is(err, pty.ErrParked) {
+			return false
+		}
 		if n > 0 {
+			r.quiet = false
+			r.lastRead = time.Now()
 			if tap := t.m.cfg.Tap; tap != nil {
 				tap(t.uri, (*r.buf)[:n])
 			}
 			t.sh.Write((*r.buf)[:n], r.emit)
 			// The first output after a quiet spell goes out at once (echo latency);
 			// a busy stream is batched for up to coalesceWindow.
-			if r.pendLen > 0 && time.Since(r.lastFlush) >= coalesceWindow {
+			if r.pendLen > 0 && r.lastRead.Sub(r.lastFlush) >= coalesceWindow {
 				r.flush()
 			}
 		}
 		timedOut := isDeadline(err)
 		if err != nil && !timedOut {
-			return // EOF: every slave fd is closed; or the master was closed
+			return true // EOF: every slave fd is closed; or the master was closed
 		}
 		if timedOut {
 			r.flush()
 			if t.detaching.Load() {
-				return
+				return true
 			}
 		}
 		stop := false
@@ -98,30 +136,44 @@ func (r *reader) loop() {
 			case exited:
 				// Drain what the shell wrote before exiting, but do not wait for a
 				// background process that still holds the pty.
-				first := drainFrom.IsZero()
+				first := r.drainFrom.IsZero()
 				if first {
-					drainFrom = time.Now()
+					r.drainFrom = time.Now()
 				}
-				if (!first && timedOut && n == 0) || time.Since(drainFrom) > drainMax {
+				if (!first && timedOut && n == 0) || time.Since(r.drainFrom) > drainMax {
 					stop = true
 					return time.Time{}, false
 				}
-				deadline = time.Now().Add(drainQuiet)
-				return deadline, true
+				r.deadline = time.Now().Add(drainQuiet)
+				return r.deadline, true
 			case r.pendLen > 0:
 				// Setting a deadline costs a timer update: only when it changes.
-				if d := r.lastFlush.Add(coalesceWindow); !d.Equal(deadline) {
-					deadline = d
+				if d := r.lastFlush.Add(coalesceWindow); !d.Equal(r.deadline) {
+					r.deadline = d
 					return d, true
 				}
-			case !deadline.IsZero():
-				deadline = time.Time{}
-				return deadline, true
+			default:
+				// Nothing pending: a deadline at the end of the quiet spell that
+				// lets the reader park, unless one is still to come (it is
+				// earlier: the spell is then checked again).
+				now := time.Now()
+				if quietAt := r.lastRead.Add(parkAfter); now.Before(quietAt) {
+					if !r.deadline.After(now) {
+						r.deadline = quietAt
+						return quietAt, true
+					}
+				} else {
+					r.quiet = true
+					if !r.deadline.IsZero() {
+						r.deadline = time.Time{}
+						return r.deadline, true
+					}
+				}
 			}
 			return time.Time{}, false
 		})
 		if stop {
-			return
+			return true
 		}
 	}
 }

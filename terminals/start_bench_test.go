@@ -101,7 +101,7 @@ func rawStartToPrompt(scripts string, env []string) (time.Duration, error) {
 	buf := make([]byte, 4096)
 	var out strings.Builder
 	for !strings.Contains(out.String(), "$ ") {
-		n, err := p.Read(func() []byte { return buf }, func() {})
+		n, err := p.Read(func() []byte { return buf }, func() {}, nil)
 		if err != nil {
 			return 0, fmt.Errorf("raw shell: %w (read %q)", err, out.String())
 		}

@@ -31,7 +31,7 @@ const (
 	echoWindow     = 50 * time.Millisecond
 	echoBytes      = 1 << 10
 	// inputSlots: input chunks queued while the pty's own buffer is full
-	// (24 bytes each, allocated in every terminal).
+	// (the bytes are bounded by Config.InputQueue).
 	inputSlots   = 64
 	drainQuiet   = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
 	drainMax     = time.Second
@@ -49,7 +49,7 @@ type terminal struct {
 	proc *pty.Process
 	sh   *shellint.Processor // reader goroutine only
 
-	input   chan []byte
+	input   inputQueue
 	queued  atomic.Int64     // bytes of input waiting for the writer
 	writer  *ondemand.Worker // runs write while input is queued
 	readyBy time.Time        // input waits for ready until then at most
@@ -103,9 +103,6 @@ func (t *terminal) start(spec pty.Spec) error {
 // run starts the reader goroutine of the process and readies the writer.
 func (t *terminal) run(proc *pty.Process) {
 	t.proc = proc
-	// Slots for input chunks while the shell does not read (the byte bound is
-	// Config.InputQueue); each slot costs 24 bytes in every terminal.
-	t.input = make(chan []byte, inputSlots)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.writer = ondemand.New(t.write)
 	t.readyBy = time.Now().Add(readyTimeout)
@@ -113,9 +110,10 @@ func (t *terminal) run(proc *pty.Process) {
 	go t.read()
 }
 
-// queue puts b on the input queue, which has room, for the writer.
+// queue puts b, counted in queued already, on the input queue for the
+// writer, whatever its length.
 func (t *terminal) queue(b []byte) {
-	t.input <- b
+	t.input.push(b, 0)
 	t.writer.Kick()
 }
 
@@ -128,14 +126,20 @@ func (t *terminal) enqueueInput(data string, limit int) bool {
 	if t.queued.Load()+int64(len(data)) > int64(limit) {
 		return false
 	}
-	select {
-	case t.input <- []byte(data):
-		t.queued.Add(int64(len(data)))
-		t.writer.Kick()
-		return true
-	default:
+	// Before the shell is ready the queue holds everything typed so far, so
+	// only the bytes are bounded; after, a full queue means the shell has
+	// stopped reading.
+	slots := 0
+	if isClosed(t.ready) {
+		slots = inputSlots
+	}
+	t.queued.Add(int64(len(data))) // before the writer can take it
+	if !t.input.push([]byte(data), slots) {
+		t.queued.Add(-int64(len(data)))
 		return false
 	}
+	t.writer.Kick()
+	return true
 }
 
 // writeNow writes a keystroke to the pty from the dispatching goroutine,
@@ -171,46 +175,69 @@ func isClosed(c <-chan struct{}) bool {
 
 // write copies queued input to the pty until the queue is empty (the
 // writer's work: it runs only while input is queued). Input dispatched
-// before the shell is ready waits here, off the channel, so the channel's
-// slots only ever fill when the shell has stopped reading.
+// before the shell is ready waits for it here.
 func (t *terminal) write() {
-	var early [][]byte
 	if !isClosed(t.ready) {
 		timer := time.NewTimer(time.Until(t.readyBy))
 		defer timer.Stop()
-	wait:
-		for {
-			select {
-			case <-t.ready:
-				break wait
-			case <-timer.C: // a shell that never prompts still gets its input
-				break wait
-			case <-t.proc.Done():
-				break wait
-			case <-t.ctx.Done():
-				return
-			case b := <-t.input:
-				early = append(early, b)
-			}
-		}
-	}
-	for _, b := range early {
-		if !t.writeInput(b) {
-			return
-		}
-	}
-	for {
 		select {
+		case <-t.ready:
+		case <-timer.C: // a shell that never prompts still gets its input
+		case <-t.proc.Done():
 		case <-t.ctx.Done():
 			return
-		case b := <-t.input:
-			if !t.writeInput(b) {
-				return
-			}
-		default:
+		}
+	}
+	for t.ctx.Err() == nil {
+		b, ok := t.input.pop()
+		if !ok || !t.writeInput(b) {
 			return
 		}
 	}
+}
+
+// inputQueue is the input waiting for the writer: what was typed while the
+// pty's own buffer was full or before the shell was ready. Empty, it holds
+// no memory (most terminals, most of the time).
+type inputQueue struct {
+	mu     sync.Mutex
+	chunks [][]byte
+}
+
+// push appends b unless the queue has slots chunks already (0: no bound).
+func (q *inputQueue) push(b []byte, slots int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if slots > 0 && len(q.chunks) >= slots {
+		return false
+	}
+	q.chunks = append(q.chunks, b)
+	return true
+}
+
+// pop takes the first chunk; false when there is none.
+func (q *inputQueue) pop() ([]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.chunks) == 0 {
+		return nil, false
+	}
+	b := q.chunks[0]
+	q.chunks[0] = nil
+	q.chunks = q.chunks[1:]
+	if len(q.chunks) == 0 {
+		q.chunks = nil // the array goes with the last chunk
+	}
+	return b, true
+}
+
+// takeAll empties the queue.
+func (q *inputQueue) takeAll() [][]byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	all := q.chunks
+	q.chunks = nil
+	return all
 }
 
 func (t *terminal) writeInput(b []byte) bool {

@@ -1,8 +1,9 @@
 // Package pty runs one process on a pseudo-terminal in its own session:
 // start, read (through the runtime poller, honouring deadlines), write,
-// resize, signal the session, wait. The exits of all its processes are
-// watched by one shared goroutine (on pidfds), so a process that runs holds
-// no goroutine of its own. It knows nothing of AHP.
+// resize, signal the session, wait. The exits of all its processes, and
+// the output of those whose reader is idle, are watched by one shared
+// goroutine (an epoll set), so a quiet process holds no goroutine of its
+// own. It knows nothing of AHP.
 package pty
 
 import (
@@ -44,9 +45,11 @@ type Process struct {
 	exitCode *int          // set before done is closed
 	waiter   sync.WaitGroup
 
-	deadlineMu sync.Mutex // orders the waiter's wake-up against the reader's deadlines
-	exited     bool
-	paused     bool // PauseReading: the read deadline stays in the past
+	deadlineMu  sync.Mutex // orders the waiter's wake-up against the reader's deadlines
+	exited      bool
+	paused      bool   // PauseReading: the read deadline stays in the past
+	interrupted bool   // Interrupt: until the next SetReadDeadline, a reader is not parked
+	wake        func() // a reader parked in the watcher (Read with wake), to call once
 
 	closeOnce sync.Once
 	closeErr  error
@@ -139,7 +142,7 @@ func (p *Process) startWaiter() {
 		awaitExit(p.pidfd) // at once after the watcher's report
 		p.wait()
 	}
-	if exits.watch(p.pidfd, func() { go finish() }) != nil {
+	if watcher.watch(p.pidfd, func() { go finish() }) != nil {
 		go finish()
 	}
 }
@@ -165,7 +168,59 @@ func (p *Process) wait() {
 	p.exited = true
 	close(p.done)
 	_ = p.master.SetReadDeadline(time.Now()) // wake a blocked Read
+	p.unparkLocked()
 	p.deadlineMu.Unlock()
+}
+
+// ErrParked is Read's error when the pty had nothing to read and the wait
+// went to the shared watcher: wake will be called.
+var ErrParked = errors.New("pty: reader parked until output")
+
+// park hands the wait for output to the watcher, which calls wake once the
+// master is readable; so does anything that would end a blocked Read
+// (exit, PauseReading, Interrupt). False: wait in Read as usual.
+func (p *Process) park(wake func()) bool {
+	p.deadlineMu.Lock()
+	defer p.deadlineMu.Unlock()
+	if p.exited || p.paused || p.interrupted || p.closed.Load() {
+		return false // Read returns at once: its deadline is past
+	}
+	var fd int
+	if p.rc.Control(func(f uintptr) { fd = int(f) }) != nil {
+		return false
+	}
+	p.wake = wake
+	if watcher.watch(fd, p.unpark) != nil {
+		p.wake = nil
+		return false
+	}
+	return true
+}
+
+// unpark is the watcher's callback: the master is readable.
+func (p *Process) unpark() {
+	p.deadlineMu.Lock()
+	wake := p.wake
+	p.wake = nil
+	p.deadlineMu.Unlock()
+	if wake != nil {
+		wake()
+	}
+}
+
+// unparkLocked wakes a parked reader now, unless the watcher is about to
+// (it took the master out of its set first); deadlineMu held.
+func (p *Process) unparkLocked() {
+	if p.wake == nil {
+		return
+	}
+	var fd int
+	if p.rc.Control(func(f uintptr) { fd = int(f) }) == nil && !watcher.unwatch(fd) {
+		return // the watcher's unpark is on its way
+	}
+	wake := p.wake
+	p.wake = nil
+	wake()
 }
 
 // Read reads once into buf() as soon as the master is readable. buf is
@@ -174,10 +229,18 @@ func (p *Process) wait() {
 // nothing to read, before the goroutine parks (send small output, give the
 // buffer back). It returns io.EOF once every slave fd is closed (the
 // child-exit EIO) and os.ErrDeadlineExceeded past the read deadline.
-func (p *Process) Read(buf func() []byte, idle func()) (int, error) {
+//
+// With a wake (the caller has no read deadline to keep), a pty with nothing
+// to read is not waited for: Read returns ErrParked and wake runs, once, on
+// another goroutine when there is output, the child has exited, or
+// PauseReading or Interrupt is called; the caller's goroutine can end
+// meanwhile, and the reader's next goroutine calls Read again. wake must
+// not block.
+func (p *Process) Read(buf func() []byte, idle func(), wake func()) (int, error) {
 	var (
-		n    int
-		rerr error
+		n      int
+		rerr   error
+		parked bool
 	)
 	err := p.rc.Read(func(fd uintptr) bool {
 		for {
@@ -189,12 +252,16 @@ func (p *Process) Read(buf func() []byte, idle func()) (int, error) {
 		if errors.Is(rerr, syscall.EAGAIN) {
 			n, rerr = 0, nil
 			idle()
-			return false
+			parked = wake != nil && p.park(wake)
+			return parked
 		}
 		return true
 	})
 	if err != nil {
 		return 0, err
+	}
+	if parked {
+		return 0, ErrParked
 	}
 	if n <= 0 {
 		if rerr == nil || errors.Is(rerr, syscall.EIO) {
@@ -211,6 +278,7 @@ func (p *Process) Read(buf func() []byte, idle func()) (int, error) {
 func (p *Process) SetReadDeadline(choose func(exited bool) (d time.Time, set bool)) bool {
 	p.deadlineMu.Lock()
 	defer p.deadlineMu.Unlock()
+	p.interrupted = false
 	if d, set := choose(p.exited); set && !p.paused {
 		_ = p.master.SetReadDeadline(d)
 	}
@@ -226,6 +294,7 @@ func (p *Process) PauseReading() {
 	p.paused = true
 	_ = p.master.SetReadDeadline(time.Now())
 	_ = p.master.SetWriteDeadline(time.Now()) // a writer parked on a full pty
+	p.unparkLocked()
 }
 
 // ResumeReading undoes PauseReading (a hand-over that failed).
@@ -316,10 +385,18 @@ func (p *Process) Kill(grace time.Duration) {
 
 // Interrupt wakes a reader and a writer blocked on the pty (a writer may
 // be parked in write(2) on a full pty whose program does not read); they
-// fail with os.ErrDeadlineExceeded.
+// fail with os.ErrDeadlineExceeded. A reader parked in the watcher is
+// woken too, and is not parked again before its next SetReadDeadline.
 func (p *Process) Interrupt() {
+	p.deadlineMu.Lock()
+	defer p.deadlineMu.Unlock()
+	p.interrupted = true
+	if p.master == nil { // Finished
+		return
+	}
 	_ = p.master.SetReadDeadline(time.Now())
 	_ = p.master.SetWriteDeadline(time.Now())
+	p.unparkLocked()
 }
 
 // Close closes the master once the child is reaped. Call it after the
@@ -328,7 +405,10 @@ func (p *Process) Interrupt() {
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.waiter.Wait()
+		p.deadlineMu.Lock()
 		p.closed.Store(true)
+		p.unparkLocked() // never left in the watcher's set once closed
+		p.deadlineMu.Unlock()
 		if p.master == nil { // Finished
 			return
 		}

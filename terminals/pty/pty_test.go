@@ -41,7 +41,7 @@ func readUntil(t *testing.T, p *Process, want string) (string, error) {
 	buf := make([]byte, 4096)
 	var out strings.Builder
 	for !strings.Contains(out.String(), want) {
-		n, err := p.Read(func() []byte { return buf }, func() {})
+		n, err := p.Read(func() []byte { return buf }, func() {}, nil)
 		out.Write(buf[:n])
 		// The waiter wakes the reader when the child exits: drain what is left.
 		if errors.Is(err, os.ErrDeadlineExceeded) && time.Now().Before(limit) {
@@ -159,7 +159,7 @@ func TestInterrupt(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		buf := make([]byte, 64)
-		_, err := p.Read(func() []byte { return buf }, func() {})
+		_, err := p.Read(func() []byte { return buf }, func() {}, nil)
 		done <- err
 	}()
 	written := make(chan error, 1)

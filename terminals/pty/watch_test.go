@@ -2,10 +2,12 @@ package pty
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -30,9 +32,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // watched is the number of pidfds in the shared watcher.
 func watched() int {
-	exits.mu.Lock()
-	defer exits.mu.Unlock()
-	return len(exits.onExit)
+	watcher.mu.Lock()
+	defer watcher.mu.Unlock()
+	return len(watcher.onReady)
 }
 
 // waitExitCode waits for p's exit (up to 10 s) and checks its code.
@@ -145,13 +147,13 @@ func TestWatcherConcurrent(t *testing.T) {
 // TestWatcherFallback: without the watcher, a goroutine per process waits
 // for the exit.
 func TestWatcherFallback(t *testing.T) {
-	exits.mu.Lock()
-	exits.broken = errors.New("test: no watcher")
-	exits.mu.Unlock()
+	watcher.mu.Lock()
+	watcher.broken = errors.New("test: no watcher")
+	watcher.mu.Unlock()
 	defer func() {
-		exits.mu.Lock()
-		exits.broken = nil
-		exits.mu.Unlock()
+		watcher.mu.Lock()
+		watcher.broken = nil
+		watcher.mu.Unlock()
 	}()
 	p := start(t, "read x; exit $x")
 	if got := watched(); got != 0 {
@@ -207,5 +209,106 @@ func TestAdoptExit(t *testing.T) {
 	}
 	if err := waitExitCode(p, 6); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReadParks: Read with a wake does not wait for output but hands the
+// wait to the watcher; wake runs once, on output, on PauseReading or
+// Interrupt (after which Read does not park) and on the exit, and the
+// watcher ends once nothing is watched.
+func TestReadParks(t *testing.T) {
+	waitFor(t, "a watcher goroutine is left from earlier tests", func() bool { return watcherGoroutines.Load() == 0 })
+	p := start(t, "read x; echo got-$x; read y; exit 3")
+	woken := make(chan struct{}, 4)
+	wake := func() { woken <- struct{}{} }
+	buf := make([]byte, 4096)
+	var out strings.Builder
+	// readUntilParked reads what there is until Read parks.
+	readUntilParked := func() {
+		t.Helper()
+		for {
+			n, err := p.Read(func() []byte { return buf }, func() {}, wake)
+			if errors.Is(err, ErrParked) {
+				return
+			}
+			if err != nil {
+				t.Fatalf("Read: %v (read %q)", err, out.String())
+			}
+			out.Write(buf[:n])
+		}
+	}
+	awaitWake := func(why string) {
+		t.Helper()
+		select {
+		case <-woken:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no wake 10 s after %s", why)
+		}
+	}
+
+	readUntilParked()
+	if got := watched(); got != 2 {
+		t.Fatalf("watcher has %d descriptors with a parked reader, want 2 (the pidfd and the master)", got)
+	}
+	if _, err := p.Write([]byte("7\n")); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(out.String(), "got-7") {
+		awaitWake("output")
+		readUntilParked()
+	}
+
+	p.PauseReading()
+	awaitWake("PauseReading")
+	if _, err := p.Read(func() []byte { return buf }, func() {}, wake); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read after PauseReading = %v, want os.ErrDeadlineExceeded (not parked again)", err)
+	}
+	p.ResumeReading()
+	readUntilParked()
+
+	if _, err := p.Write([]byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
+	awaitWake("the exit")
+	if err := waitExitCode(p, 3); err != nil {
+		t.Fatal(err)
+	}
+	p.SetReadDeadline(func(bool) (time.Time, bool) { return time.Now().Add(10 * time.Second), true })
+	for {
+		if _, err := p.Read(func() []byte { return buf }, func() {}, wake); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("Read after the exit = %v, want io.EOF", err)
+			}
+			break
+		}
+	}
+	if len(woken) != 0 {
+		t.Errorf("%d wakes too many", len(woken))
+	}
+	p.Interrupt()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the watcher goroutine still runs with nothing watched", func() bool { return watcherGoroutines.Load() == 0 })
+	if got := watched(); got != 0 {
+		t.Errorf("watcher has %d descriptors after the exit, want 0", got)
+	}
+
+	// Interrupt (a terminal's end) wakes a parked reader; Read does not park
+	// again until the next SetReadDeadline.
+	q := start(t, "read x")
+	for {
+		_, err := q.Read(func() []byte { return buf }, func() {}, wake)
+		if errors.Is(err, ErrParked) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.Interrupt()
+	awaitWake("Interrupt")
+	if _, err := q.Read(func() []byte { return buf }, func() {}, wake); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read after Interrupt = %v, want os.ErrDeadlineExceeded (not parked again)", err)
 	}
 }
