@@ -81,11 +81,22 @@ func TestMCPConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := &http.Server{Handler: &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+	// A new connection to termhost for each request: with keep-alive, the
+	// proxy closed a pooled connection that a later request had taken (its
+	// SSE answer was cut, "ReverseProxy read error during body copy: use of
+	// closed network connection", and the suite waited 60 s for a tools/list
+	// answer: once in CI, under load). The trace of requests is for the
+	// failure message, should a scenario fail again.
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(target)
 		r.Out.Host = r.In.Host
 		r.Out.Header.Set("Authorization", "Bearer "+token)
-	}}, ReadHeaderTimeout: 30 * time.Second}
+	}, Transport: &http.Transport{DisableKeepAlives: true}, ModifyResponse: func(res *http.Response) error {
+		t.Logf("proxy: %s %s session %q: %d %s", res.Request.Method, res.Request.URL.Path,
+			res.Request.Header.Get("Mcp-Session-Id")+res.Header.Get("Mcp-Session-Id"), res.StatusCode, res.Header.Get("Content-Type"))
+		return nil
+	}}
+	proxy := &http.Server{Handler: rp, ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = proxy.Serve(proxyLn) }()
 	t.Cleanup(func() { _ = proxy.Close() })
 

@@ -30,7 +30,7 @@ func TestIdleTabGoroutines(t *testing.T) {
 	var counts map[string]int
 	working := []string{"handlers.(*conn).send(", "terminals.(*terminal).write(", "pty.(*Process).wait(", "terminals.(*reader).run("}
 	atRest := func() bool {
-		counts = goroutinesRunning(t, append(working, "handlers.(*conn).run(")...) // run: one per tab
+		counts = goroutinesRunning(t, append(working, "handlers.(*conn).read(")...) // read: one per tab
 		for _, f := range working {
 			if counts[f] != 0 {
 				return false
@@ -39,7 +39,7 @@ func TestIdleTabGoroutines(t *testing.T) {
 		return true
 	}
 	waitUntil(t, 30*time.Second, "the tabs' goroutines to come to rest", atRest)
-	if counts["handlers.(*conn).run("] != tabs {
+	if counts["handlers.(*conn).read("] != tabs {
 		t.Fatalf("at rest with %d tabs: %v", tabs, counts)
 	}
 	// Work brings the readers and writers back, and they end again.

@@ -111,41 +111,39 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.principal = who.ID()
 	c.person, c.name, c.remote = who.Person, cleanLabel(who.Name), addr
 	c.presence.device = deviceLabel(r.UserAgent())
-	// The connection runs on a goroutine of its own (counted in s.conns) and
+	// The connection runs on goroutines of its own (counted in s.conns) and
 	// this handler returns, so that net/http lets go of the hijacked
 	// connection: its 4 KiB buffers and its goroutine, whose stack the
 	// router's frames have grown. An idle tab keeps one shallow goroutine.
-	go func() {
-		defer s.conns.Done()
-		s.serveConn(c, who, terminal)
-	}()
+	go s.serveConn(c, who, terminal)
 }
 
-// serveConn runs an accepted connection until it ends.
+// serveConn starts an accepted connection; its reader undoes what this
+// set up once the connection has ended.
 func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 	addr := c.remote
+	end := []func(){s.conns.Done} // run last to first
 	if who.Share != nil {
 		c.shareID, c.presence.label = who.Share.ID, who.Share.Label
 		over := s.trackShare(c, c.shareID, addr)
+		untrack := func() { s.untrackShare(c, c.shareID, addr) }
 		switch {
 		case over != "":
 			s.log.Info("websocket closed: "+over, "remote", addr, "share", c.shareID)
 			c.closeWith(closeTooMany, over)
 		case !s.auth.Shares.Valid(c.shareID):
 			// Revoked or expired since identify, before trackShare: no one else will cut it.
-			defer s.untrackShare(c, c.shareID, addr)
+			end = append(end, untrack)
 			c.closeWith(closeRevoked, "share link revoked or expired")
 		default:
-			defer s.untrackShare(c, c.shareID, addr)
+			end = append(end, untrack)
 		}
 	}
 	s.metrics.connections.Inc()
-	defer s.metrics.connections.Dec()
 	rest.Touch() // opening a tab leaves garbage: give it back once all is quiet
-	defer rest.Touch()
 	c.record(audit.Connect, terminal, nil)
-	c.run()
-	c.record(audit.Disconnect, terminal, nil)
+	end = append(end, s.metrics.connections.Dec, rest.Touch, func() { c.record(audit.Disconnect, terminal, nil) })
+	c.start(end)
 }
 
 // withQueryToken turns ?tkn=<token> (owner or share token) into the bearer
@@ -170,8 +168,8 @@ func withQueryToken(r *http.Request) *http.Request {
 	return r
 }
 
-// conn is one WebSocket speaking JSON-RPC. One reader goroutine (run) handles
-// every inbound message in order; a writer, on a goroutine only while frames
+// conn is one WebSocket speaking JSON-RPC. One reader (read, a goroutine at
+// a time) handles every inbound message in order; a writer, on a goroutine only while frames
 // are queued, drains the bounded outbound queue and performs every close; a
 // timer pings to keep proxies awake.
 type conn struct {
@@ -185,6 +183,7 @@ type conn struct {
 	cancel   context.CancelCauseFunc
 	writer   *ondemand.Worker // runs send while frames or a close are queued
 	watchdog *time.Timer      // bounds the frame write in flight (send)
+	finish   func(error)      // the reader's, at the end (start)
 
 	mu        lockrank.Mutex[lockrank.Leaf]
 	queue     []outFrame
@@ -380,10 +379,10 @@ func (c *conn) closeLocked(code websocket.StatusCode, reason string, drop bool) 
 	c.signal()
 }
 
-func (c *conn) run() {
-	// One goroutine per idle connection (this reader; the writer runs only
-	// while it has frames); the server's shutdown and the pings run as
-	// callbacks, so an idle tab costs little.
+// start runs the connection: the server's shutdown and the pings as
+// callbacks, the reader on a goroutine, none while frames are not queued
+// for the writer; end runs, last to first, once it has ended.
+func (c *conn) start(end []func()) {
 	shutdownDone := make(chan struct{})
 	stopShutdown := context.AfterFunc(c.s.ctx, func() {
 		defer close(shutdownDone)
@@ -394,53 +393,67 @@ func (c *conn) run() {
 		}
 	})
 	stopPings := c.startPings()
-	err := c.readLoop()
-	switch {
-	case errors.Is(err, errUnsupportedVersion):
-		c.closeWith(websocket.StatusPolicyViolation, "unsupported protocol version")
-	case errors.Is(err, websocket.ErrMessageTooBig):
-		c.log.Warn("closed: inbound message over the limit", "limit", c.s.cfg.MaxFrame, "client", ahp.Clip(c.clientID))
-	case errors.Is(err, errBinaryFrame):
-		c.log.Info("closed: binary frame", "client", ahp.Clip(c.clientID))
-		c.closeWith(websocket.StatusUnsupportedData, "binary frames are not supported: send JSON-RPC as text")
-	default:
-		c.log.Debug("connection closed", "client", ahp.Clip(c.clientID), "err", err)
+	c.finish = func(err error) {
+		switch {
+		case errors.Is(err, errUnsupportedVersion):
+			c.closeWith(websocket.StatusPolicyViolation, "unsupported protocol version")
+		case errors.Is(err, websocket.ErrMessageTooBig):
+			c.log.Warn("closed: inbound message over the limit", "limit", c.s.cfg.MaxFrame, "client", ahp.Clip(c.clientID))
+		case errors.Is(err, errBinaryFrame):
+			c.log.Info("closed: binary frame", "client", ahp.Clip(c.clientID))
+			c.closeWith(websocket.StatusUnsupportedData, "binary frames are not supported: send JSON-RPC as text")
+		default:
+			c.log.Debug("connection closed", "client", ahp.Clip(c.clientID), "err", err)
+		}
+		c.closeWith(websocket.StatusNormalClosure, "")
+		<-c.ctx.Done()       // the writer has closed the socket
+		if !stopShutdown() { // the server is shutting down: wait for the callback
+			<-shutdownDone
+		}
+		stopPings()
+		c.writer.Stop()
+		c.watchdog.Stop()
+		c.s.m.Leave(c)
+		if c.initialized {
+			// 1000 from the client: it left on purpose (attach detached, a tab signed out).
+			c.s.forget(c.clientID, websocket.CloseStatus(err) == websocket.StatusNormalClosure)
+			c.s.controlLeft(c.clientID)
+		}
+		for i := len(end) - 1; i >= 0; i-- {
+			end[i]()
+		}
 	}
-	c.closeWith(websocket.StatusNormalClosure, "")
-	<-c.ctx.Done()       // the writer has closed the socket
-	if !stopShutdown() { // the server is shutting down: wait for the callback
-		<-shutdownDone
-	}
-	stopPings()
-	c.writer.Stop()
-	c.watchdog.Stop()
-	c.s.m.Leave(c)
-	if c.initialized {
-		// 1000 from the client: it left on purpose (attach detached, a tab signed out).
-		c.s.forget(c.clientID, websocket.CloseStatus(err) == websocket.StatusNormalClosure)
-		c.s.controlLeft(c.clientID)
-	}
+	go c.read()
 }
 
 // errBinaryFrame ends a connection that sent a binary message: AHP is JSON
 // text, so it is refused (1003) rather than parsed.
 var errBinaryFrame = errors.New("binary frame")
 
-func (c *conn) readLoop() error {
-	for {
-		// Not c.ctx: cancelling a Read closes the socket without a close code.
-		typ, data, err := c.ws.Read(context.Background())
-		if err != nil {
-			return err
-		}
-		if typ != websocket.MessageText {
-			return errBinaryFrame
-		}
-		c.s.metrics.bytesIn.Add(float64(len(data)))
-		if stop := c.handle(data); stop != nil {
-			return stop
-		}
+// read handles the next inbound message, then goes on on a new goroutine,
+// in order: handling one grows the stack (dispatch, encoding, the hub) to
+// 8 KiB or more, which the runtime keeps while the reader waits for the
+// next message deep in coder/websocket; a fresh goroutine waits with 4 KiB,
+// an idle tab's largest part (issue 28). One goroutine start per message.
+func (c *conn) read() {
+	if err := c.readOne(); err != nil {
+		c.finish(err)
+		return
 	}
+	go c.read()
+}
+
+func (c *conn) readOne() error {
+	// Not c.ctx: cancelling a Read closes the socket without a close code.
+	typ, data, err := c.ws.Read(context.Background())
+	if err != nil {
+		return err
+	}
+	if typ != websocket.MessageText {
+		return errBinaryFrame
+	}
+	c.s.metrics.bytesIn.Add(float64(len(data)))
+	return c.handle(data)
 }
 
 // send writes the queued frames in order and returns once the queue is

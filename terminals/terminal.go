@@ -39,15 +39,16 @@ const (
 )
 
 // terminal is one shell on a pty publishing to its hub channel. Its reader
-// goroutine (read.go) is the only reader of the pty; a writer goroutine,
-// running only while input is queued, feeds keyboard input so a shell that
-// does not read never blocks a client.
+// (read.go) is the only reader of the pty: one goroutine at a time, none
+// while the pty is quiet (the shared watcher waits for its output); a
+// writer goroutine, running only while input is queued, feeds keyboard
+// input so a shell that does not read never blocks a client.
 type terminal struct {
 	m    *Manager
 	uri  string
 	log  *slog.Logger
 	proc *pty.Process
-	sh   *shellint.Processor // reader goroutine only
+	sh   *shellint.Processor // the reader only
 
 	input   inputQueue
 	queued  atomic.Int64     // bytes of input waiting for the writer
@@ -100,7 +101,8 @@ func (t *terminal) start(spec pty.Spec) error {
 	return nil
 }
 
-// run starts the reader goroutine of the process and readies the writer.
+// run starts the reader of the process (t.wg counts it until its end,
+// parked or not) and readies the writer.
 func (t *terminal) run(proc *pty.Process) {
 	t.proc = proc
 	t.ctx, t.cancel = context.WithCancel(context.Background())
