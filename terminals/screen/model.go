@@ -33,8 +33,10 @@ const (
 	// feedBatch is how much output waits before the model drains it unasked.
 	feedBatch = 1 << 20
 	// idleAfter: an idle model replaces its emulator with a checkpoint and
-	// its goroutine ends.
-	idleAfter = 10 * time.Second
+	// its goroutine ends. Well before rest.Quiet, after which the server
+	// gives back what is free: the emulator and the goroutine's stack are
+	// then freed already, not kept until a later collection.
+	idleAfter = 5 * time.Second
 	// maxStarts: command starts queued before the model drains unasked.
 	maxStarts = 64
 	// tailKeep: the end of the stream kept to find an unfinished escape
