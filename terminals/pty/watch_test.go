@@ -224,7 +224,7 @@ func TestReadParks(t *testing.T) {
 	buf := make([]byte, 4096)
 	var out strings.Builder
 	// readUntilParked reads what there is until Read parks.
-	readUntilParked := func() {
+	readUntilParked := func(p *Process) {
 		t.Helper()
 		for {
 			n, err := p.Read(func() []byte { return buf }, func() {}, wake)
@@ -246,7 +246,7 @@ func TestReadParks(t *testing.T) {
 		}
 	}
 
-	readUntilParked()
+	readUntilParked(p)
 	if got := watched(); got != 2 {
 		t.Fatalf("watcher has %d descriptors with a parked reader, want 2 (the pidfd and the master)", got)
 	}
@@ -255,7 +255,7 @@ func TestReadParks(t *testing.T) {
 	}
 	for !strings.Contains(out.String(), "got-7") {
 		awaitWake("output")
-		readUntilParked()
+		readUntilParked(p)
 	}
 
 	p.PauseReading()
@@ -264,7 +264,7 @@ func TestReadParks(t *testing.T) {
 		t.Fatalf("Read after PauseReading = %v, want os.ErrDeadlineExceeded (not parked again)", err)
 	}
 	p.ResumeReading()
-	readUntilParked()
+	readUntilParked(p)
 
 	if _, err := p.Write([]byte("y\n")); err != nil {
 		t.Fatal(err)
@@ -297,15 +297,7 @@ func TestReadParks(t *testing.T) {
 	// Interrupt (a terminal's end) wakes a parked reader; Read does not park
 	// again until the next SetReadDeadline.
 	q := start(t, "read x")
-	for {
-		_, err := q.Read(func() []byte { return buf }, func() {}, wake)
-		if errors.Is(err, ErrParked) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	readUntilParked(q)
 	q.Interrupt()
 	awaitWake("Interrupt")
 	if _, err := q.Read(func() []byte { return buf }, func() {}, wake); !errors.Is(err, os.ErrDeadlineExceeded) {
