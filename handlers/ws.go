@@ -169,9 +169,9 @@ func withQueryToken(r *http.Request) *http.Request {
 }
 
 // conn is one WebSocket speaking JSON-RPC. One reader (read, a goroutine at
-// a time) handles every inbound message in order; a writer, on a goroutine only while frames
-// are queued, drains the bounded outbound queue and performs every close; a
-// timer pings to keep proxies awake.
+// a time) handles every inbound message in order; a writer, on a goroutine
+// only while frames are queued, drains the bounded outbound queue and
+// performs every close; a timer pings to keep proxies awake.
 type conn struct {
 	s   *Server
 	ws  *websocket.Conn

@@ -185,8 +185,8 @@ func (p *Process) park(wake func()) bool {
 	if p.exited || p.paused || p.interrupted || p.closed.Load() {
 		return false // Read returns at once: its deadline is past
 	}
-	var fd int
-	if p.rc.Control(func(f uintptr) { fd = int(f) }) != nil {
+	fd, ok := p.masterFD()
+	if !ok {
 		return false
 	}
 	p.wake = wake
@@ -195,6 +195,13 @@ func (p *Process) park(wake func()) bool {
 		return false
 	}
 	return true
+}
+
+// masterFD is the master's descriptor; false once it is closed.
+func (p *Process) masterFD() (int, bool) {
+	fd := -1
+	err := p.rc.Control(func(f uintptr) { fd = int(f) })
+	return fd, err == nil
 }
 
 // unpark is the watcher's callback: the master is readable.
@@ -214,8 +221,7 @@ func (p *Process) unparkLocked() {
 	if p.wake == nil {
 		return
 	}
-	var fd int
-	if p.rc.Control(func(f uintptr) { fd = int(f) }) == nil && !watcher.unwatch(fd) {
+	if fd, ok := p.masterFD(); ok && !watcher.unwatch(fd) {
 		return // the watcher's unpark is on its way
 	}
 	wake := p.wake
