@@ -81,22 +81,30 @@ func TestMCPConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A new connection to termhost for each request: with keep-alive, the
-	// proxy closed a pooled connection that a later request had taken (its
-	// SSE answer was cut, "ReverseProxy read error during body copy: use of
-	// closed network connection", and the suite waited 60 s for a tools/list
-	// answer: once in CI, under load). The trace of requests is for the
-	// failure message, should a scenario fail again.
+	// The proxy answers while it may still be forwarding the request: the
+	// MCP server replies as soon as it has the body, before the proxy's
+	// transport has read that body's EOF. Full duplex keeps net/http from
+	// closing the request body under the transport when the answer starts;
+	// without it the transport's write failed ("invalid Read on closed
+	// Body"), it closed the connection to termhost mid-answer, and the
+	// suite never got its reply (60 s timeout, once in ~50 runs under load).
+	// The trace of requests is for the failure message.
 	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(target)
 		r.Out.Host = r.In.Host
 		r.Out.Header.Set("Authorization", "Bearer "+token)
-	}, Transport: &http.Transport{DisableKeepAlives: true}, ModifyResponse: func(res *http.Response) error {
+	}, ModifyResponse: func(res *http.Response) error {
 		t.Logf("proxy: %s %s session %q: %d %s", res.Request.Method, res.Request.URL.Path,
 			res.Request.Header.Get("Mcp-Session-Id")+res.Header.Get("Mcp-Session-Id"), res.StatusCode, res.Header.Get("Content-Type"))
 		return nil
 	}}
-	proxy := &http.Server{Handler: rp, ReadHeaderTimeout: 30 * time.Second}
+	fullDuplex := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			t.Errorf("proxy: %v", err)
+		}
+		rp.ServeHTTP(w, r)
+	})
+	proxy := &http.Server{Handler: fullDuplex, ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = proxy.Serve(proxyLn) }()
 	t.Cleanup(func() { _ = proxy.Close() })
 
@@ -121,13 +129,14 @@ func TestMCPConformance(t *testing.T) {
 				}
 				var checks []struct {
 					ID, Status, ErrorMessage string
+					Details                  json.RawMessage
 				}
 				if err := json.Unmarshal(raw, &checks); err != nil || len(checks) == 0 {
 					t.Fatalf("%s: %v\n%s", f, err, raw)
 				}
 				for _, c := range checks {
 					if c.Status != "SUCCESS" && c.Status != "INFO" {
-						t.Errorf("conformance %s: check %s is %s: %s", scenario, c.ID, c.Status, c.ErrorMessage)
+						t.Errorf("conformance %s: check %s is %s: %s\ndetails: %s", scenario, c.ID, c.Status, c.ErrorMessage, c.Details)
 					} else {
 						t.Logf("conformance %s: check %s %s", scenario, c.ID, c.Status)
 					}
