@@ -236,11 +236,11 @@ func closedByServer(c net.Conn, r io.Reader) error {
 }
 
 // Point 15: idle keep-alives and unfinished bodies are cut; a WebSocket
-// outlives the read timeout.
+// and an MCP tool call outlive the read timeout.
 func TestServeTimeouts(t *testing.T) {
 	const timeout = 500 * time.Millisecond
-	_, login := startServe(t, "--read-timeout", timeout.String(), "--idle-timeout", timeout.String())
-	base, _, _ := strings.Cut(login, "/#token=")
+	_, login := startServe(t, "--read-timeout", timeout.String(), "--idle-timeout", timeout.String(), "--mcp")
+	base, token, _ := strings.Cut(login, "/#token=")
 	addr := strings.TrimPrefix(base, "http://")
 
 	t.Run("idle keep-alive", func(t *testing.T) {
@@ -277,6 +277,29 @@ func TestServeTimeouts(t *testing.T) {
 				t.Fatalf("ping %d, %v after connecting: %v", id, time.Since(end.Add(-3*timeout)), err)
 			}
 			time.Sleep(timeout / 5)
+		}
+	})
+	t.Run("mcp tool call outlives the read timeout", func(t *testing.T) {
+		// wait_for answers on its POST's event stream once the shell
+		// prints; the read timeout must not cancel that request meanwhile.
+		tr := &http.Transport{}
+		t.Cleanup(tr.CloseIdleConnections)
+		call := httpMCP(t, base+"/mcp", token, tr)
+		id := call("open_terminal", map[string]any{"name": "slow", "command": []string{"sh", "-c", "read x; echo got-$x; exec sleep 60"}})["id"].(string)
+		waited := make(chan map[string]any, 1)
+		go func() {
+			defer close(waited) // also when call fails the test
+			waited <- call("wait_for", map[string]any{"terminal": id, "pattern": "got-go", "timeoutSeconds": 60})
+		}()
+		time.Sleep(3 * timeout) // wall time past the read timeout is the point
+		select {
+		case res, ok := <-waited:
+			t.Fatalf("wait_for ended before the input (%v): %v", ok, res)
+		default:
+		}
+		call("send_input", map[string]any{"terminal": id, "text": "go", "keys": []string{"Enter"}})
+		if res, ok := <-waited; !ok || res["match"] != "got-go" {
+			t.Fatalf("wait_for: %v, want the match got-go", res)
 		}
 	})
 }
