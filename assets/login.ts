@@ -44,8 +44,11 @@ async function signIn(): Promise<void> {
     return;
   }
   if (r.ok) {
+    // The owner stays on the page the link was opened at (a terminal's
+    // address with the login fragment added lands on that terminal); a share
+    // goes to its own terminal.
     const j = (await r.json()) as { next: string };
-    location.replace(j.next);
+    location.replace(token ? location.pathname + location.search : j.next);
     return;
   }
   const reason = sentence(await r.text());

@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -17,6 +18,9 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
 )
 
 // firstVisitBudget is the most a first visit may transfer (issue 15, point 8).
@@ -215,6 +219,28 @@ func TestRightLinkAfterWrongOne(t *testing.T) {
 	p.waitOnline()
 	if r := p.evalString(`window.__termhost.role`); r != "owner" {
 		t.Errorf("role after the right link = %q, want owner", r)
+	}
+}
+
+// A terminal's address with the owner's login fragment added signs in and
+// stays there: the page shows that terminal, not the empty workbench.
+func TestLoginLinkToATerminal(t *testing.T) {
+	e := newAuthEnv(t)
+	const id = "linked"
+	claim := ahp.ClientClaim("e2e-link")
+	meta, _ := json.Marshal(map[string]any{terminals.MetaCommand: []string{"/bin/bash", "-c", "echo linked-here; sleep 60"}})
+	if err := e.m.Create(ahp.CreateTerminalParams{Channel: ahp.TerminalURIOf(id), Claim: &claim, Cols: 80, Rows: 24, Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	p := e.newPage("tab", chromedp.WithNewBrowserContext())
+	p.do(chromedp.Navigate(e.URL + "/t/" + id + "#token=" + e.token))
+	p.waitOnline()
+	p.waitLine(id, "linked-here", 10*time.Second)
+	if got := p.evalString(`location.pathname + location.hash`); got != "/t/"+id {
+		t.Errorf("address after signing in: %q, want /t/%s without the token", got, id)
+	}
+	if got := p.evalString(`window.__termhost.active()`); got != id {
+		t.Errorf("active terminal %q, want %q", got, id)
 	}
 }
 
