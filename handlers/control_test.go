@@ -10,6 +10,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // waitNotice waits for the next x-termhost/controlRequest with status.
@@ -147,7 +148,7 @@ func TestControlSurvivesHolderBlip(t *testing.T) {
 	waitNotice(t, owner, "pending")
 	_ = owner.Conn().CloseNow()
 	owner.WaitClosed()
-	waitUntil(t, 10*time.Second, "the holder's connection to be gone", func() bool { return ts.m.Connections("holder") == 0 })
+	poll.Until(t, 10*time.Second, "the holder's connection to be gone", func() bool { return ts.m.Connections("holder") == 0 })
 
 	if status, again := requestControl(t, driver, uri); status != "pending" || again != id {
 		t.Errorf("requestControl during the holder's grace = %s %s, want the request %s still pending", status, again, id)
@@ -348,7 +349,7 @@ func TestNobodyHoldsFirstTypistGetsControl(t *testing.T) {
 	holder.Initialize("1.0.0", "holder")
 	uri, _ := holder.CreateTerminal("free", "holder", nil)
 	_ = holder.Conn().CloseNow()
-	waitUntil(t, 10*time.Second, "the holder's grace to end", func() bool { return !ts.m.Present("holder") })
+	poll.Until(t, 10*time.Second, "the holder's grace to end", func() bool { return !ts.m.Present("holder") })
 
 	driver := ts.dial(t, "Authorization", "Bearer "+shareLabelled(t, admin, uri, "driver", "alice"))
 	driver.Initialize("1.0.0", "alice-tab", ahp.RootURI, uri)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -28,7 +29,7 @@ func bigRecording(t *testing.T, size int) (*testServer, string) {
 	uri, _ := owner.CreateTerminal("big", "owner", map[string]any{"_meta": map[string]any{"termhost/record": true}})
 	owner.MustCall("x-termhost/record", map[string]any{"channel": uri, "on": false})
 	path := filepath.Join(dir, "big.cast")
-	waitUntil(t, 10*time.Second, "the recording's pause marker", func() bool {
+	poll.Until(t, 10*time.Second, "the recording's pause marker", func() bool {
 		b, _ := os.ReadFile(path)
 		return strings.Contains(string(b), "recording paused")
 	})
@@ -119,7 +120,7 @@ func TestDownloadLimit(t *testing.T) {
 		b.Close()
 	}
 	open = nil
-	waitUntil(t, 10*time.Second, "a free download slot", func() bool {
+	poll.Until(t, 10*time.Second, "a free download slot", func() bool {
 		resp, err := c.Do(authorized(t, ts.URL+"/t/big/recording.cast", ownerToken))
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // TestIdleTabGoroutines (issue 28, idle memory): a tab at rest (its own
@@ -38,7 +40,7 @@ func TestIdleTabGoroutines(t *testing.T) {
 		}
 		return true
 	}
-	waitUntil(t, 30*time.Second, "the tabs' goroutines to come to rest", atRest)
+	poll.Until(t, 30*time.Second, "the tabs' goroutines to come to rest", atRest)
 	if counts["handlers.(*conn).read("] != tabs {
 		t.Fatalf("at rest with %d tabs: %v", tabs, counts)
 	}
@@ -48,7 +50,7 @@ func TestIdleTabGoroutines(t *testing.T) {
 	uri, _ := c.CreateTerminal("late", "late", nil)
 	c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo late-$((6*7))\r"})
 	c.WaitOutput(uri, "late-42")
-	waitUntil(t, 30*time.Second, "the late tab's goroutines to end", atRest)
+	poll.Until(t, 30*time.Second, "the late tab's goroutines to end", atRest)
 }
 
 // goroutinesRunning counts the goroutines of this process whose stack has a

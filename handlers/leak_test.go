@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/internal/proctest"
 )
 
@@ -50,7 +51,7 @@ func TestCreateDispose100(t *testing.T) {
 	}
 	c.MustCall("ping", map[string]any{"channel": ahp.RootURI})
 	withJobs := (n + 2) / 3
-	waitUntil(t, 30*time.Second, "background jobs running", func() bool {
+	poll.Until(t, 30*time.Second, "background jobs running", func() bool {
 		return len(processesRunning("sleep", jobA)) == withJobs && len(processesRunning("sleep", jobB)) == withJobs
 	})
 	var wg sync.WaitGroup
@@ -69,7 +70,7 @@ func TestCreateDispose100(t *testing.T) {
 	}
 	// Dispose has sent SIGKILL to every process of each session; a loaded
 	// machine may take a moment to schedule their deaths.
-	waitUntil(t, 10*time.Second, "the background jobs to end after dispose", func() bool {
+	poll.Until(t, 10*time.Second, "the background jobs to end after dispose", func() bool {
 		return len(processesRunning("sleep", jobA))+len(processesRunning("sleep", jobB)) == 0
 	})
 	if got := openFDs(t); got > baseFDs {

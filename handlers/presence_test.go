@@ -12,6 +12,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -164,7 +165,7 @@ func TestStaleHolderReleased(t *testing.T) {
 			// Nobody there may hold it: presence shows nobody in control, and
 			// the claim is anyone's who may act (granted at once).
 			waitPresence(t, stay, uri, []string{"stayer/viewer//false"})
-			waitUntil(t, 10*time.Second, "the holder's grace to end", func() bool { return !ts.m.Present("holder") })
+			poll.Until(t, 10*time.Second, "the holder's grace to end", func() bool { return !ts.m.Present("holder") })
 			driver := ts.dial(t, "Authorization", "Bearer "+shareLabelled(t, admin, uri, "driver", "late"))
 			driver.Initialize("1.0.0", "late")
 			driver.Subscribe(uri)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // integrationSeqs are the sequences no client may ever see (§1 of the shell
@@ -126,7 +127,7 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 				t.Helper()
 				off := rawLen()
 				c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": data})
-				if !eventually(waitPrompt, func() bool { return answered(rawSince(off)) }) {
+				if !poll.Eventually(waitPrompt, func() bool { return answered(rawSince(off)) }) {
 					t.Fatalf("no answer to %s; raw output ends %q", what, tail(string(rawSince(0))))
 				}
 			}
@@ -140,7 +141,7 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 			answered := false
 			for press := 0; press < 5 && !answered; press++ {
 				c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
-				answered = eventually(waitPrompt/5, func() bool { return newPrompt(rawSince(off)) })
+				answered = poll.Eventually(waitPrompt/5, func() bool { return newPrompt(rawSince(off)) })
 			}
 			if !answered {
 				t.Fatalf("no answer to Ctrl-C; raw output ends %q", tail(string(rawSince(0))))
@@ -162,7 +163,7 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 			sleep := c.WaitAction("sleep runs", func(e ahp.Envelope) bool {
 				return e.Action.Type == ahp.TerminalCommandExecuted && e.Action.CommandLine == "sleep 60"
 			})
-			if !eventually(waitPrompt, func() bool { return foregroundJob("sleep", "60") }) {
+			if !poll.Eventually(waitPrompt, func() bool { return foregroundJob("sleep", "60") }) {
 				t.Fatal("sleep never became the terminal's foreground job")
 			}
 			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x03"})
@@ -230,7 +231,7 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 				rawMu.Unlock()
 				return content.String() == want
 			}
-			eventually(5*time.Second, caughtUp) // the checks below report a mismatch
+			poll.Eventually(5*time.Second, caughtUp) // the checks below report a mismatch
 			if bad := forbidden(content.String()); bad != "" {
 				t.Errorf("snapshot content contains %q", bad)
 			}
@@ -328,16 +329,3 @@ func outputBetween(c *client, uri string, from, to int64) string {
 }
 
 func tail(s string) string { return s[max(0, len(s)-400):] }
-
-// eventually polls cond until it holds or timeout passes, and reports
-// whether it held.
-func eventually(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond) // the poll interval, not a wait for luck
-	}
-	return true
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/internal/proctest"
 )
 
@@ -291,7 +292,7 @@ func TestSoak(t *testing.T) {
 	for _, uri := range uris {
 		ref.notify("dispatchAction", map[string]any{"channel": uri, "clientSeq": 1, "action": map[string]any{"type": "terminal/input", "data": "echo soak-''end\r"}})
 	}
-	waitUntil(t, 60*time.Second, "end markers", func() bool {
+	poll.Until(t, 60*time.Second, "end markers", func() bool {
 		ref.mu.Lock()
 		defer ref.mu.Unlock()
 		for _, uri := range uris {
@@ -325,7 +326,7 @@ func TestSoak(t *testing.T) {
 	if kids := proctest.Children(t); len(kids) != 0 {
 		t.Errorf("children left: %v", kids)
 	}
-	waitUntil(t, 10*time.Second, "fds back to baseline", func() bool { return openFDs(t) <= baseFDs })
+	poll.Until(t, 10*time.Second, "fds back to baseline", func() bool { return openFDs(t) <= baseFDs })
 }
 
 // verifyPeriods checks every subscription period of c against the reference.
@@ -379,15 +380,4 @@ func dataOf(envs []ahp.Envelope) string {
 		}
 	}
 	return b.String()
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -101,17 +102,10 @@ func (ts *testServer) info(uri string) (ahp.TerminalInfo, bool) {
 	return ahp.TerminalInfo{}, false
 }
 
-// waitFor polls cond until it holds or fails the test after a generous
-// deadline (a loaded 2-core machine).
+// waitFor waits for cond as long as a loaded 2-core machine may need.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, 20*time.Second, what, cond)
 }
 
 // testApp runs subcommands in process with the given environment, stdin

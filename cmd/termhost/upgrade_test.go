@@ -19,6 +19,7 @@ import (
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handover"
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // upgradeServer is a "termhost serve" child of the test, run from its own
@@ -98,16 +99,6 @@ var nextBinary = sync.OnceValues(func() (string, error) {
 	}
 	return path, nil
 })
-
-// waitUntil is waitFor with a deadline of d.
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
 
 // regexpLoginURL finds the server's URL in its login link.
 var regexpLoginURL = regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/#token=`)
@@ -363,7 +354,7 @@ func upgradeKeepsShells(t *testing.T, trigger func(t *testing.T, s *upgradeServe
 	}
 	for _, w := range []*watcher{a, b} {
 		// The loop forks a sleep per line: on a loaded machine it outlasts waitFor's 20 s.
-		waitUntil(t, time.Minute, "loop-done on "+w.c.ClientID(), func() bool { out, _ := w.stream(channel); return strings.Contains(out, "loop-done") })
+		poll.Until(t, time.Minute, "loop-done on "+w.c.ClientID(), func() bool { out, _ := w.stream(channel); return strings.Contains(out, "loop-done") })
 	}
 	viewer, err := client.Dial(t.Context(), s.url, client.Options{Token: shareToken, ClientID: "upgrade-viewer", InitialSubscriptions: []string{channel}})
 	if err != nil {

@@ -15,20 +15,9 @@ import (
 
 	creackpty "github.com/creack/pty"
 	"golang.org/x/sys/unix"
-)
 
-// waitFor waits (up to 10 s) for cond, failing the test with what otherwise.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10 s: %s", what)
-		}
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
-	}
-}
+	"github.com/termhost/termhost/internal/poll"
+)
 
 // watched is the number of pidfds in the shared watcher.
 func watched() int {
@@ -61,7 +50,7 @@ func fmtCode(code *int) string {
 // watcher goroutine; each exit is reported with its own code, and the
 // watcher ends once nothing runs.
 func TestIdleProcessesHoldNoGoroutine(t *testing.T) {
-	waitFor(t, "a watcher goroutine is left from earlier tests", func() bool { return watcherGoroutines.Load() == 0 })
+	poll.Until(t, 10*time.Second, "the watcher goroutines of earlier tests to end", func() bool { return watcherGoroutines.Load() == 0 })
 	base := runtime.NumGoroutine()
 	const n = 20
 	procs := make([]*Process, n)
@@ -87,7 +76,7 @@ func TestIdleProcessesHoldNoGoroutine(t *testing.T) {
 			t.Errorf("process %d: %v", i, err)
 		}
 	}
-	waitFor(t, "the watcher goroutine still runs after every exit", func() bool { return watcherGoroutines.Load() == 0 })
+	poll.Until(t, 10*time.Second, "the watcher goroutine to end after every exit", func() bool { return watcherGoroutines.Load() == 0 })
 	if got := watched(); got != 0 {
 		t.Errorf("watcher has %d pidfds after every exit, want 0", got)
 	}
@@ -141,7 +130,7 @@ func TestWatcherConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	waitFor(t, "the watcher goroutine still runs after every exit", func() bool { return watcherGoroutines.Load() == 0 })
+	poll.Until(t, 10*time.Second, "the watcher goroutine to end after every exit", func() bool { return watcherGoroutines.Load() == 0 })
 }
 
 // TestWatcherFallback: without the watcher, a goroutine per process waits
@@ -217,7 +206,7 @@ func TestAdoptExit(t *testing.T) {
 // Interrupt (after which Read does not park) and on the exit, and the
 // watcher ends once nothing is watched.
 func TestReadParks(t *testing.T) {
-	waitFor(t, "a watcher goroutine is left from earlier tests", func() bool { return watcherGoroutines.Load() == 0 })
+	poll.Until(t, 10*time.Second, "the watcher goroutines of earlier tests to end", func() bool { return watcherGoroutines.Load() == 0 })
 	p := start(t, "read x; echo got-$x; read y; exit 3")
 	woken := make(chan struct{}, 4)
 	wake := func() { woken <- struct{}{} }
@@ -289,7 +278,7 @@ func TestReadParks(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the watcher goroutine still runs with nothing watched", func() bool { return watcherGoroutines.Load() == 0 })
+	poll.Until(t, 10*time.Second, "the watcher goroutine to end with nothing watched", func() bool { return watcherGoroutines.Load() == 0 })
 	if got := watched(); got != 0 {
 		t.Errorf("watcher has %d descriptors after the exit, want 0", got)
 	}
