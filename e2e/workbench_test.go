@@ -61,8 +61,15 @@ func TestCreateTypeAndShare(t *testing.T) {
 	if n := b.countLines(id, "hi"); n != 1 {
 		t.Errorf("second tab shows %d lines “hi”, want 1", n)
 	}
-	// The second tab does not hold the claim: it shows who does.
+	// The second tab does not hold the claim: it shows who does, in the
+	// claim bar and in the side bar alike, once presence names the holder.
 	b.waitJS("the claim note", `document.querySelector('.terminal-view:not([hidden]) .terminal-claimbar:not([hidden])')?.textContent.includes('Take Control')`, 5*time.Second)
+	b.waitJS("the side bar naming the claim bar's holder", fmt.Sprintf(`(() => {
+		const bar = document.querySelector('.terminal-view:not([hidden]) .claim-holder')?.textContent ?? '';
+		const m = /^Controlled by (.+) · /.exec(bar);
+		const row = document.querySelector('.terminal-item[data-terminal=%q]');
+		return !!m && m[1] !== 'nobody' && row?.querySelector('.terminal-holder')?.textContent === ' · ' + m[1] && row.title.includes('controlled by ' + m[1]);
+	})()`, id), 5*time.Second)
 	a.typeKeys(id, "ls -la /usr | head -5; echo done"+kb.Enter)
 	a.waitLine(id, "done", 10*time.Second)
 	a.shot("workbench-dark")

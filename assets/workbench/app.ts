@@ -241,6 +241,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#views.get(uri)?.renderClaim();
     this.#editor.renderTabs();
     this.statusBar.render();
+    this.sidebar.refreshHolders();
   }
 
   /** Who controls a terminal, for people (SidebarHost). */

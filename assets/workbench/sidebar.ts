@@ -132,7 +132,7 @@ export class Sidebar {
       const failed = exited && code !== undefined && code !== 0;
       const icon = exited ? (failed ? icons.error : icons.pass) : icons.terminal;
       const state = exited ? (code === undefined ? 'exited' : `exited (${code})`) : 'running';
-      const holder = this.#host.holderLabel?.(t.resource, t.claim) ?? claimLabel(t.claim, this.#host.clientId);
+      const holder = this.#holderOf(t);
       const row = h(
         'div.list-row.terminal-item',
         {
@@ -140,7 +140,8 @@ export class Sidebar {
           tabindex: 0,
           'data-terminal': terminalIdOf(t.resource),
           'aria-selected': String(t.resource === active),
-          title: `${name} — ${state} — controlled by ${holder}\n${t.resource}`,
+          title: rowTitle(name, state, holder, t.resource),
+          'data-state': state,
         },
         svg(icon, `codicon row-icon ${exited ? (failed ? 'status-failure' : 'status-exited') : ''}`),
         h('span.row-label', null, name),
@@ -172,6 +173,26 @@ export class Sidebar {
 
   refreshSelection(): void {
     this.renderTerminals(this.#catalogue);
+  }
+
+  /**
+   * Names again who controls each listed terminal, in place (presence
+   * arrived or changed): a redraw would take the keyboard and the hover
+   * preview from the rows.
+   */
+  refreshHolders(): void {
+    for (const t of this.#catalogue) {
+      const row = this.terminals.body.querySelector<HTMLElement>(`.terminal-item[data-terminal="${CSS.escape(terminalIdOf(t.resource))}"]`);
+      const span = row?.querySelector('.terminal-holder');
+      if (!row || !span) continue;
+      const holder = this.#holderOf(t);
+      span.textContent = ` · ${holder}`;
+      row.title = rowTitle(this.#host.nameOf(t.resource), row.dataset.state ?? '', holder, t.resource);
+    }
+  }
+
+  #holderOf(t: TerminalInfo): string {
+    return this.#host.holderLabel?.(t.resource, t.claim) ?? claimLabel(t.claim, this.#host.clientId);
   }
 
   renderCommands(view: TerminalView | undefined): void {
@@ -239,4 +260,8 @@ export class Sidebar {
     });
     return row;
   }
+}
+
+function rowTitle(name: string, state: string, holder: string, uri: string): string {
+  return `${name} — ${state} — controlled by ${holder}\n${uri}`;
 }
