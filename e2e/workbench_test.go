@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/terminals"
 )
 
 // Load the page, create a terminal, type, read the output; a second tab on
@@ -70,6 +74,25 @@ func TestCreateTypeAndShare(t *testing.T) {
 		const row = document.querySelector('.terminal-item[data-terminal=%q]');
 		return !!m && m[1] !== 'nobody' && row?.querySelector('.terminal-holder')?.textContent === ' · ' + m[1] && row.title.includes('controlled by ' + m[1]);
 	})()`, id), 5*time.Second)
+	// A redraw that changes nothing keeps the claim bar's elements, so that
+	// a click under way is not lost: a terminal added to the catalogue
+	// redraws every claim bar.
+	var found bool
+	b.eval(`!!(window.__take = document.querySelector('.terminal-view:not([hidden]) .claim-take'))`, &found)
+	if !found {
+		t.Fatal("no Take Control button in the second tab's claim bar")
+	}
+	claim := ahp.ClientClaim("e2e-other")
+	meta, _ := json.Marshal(map[string]any{terminals.MetaCommand: []string{"sleep", "60"}})
+	if err := e.m.Create(ahp.CreateTerminalParams{Channel: ahp.TerminalURIOf("other"), Claim: &claim, Cols: 80, Rows: 24, Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJS("the other terminal in the catalogue", `window.__termhost.catalogue().length === 2`, 10*time.Second)
+	var kept bool
+	b.eval(`window.__take.isConnected`, &kept)
+	if !kept {
+		t.Error("the claim bar's Take Control button was replaced by a redraw that changed nothing")
+	}
 	a.typeKeys(id, "ls -la /usr | head -5; echo done"+kb.Enter)
 	a.waitLine(id, "done", 10*time.Second)
 	a.shot("workbench-dark")

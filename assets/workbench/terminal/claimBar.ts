@@ -42,7 +42,22 @@ export class ClaimBar {
     this.#takeControl = takeControl;
   }
 
+  /**
+   * Draws the bars for x. When they come out as they were, the elements
+   * drawn before stay: a redraw between a button's press and its release
+   * (presence and the catalogue redraw often) would lose the click.
+   */
   render(x: ClaimBarInput): void {
+    const before = [this.infobar.cloneNode(true), this.claimbar.cloneNode(true)];
+    const drawn = [[...this.infobar.childNodes], [...this.claimbar.childNodes]];
+    this.#draw(x);
+    if (this.infobar.isEqualNode(before[0]) && this.claimbar.isEqualNode(before[1])) {
+      this.infobar.replaceChildren(...drawn[0]);
+      this.claimbar.replaceChildren(...drawn[1]);
+    }
+  }
+
+  #draw(x: ClaimBarInput): void {
     const bar = this.infobar;
     const claim = this.claimbar;
     clear(bar);
