@@ -18,11 +18,13 @@ import (
 	"github.com/termhost/termhost/terminals/hub"
 )
 
-// recorder is a Subscriber that keeps every frame it is given.
+// recorder is a Subscriber that keeps every frame it is given, and the
+// terminal's output decoded from them.
 type recorder struct {
 	clientID string
 	mu       sync.Mutex
 	frames   []string
+	output   strings.Builder // the snapshot's content, then each terminal/data
 	changed  chan struct{}
 }
 
@@ -51,6 +53,9 @@ func claimedTerminal(t *testing.T, m *Manager, uri string) *recorder {
 	}
 	rec.mu.Lock()
 	rec.frames = append(rec.frames, string(b))
+	for _, p := range snap.State.(ahp.TerminalState).Content {
+		rec.output.WriteString(p.Text())
+	}
 	rec.mu.Unlock()
 	return rec
 }
@@ -67,6 +72,9 @@ func (r *recorder) Drained() <-chan struct{} {
 func (r *recorder) Deliver(f *hub.Frame) bool {
 	r.mu.Lock()
 	r.frames = append(r.frames, string(f.Bytes(r.Shape())))
+	if a := f.Envelope().Action; a.Type == ahp.TerminalData {
+		r.output.WriteString(a.Data)
+	}
 	r.mu.Unlock()
 	select {
 	case r.changed <- struct{}{}:
@@ -75,11 +83,14 @@ func (r *recorder) Deliver(f *hub.Frame) bool {
 	return true
 }
 
-// waitFor waits until the frames received contain want, or ctx ends.
+// waitFor waits until the frames received (as JSON) or the output contain
+// want, or ctx ends. The output is searched as one text: a marker printed
+// at once can still come in two frames.
 func (r *recorder) waitFor(ctx context.Context, want string) error {
 	for {
 		r.mu.Lock()
-		found := strings.Contains(strings.Join(r.frames, ""), want)
+		found := strings.Contains(strings.Join(r.frames, ""), want) || strings.Contains(r.output.String(), want)
+		out := r.output.String()
 		r.mu.Unlock()
 		if found {
 			return nil
@@ -87,7 +98,7 @@ func (r *recorder) waitFor(ctx context.Context, want string) error {
 		select {
 		case <-r.changed:
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for %q: %w", want, ctx.Err())
+			return fmt.Errorf("waiting for %q: %w; the output ends %q", want, ctx.Err(), out[max(0, len(out)-300):])
 		}
 	}
 }
