@@ -4,7 +4,7 @@
 // ("alice asks for control · Grant · Decline").
 
 import { exitCodeOf, hasExited, type TerminalState } from '../../ahp/types';
-import { h, clear, svg } from '../dom';
+import { h, svg } from '../dom';
 import { icons } from '../icons';
 import { claimLabel } from '../format';
 import type { Control } from './presence';
@@ -43,25 +43,27 @@ export class ClaimBar {
   }
 
   /**
-   * Draws the bars for x. When they come out as they were, the elements
-   * drawn before stay: a redraw between a button's press and its release
-   * (presence and the catalogue redraw often) would lose the click.
+   * Draws the bars for x on detached copies and changes the page only
+   * where they differ: presence and the catalogue redraw often, and a
+   * button taken out of the page between its press and its release (even
+   * to be put back) loses the click.
    */
   render(x: ClaimBarInput): void {
-    const before = [this.infobar.cloneNode(true), this.claimbar.cloneNode(true)];
-    const drawn = [[...this.infobar.childNodes], [...this.claimbar.childNodes]];
-    this.#draw(x);
-    if (this.infobar.isEqualNode(before[0]) && this.claimbar.isEqualNode(before[1])) {
-      this.infobar.replaceChildren(...drawn[0]);
-      this.claimbar.replaceChildren(...drawn[1]);
+    const bar = this.infobar.cloneNode(false) as HTMLElement;
+    const claim = this.claimbar.cloneNode(false) as HTMLElement;
+    this.#draw(x, bar, claim);
+    for (const [live, drawn] of [
+      [this.infobar, bar],
+      [this.claimbar, claim],
+    ]) {
+      if (live.isEqualNode(drawn)) continue;
+      live.className = drawn.className;
+      live.hidden = drawn.hidden;
+      live.replaceChildren(...drawn.childNodes);
     }
   }
 
-  #draw(x: ClaimBarInput): void {
-    const bar = this.infobar;
-    const claim = this.claimbar;
-    clear(bar);
-    clear(claim);
+  #draw(x: ClaimBarInput, bar: HTMLElement, claim: HTMLElement): void {
     claim.classList.remove('control-request');
     bar.hidden = claim.hidden = true;
     const st = x.state;
@@ -79,7 +81,7 @@ export class ClaimBar {
     }
     const control = x.uri ? x.control : undefined;
     if (x.isHolder) {
-      if (control && x.uri) this.#renderRequests(control, x.uri);
+      if (control && x.uri) this.#renderRequests(control, x.uri, claim);
       if (x.handBack && claim.hidden) {
         claim.append(
           svg(icons.person),
@@ -129,10 +131,9 @@ export class ClaimBar {
   }
 
   /** The holder's notice: who asks for control, with Grant and Decline. */
-  #renderRequests(control: Control, uri: string): void {
+  #renderRequests(control: Control, uri: string, claim: HTMLElement): void {
     const requests = control.incoming(uri);
     if (requests.length === 0) return;
-    const claim = this.claimbar;
     claim.classList.add('control-request');
     for (const r of requests) {
       claim.append(
