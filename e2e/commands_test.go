@@ -184,7 +184,7 @@ func TestClearedCommandSaysSo(t *testing.T) {
 	}
 	clickRow := func(label string) {
 		row := p.waitCommandRow(label)
-		p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#commands-view .command-item[data-command=%q]`, row.ID))))
+		p.click("the command row", fmt.Sprintf(`#commands-view .command-item[data-command=%q]`, row.ID))
 	}
 
 	p.typeKeys(id, "echo before-clear"+kb.Enter)

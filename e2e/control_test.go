@@ -47,8 +47,7 @@ func claimBar(sel string) string {
 
 func (p *page) clickClaimBar(what, sel string) {
 	p.t.Helper()
-	p.waitJS(what, "!!"+claimBar(sel), 10*time.Second)
-	p.do(chromedp.Click(chromedp.CSS(`.terminal-view:not([hidden]) .terminal-claimbar:not([hidden]) ` + sel)))
+	p.click(what, `.terminal-view:not([hidden]) .terminal-claimbar:not([hidden]) `+sel)
 }
 
 func (p *page) waitHolder(id string, want bool) {

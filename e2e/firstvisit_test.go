@@ -170,7 +170,7 @@ func TestFirstVisit(t *testing.T) {
 	}
 
 	// A share link in another fresh browser: 200, no console error.
-	p.do(chromedp.Click(chromedp.CSS(`.editor-group.active .editor-actions .share-action`)))
+	p.click("the Share action", `.editor-group.active .editor-actions .share-action`)
 	p.waitJS("the share dialog", `!!document.getElementById('share-create')`, 5*time.Second)
 	link := p.createShare("driver", 3600)
 	p.closeDialog()
@@ -258,9 +258,9 @@ func TestNewTerminalsTakeTheKeyboard(t *testing.T) {
 		name string
 		do   func()
 	}{
-		{"welcome button", func() { p.do(chromedp.Click(chromedp.CSS(`#terminals-view .welcome-view button`))) }},
+		{"welcome button", func() { p.click("the welcome view's New Terminal", `#terminals-view .welcome-view button`) }},
 		{"plus icon", func() {
-			p.do(chromedp.Click(chromedp.CSS(`#terminals-view button[aria-label="New Terminal"].icon-button`)))
+			p.click("the New Terminal button", `#terminals-view button[aria-label="New Terminal"].icon-button`)
 		}},
 		{"ctrl shift backquote", func() {
 			p.eval(`(document.activeElement?.blur(), true)`, nil)
@@ -345,7 +345,7 @@ func TestNewTerminalsTakeTheKeyboard(t *testing.T) {
 		b := e.newPage("second")
 		b.open("/t/" + id)
 		b.waitJS("the claim note", `document.querySelector('.terminal-view:not([hidden]) .terminal-claimbar:not([hidden])')?.textContent.includes('Take Control')`, 10*time.Second)
-		b.do(chromedp.Click(chromedp.CSS(`.terminal-view:not([hidden]) .terminal-claimbar button`)))
+		b.click("the claim bar's button", `.terminal-view:not([hidden]) .terminal-claimbar button`)
 		b.waitJS("our claim", fmt.Sprintf(`window.__termhost.view(%q).isHolder`, id), 5*time.Second)
 		b.typeHere(id, "controlled")
 	})
@@ -360,7 +360,7 @@ func TestNewTerminalWhileConnectingIsQueued(t *testing.T) {
 	e.proxy.Refuse()
 	p.eval(`(window.__termhost.dropConnection(), true)`, nil)
 	p.waitJS("the link down", `window.__termhost.client.connection !== 'online'`, 10*time.Second)
-	p.do(chromedp.Click(chromedp.CSS(`#terminals-view .welcome-view button`)))
+	p.click("the welcome view's New Terminal", `#terminals-view .welcome-view button`)
 	p.waitJS("the queued notice", `[...document.querySelectorAll('.notification-message')].some(m => m.textContent.includes('once the connection is up'))`, 5*time.Second)
 	if n := len(e.m.Terminals()); n != 0 {
 		t.Fatalf("%d terminals created while offline, want 0 until the link is up", n)

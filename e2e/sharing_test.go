@@ -162,7 +162,7 @@ func (p *page) openShareDialog(how, id string) {
 	p.t.Helper()
 	switch how {
 	case "tab":
-		p.do(chromedp.Click(chromedp.CSS(`.editor-group.active .editor-actions .share-action`)))
+		p.click("the Share action", `.editor-group.active .editor-actions .share-action`)
 	case "sidebar":
 		p.eval(fmt.Sprintf(`(document.querySelector('.terminal-item[data-terminal=%q] .share-action').click(), true)`, id), nil)
 	case "palette":

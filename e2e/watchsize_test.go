@@ -48,7 +48,7 @@ func TestWatcherReadableSize(t *testing.T) {
 		}
 	})
 	p.run(t, "1:1 pans and is remembered", func(t *testing.T) {
-		p.do(chromedp.Click(chromedp.CSS(`.terminal-view:not([hidden]) .claim-scale`)))
+		p.click("the 1:1 toggle", `.terminal-view:not([hidden]) .claim-scale`)
 		p.waitJS("the real size", fmt.Sprintf(`Math.abs((%s) - window.__termhost.view('wide').term.options.fontSize) < 0.01`, fontPx), 5*time.Second)
 		p.waitJS("the pane pans sideways", `(s => s.classList.contains('panning') && s.scrollWidth > s.clientWidth)(window.__termhost.view('wide').element.querySelector('.terminal-scale'))`, 5*time.Second)
 		p.shot("watch-wide-1to1")
@@ -57,7 +57,7 @@ func TestWatcherReadableSize(t *testing.T) {
 		p.eval(`(window.__termhost.open('wide'), true)`, nil)
 		p.waitJS("the mirrored terminal", `(v => v && v.loaded && v.term.cols === 200)(window.__termhost.view('wide'))`, 10*time.Second)
 		p.waitJS("1:1 after the reload", `document.querySelector('.terminal-view:not([hidden]) .claim-scale')?.dataset.mode === 'actual'`, 10*time.Second)
-		p.do(chromedp.Click(chromedp.CSS(`.terminal-view:not([hidden]) .claim-scale`)))
+		p.click("the Fit toggle", `.terminal-view:not([hidden]) .claim-scale`)
 		p.waitJS("fit again", `document.querySelector('.terminal-view:not([hidden]) .claim-scale')?.dataset.mode === 'fit'`, 5*time.Second)
 	})
 	p.run(t, "the size comes back at once when the CLI detaches", func(t *testing.T) {
