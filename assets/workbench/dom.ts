@@ -37,6 +37,19 @@ export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
 }
 
+/**
+ * Puts drawn's children in el in place of its own, unless they are equal:
+ * a redraw that changes nothing leaves the page alone. (A button taken out
+ * of the page between its press and its release, even to be put back, loses
+ * the click; a hovered or focused element keeps its state.)
+ */
+export function patchChildren(el: Element, drawn: Element): void {
+  const now = el.childNodes;
+  const next = drawn.childNodes;
+  if (now.length === next.length && [...now].every((c, i) => c.isEqualNode(next[i]))) return;
+  el.replaceChildren(...next);
+}
+
 /** An element from an SVG string (icons). */
 export function svg(markup: string, cls = 'codicon'): HTMLElement {
   const span = document.createElement('span');

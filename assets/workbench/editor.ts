@@ -2,7 +2,7 @@
 // terminal. Tabs can be dragged to reorder, between groups, or to the right
 // edge of a group to split.
 
-import { h, clear, svg } from './dom';
+import { h, clear, patchChildren, svg } from './dom';
 import { icons } from './icons';
 import { hasExited } from '../ahp/types';
 import type { TerminalView } from './terminal/terminalView';
@@ -95,7 +95,12 @@ export class EditorGroup {
   }
 
   renderTabs(): void {
-    clear(this.tabsEl);
+    const drawn = h('div');
+    this.#drawTabs(drawn);
+    patchChildren(this.tabsEl, drawn);
+  }
+
+  #drawTabs(tabsEl: HTMLElement): void {
     const host = this.#area.host;
     // Same-named terminals (several "bash") get their id as a description.
     const titles = this.#area.views.map((v) => host.titleOf(v));
@@ -162,7 +167,7 @@ export class EditorGroup {
         const after = e.clientX > r.left + r.width / 2;
         this.#area.move(dragged, this, i + (after ? 1 : 0));
       });
-      this.tabsEl.append(tab);
+      tabsEl.append(tab);
     });
   }
 

@@ -3,7 +3,7 @@
 
 import { extMeta } from '../ahp/ext';
 import { exitCodeOf, hasExited, terminalIdOf, type TerminalClaim, type TerminalInfo } from '../ahp/types';
-import { h, clear, svg } from './dom';
+import { h, clear, patchChildren, svg } from './dom';
 import { icons } from './icons';
 import { claimLabel, formatDuration } from './format';
 import { commandLabel, commandStatus, type CommandRecord } from './terminal/commandTracker';
@@ -111,8 +111,12 @@ export class Sidebar {
 
   renderTerminals(list: TerminalInfo[]): void {
     this.#catalogue = list;
-    const body = this.terminals.body;
-    clear(body);
+    const drawn = h('div');
+    this.#drawTerminals(list, drawn);
+    patchChildren(this.terminals.body, drawn);
+  }
+
+  #drawTerminals(list: TerminalInfo[], body: HTMLElement): void {
     if (list.length === 0) {
       body.append(
         h(
