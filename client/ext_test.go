@@ -35,11 +35,7 @@ func TestPresenceAndScreen(t *testing.T) {
 	ts := newServer(t)
 	c := dial(t, ts.URL, client.Options{})
 	uri := createShell(t, c, "typed")
-	// The prompt may already be in the subscribe snapshot (a shell quicker
-	// than the subscribe, on a busy machine): then no action brings it.
-	if st, _ := c.Terminal(uri); !strings.Contains(text(st), "$ ") {
-		waitEvent(t, c, "the prompt", outputContains(c, uri, "$ "))
-	}
+	waitOutput(t, c, uri, "the prompt", "$ ")
 
 	lists, err := c.Presence(t.Context())
 	if err != nil {

@@ -89,6 +89,17 @@ func waitEvent(t *testing.T, c *client.Client, what string, match func(client.Ev
 	}
 }
 
+// waitOutput waits until c's mirror of channel holds s: at once when it
+// does already (the subscribe's snapshot can hold a shell's first prompt,
+// and then no action brings it), else up to the action that brings it.
+func waitOutput(t *testing.T, c *client.Client, channel, what, s string) {
+	t.Helper()
+	if st, _ := c.Terminal(channel); strings.Contains(text(st), s) {
+		return
+	}
+	waitEvent(t, c, what, outputContains(c, channel, s))
+}
+
 // outputContains matches an action event of channel after which c's
 // mirror of it holds s (events carry no content: the mirror has it).
 func outputContains(c *client.Client, channel, s string) func(client.Event) bool {
