@@ -278,7 +278,7 @@ func TestOutputAsBinary(t *testing.T) {
 	waitEvent(t, a, "done and the prompt", func(ev client.Event) bool {
 		st, _ := a.Terminal(uri)
 		out := text(st)
-		return outputContains(a, uri, "done\r\n")(ev) && strings.HasSuffix(out, "$ ")
+		return ev.Kind == client.EventAction && ev.Channel == uri && strings.Contains(out, "done\r\n") && strings.HasSuffix(out, "$ ")
 	})
 	after, _ := a.Terminal(uri)
 	received := len(text(after)) - len(text(before))

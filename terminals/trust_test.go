@@ -89,8 +89,8 @@ func (r *recorder) Deliver(f *hub.Frame) bool {
 func (r *recorder) waitFor(ctx context.Context, want string) error {
 	for {
 		r.mu.Lock()
-		found := strings.Contains(strings.Join(r.frames, ""), want) || strings.Contains(r.output.String(), want)
 		out := r.output.String()
+		found := strings.Contains(strings.Join(r.frames, ""), want) || strings.Contains(out, want)
 		r.mu.Unlock()
 		if found {
 			return nil

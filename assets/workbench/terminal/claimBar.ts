@@ -4,7 +4,7 @@
 // ("alice asks for control · Grant · Decline").
 
 import { exitCodeOf, hasExited, type TerminalState } from '../../ahp/types';
-import { h, svg } from '../dom';
+import { h, patchChildren, svg } from '../dom';
 import { icons } from '../icons';
 import { claimLabel } from '../format';
 import type { Control } from './presence';
@@ -56,10 +56,9 @@ export class ClaimBar {
       [this.infobar, bar],
       [this.claimbar, claim],
     ]) {
-      if (live.isEqualNode(drawn)) continue;
       live.className = drawn.className;
       live.hidden = drawn.hidden;
-      live.replaceChildren(...drawn.childNodes);
+      patchChildren(live, drawn);
     }
   }
 
