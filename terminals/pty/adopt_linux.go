@@ -25,22 +25,17 @@ func Adopt(masterFD, pidFD, pid int, log *slog.Logger) (*Process, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	// Non-blocking: the master before os.NewFile, so that it is in the
-	// runtime poller (reads honour deadlines); the pidfd so that the
-	// fallback without the watcher (awaitExit) waits in the poller too.
+	// Non-blocking: the master, which Read and Write wait for through the
+	// watcher; the pidfd so that the fallback without the watcher
+	// (awaitExit) waits in the runtime poller.
 	for _, fd := range []int{masterFD, pidFD} {
 		if err := unix.SetNonblock(fd, true); err != nil {
 			return nil, fmt.Errorf("adopt: non-blocking: %w", err)
 		}
 	}
-	master := os.NewFile(uintptr(masterFD), "pty-master")
-	rc, err := master.SyscallConn()
-	if err != nil {
-		return nil, fmt.Errorf("adopt pty raw conn: %w", err)
-	}
 	// The pidfd stays a bare descriptor (the watcher's epoll set has it),
 	// closed by the waiter.
-	p := &Process{pid: pid, pidfd: pidFD, master: master, rc: rc, log: log}
+	p := newProcess(pid, pidFD, masterFD, log)
 	p.reap = func() *int {
 		if code, ok := reapChild(pid); ok {
 			return code
@@ -54,7 +49,8 @@ func Adopt(masterFD, pidFD, pid int, log *slog.Logger) (*Process, error) {
 // Finished is a process that had already exited when it was handed over:
 // no pty, no pid, only its exit code.
 func Finished(code *int) *Process {
-	p := &Process{pidfd: -1, exitCode: code, done: make(chan struct{})}
+	p := newProcess(0, -1, -1, nil)
+	p.exitCode, p.done = code, make(chan struct{})
 	p.exited = true
 	p.closed.Store(true)
 	close(p.done)

@@ -1,9 +1,9 @@
 // Package pty runs one process on a pseudo-terminal in its own session:
-// start, read (through the runtime poller, honouring deadlines), write,
-// resize, signal the session, wait. The exits of all its processes, and
-// the output of those whose reader is idle, are watched by one shared
-// goroutine (an epoll set), so a quiet process holds no goroutine of its
-// own. It knows nothing of AHP.
+// start, read and write (honouring deadlines), resize, signal the session,
+// wait. The exits of all its processes, and the masters of those whose
+// reader or writer waits, are watched by one shared goroutine (an epoll
+// set), so a quiet process holds no goroutine of its own. It knows nothing
+// of AHP.
 package pty
 
 import (
@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -37,19 +38,23 @@ type Process struct {
 	pid    int
 	pidfd  int         // -1: none (old kernel); closed by the waiter after reap
 	reap   func() *int // reaps the child (waits for it without a pidfd) and returns the exit code (nil: signal or unknown)
-	master *os.File
-	rc     syscall.RawConn
+	master int         // the pty master's descriptor, non-blocking, out of the runtime poller (see await); -1: none
 	log    *slog.Logger
 
 	done     chan struct{} // closed by the waiter once the child is reaped
 	exitCode *int          // set before done is closed
 	waiter   sync.WaitGroup
 
-	deadlineMu  sync.Mutex // orders the waiter's wake-up against the reader's deadlines
-	exited      bool
-	paused      bool   // PauseReading: the read deadline stays in the past
-	interrupted bool   // Interrupt: until the next SetReadDeadline, a reader is not parked
-	wake        func() // a reader parked in the watcher (Read with wake), to call once
+	deadlineMu    sync.Mutex // orders the waiter's wake-up against the reader's deadlines
+	readDeadline  time.Time  // zero: none
+	writeDeadline time.Time
+	deadlineMoved chan struct{} // closed, and replaced, when a deadline is set: wakes a waiting reader or writer
+	exited        bool
+	paused        bool   // PauseReading: the read deadline stays in the past
+	interrupted   bool   // Interrupt: until the next SetReadDeadline, a reader is not parked
+	wake          func() // a reader parked in the watcher (Read with wake), to call once
+
+	readable chan struct{} // the watcher's report to the waiting reader (one slot)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -75,22 +80,24 @@ func Start(spec Spec) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pty: %w", err)
 	}
-	// pty.Open calls Fd(), which leaves the master blocking; make it
-	// non-blocking again so reads honour deadlines and Close unblocks them.
-	if err := setNonblock(f); err != nil {
-		_, _ = f.Close(), tty.Close()
-		return nil, fmt.Errorf("pty non-blocking: %w", err)
+	// The master as a bare descriptor, out of the runtime poller (see
+	// await): a duplicate, made non-blocking; closing pty.Open's file takes
+	// the original out of the poller.
+	master, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	_ = f.Close()
+	if err == nil {
+		err = unix.SetNonblock(master, true)
+		if err != nil {
+			_ = unix.Close(master)
+		}
 	}
-	// Sized through the slave: pty.Setsize on the master would call Fd(), which
-	// puts the master in blocking mode and breaks read deadlines.
-	if err := pty.Setsize(tty, &pty.Winsize{Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)}); err != nil {
-		_, _ = f.Close(), tty.Close()
-		return nil, fmt.Errorf("size pty: %w", err)
-	}
-	rc, err := f.SyscallConn()
 	if err != nil {
-		_, _ = f.Close(), tty.Close()
-		return nil, fmt.Errorf("pty raw conn: %w", err)
+		_ = tty.Close()
+		return nil, fmt.Errorf("pty master: %w", err)
+	}
+	if err := pty.Setsize(tty, &pty.Winsize{Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)}); err != nil {
+		_, _ = unix.Close(master), tty.Close()
+		return nil, fmt.Errorf("size pty: %w", err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	// Own session (and so process group) with the pty as controlling terminal.
@@ -98,10 +105,10 @@ func Start(spec Spec) (*Process, error) {
 	err = cmd.Start()
 	_ = tty.Close() // the child has it; our copy would keep the pty from reporting EIO at exit
 	if err != nil {
-		_ = f.Close()
+		_ = unix.Close(master)
 		return nil, fmt.Errorf("start %s: %w", spec.Argv[0], err)
 	}
-	p := &Process{pid: cmd.Process.Pid, pidfd: -1, master: f, rc: rc, log: log}
+	p := newProcess(cmd.Process.Pid, -1, master, log)
 	// We are its parent: the pid cannot be reused before we reap it.
 	if fd, err := unix.PidfdOpen(p.pid, unix.PIDFD_NONBLOCK); err == nil {
 		p.pidfd = fd
@@ -128,6 +135,12 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
+// newProcess is a process on the pty master (-1: none).
+func newProcess(pid, pidfd, master int, log *slog.Logger) *Process {
+	return &Process{pid: pid, pidfd: pidfd, master: master, log: log,
+		deadlineMoved: make(chan struct{}), readable: make(chan struct{}, 1)}
+}
+
 // startWaiter arranges for wait to run once the child has exited. Through
 // the shared watcher, a running child holds no goroutine; without it (no
 // pidfd, or epoll failed) a goroutine waits for the exit.
@@ -142,7 +155,7 @@ func (p *Process) startWaiter() {
 		awaitExit(p.pidfd) // at once after the watcher's report
 		p.wait()
 	}
-	if watcher.watch(p.pidfd, func() { go finish() }) != nil {
+	if watcher.watch(p.pidfd, unix.EPOLLIN, func() { go finish() }) != nil {
 		go finish()
 	}
 }
@@ -167,7 +180,7 @@ func (p *Process) wait() {
 	p.deadlineMu.Lock()
 	p.exited = true
 	close(p.done)
-	_ = p.master.SetReadDeadline(time.Now()) // wake a blocked Read
+	p.setDeadlinesLocked(time.Now(), p.writeDeadline) // wake a waiting Read
 	p.unparkLocked()
 	p.deadlineMu.Unlock()
 }
@@ -182,26 +195,18 @@ var ErrParked = errors.New("pty: reader parked until output")
 func (p *Process) park(wake func()) bool {
 	p.deadlineMu.Lock()
 	defer p.deadlineMu.Unlock()
-	if p.exited || p.paused || p.interrupted || p.closed.Load() {
+	if p.exited || p.paused || p.interrupted {
 		return false // Read returns at once: its deadline is past
 	}
-	fd, ok := p.masterFD()
-	if !ok {
+	if p.closed.Load() {
 		return false
 	}
 	p.wake = wake
-	if watcher.watch(fd, p.unpark) != nil {
+	if watcher.watch(p.master, unix.EPOLLIN, p.unpark) != nil {
 		p.wake = nil
 		return false
 	}
 	return true
-}
-
-// masterFD is the master's descriptor; false once it is closed.
-func (p *Process) masterFD() (int, bool) {
-	fd := -1
-	err := p.rc.Control(func(f uintptr) { fd = int(f) })
-	return fd, err == nil
 }
 
 // unpark is the watcher's callback: the master is readable.
@@ -221,7 +226,7 @@ func (p *Process) unparkLocked() {
 	if p.wake == nil {
 		return
 	}
-	if fd, ok := p.masterFD(); ok && !watcher.unwatch(fd) {
+	if !watcher.unwatch(p.master) {
 		return // the watcher's unpark is on its way
 	}
 	wake := p.wake
@@ -232,7 +237,7 @@ func (p *Process) unparkLocked() {
 // Read reads once into buf() as soon as the master is readable. buf is
 // called for each attempt, so the caller can take a buffer from a pool only
 // when there is something to read; idle is called each time the pty has
-// nothing to read, before the goroutine parks (send small output, give the
+// nothing to read, before the goroutine waits (send small output, give the
 // buffer back). It returns io.EOF once every slave fd is closed (the
 // child-exit EIO) and os.ErrDeadlineExceeded past the read deadline.
 //
@@ -243,39 +248,91 @@ func (p *Process) unparkLocked() {
 // meanwhile, and the reader's next goroutine calls Read again. wake must
 // not block.
 func (p *Process) Read(buf func() []byte, idle func(), wake func()) (int, error) {
-	var (
-		n      int
-		rerr   error
-		parked bool
-	)
-	err := p.rc.Read(func(fd uintptr) bool {
-		for {
-			n, rerr = syscall.Read(int(fd), buf())
-			if !errors.Is(rerr, syscall.EINTR) {
-				break
-			}
+	for {
+		if err := p.pastDeadline(&p.readDeadline); err != nil {
+			return 0, err
 		}
-		if errors.Is(rerr, syscall.EAGAIN) {
-			n, rerr = 0, nil
+		n, err := rawRead(p.master, buf())
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.EAGAIN):
 			idle()
-			parked = wake != nil && p.park(wake)
-			return parked
+			if wake != nil && p.park(wake) {
+				return 0, ErrParked
+			}
+			if err := p.await(p.master, unix.EPOLLIN, p.readable, &p.readDeadline); err != nil {
+				return 0, err
+			}
+		case n > 0:
+			return n, nil
+		case err == nil || errors.Is(err, syscall.EIO):
+			return 0, io.EOF
+		default:
+			return 0, os.NewSyscallError("read", err)
 		}
-		return true
-	})
-	if err != nil {
-		return 0, err
 	}
-	if parked {
-		return 0, ErrParked
+}
+
+// pastDeadline is os.ErrDeadlineExceeded once *deadline has passed.
+func (p *Process) pastDeadline(deadline *time.Time) error {
+	p.deadlineMu.Lock()
+	d := *deadline
+	p.deadlineMu.Unlock()
+	if !d.IsZero() && !time.Now().Before(d) {
+		return os.ErrDeadlineExceeded
 	}
-	if n <= 0 {
-		if rerr == nil || errors.Is(rerr, syscall.EIO) {
-			rerr = io.EOF
+	return nil
+}
+
+// await waits until fd reports events (through the shared watcher, into
+// ready), *deadline passes, or a deadline is set; the caller then tries
+// again (and checks the deadline). The master stays out of the runtime
+// poller, which watches a descriptor edge-triggered for its whole life and
+// so woke an idle scheduler thread for each chunk the tty pushed during a
+// flood while the reader was busy reading (BENCHMARKS.md, "The pty master
+// out of the runtime poller"); the watcher watches it only while a reader
+// or writer waits for it.
+func (p *Process) await(fd int, events uint32, ready chan struct{}, deadline *time.Time) error {
+	p.deadlineMu.Lock()
+	d, moved := *deadline, p.deadlineMoved
+	p.deadlineMu.Unlock()
+	var expired <-chan time.Time
+	if !d.IsZero() {
+		wait := time.Until(d)
+		if wait <= 0 {
+			return nil
 		}
-		return 0, rerr
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C
 	}
-	return n, nil
+	report := func() {
+		select {
+		case ready <- struct{}{}:
+		default: // cannot happen: each wait takes its one report
+		}
+	}
+	if err := watcher.watch(fd, events, report); err != nil {
+		return err
+	}
+	select {
+	case <-ready:
+		return nil
+	case <-moved:
+	case <-expired:
+	}
+	if !watcher.unwatch(fd) {
+		<-ready // the watcher's report is on its way: the slot must be empty for the next wait
+	}
+	return nil
+}
+
+// setDeadlinesLocked sets both deadlines and wakes a waiting reader and
+// writer to look at them; deadlineMu held.
+func (p *Process) setDeadlinesLocked(read, write time.Time) {
+	p.readDeadline, p.writeDeadline = read, write
+	close(p.deadlineMoved)
+	p.deadlineMoved = make(chan struct{})
 }
 
 // SetReadDeadline sets the read deadline that choose picks, knowing whether
@@ -286,7 +343,7 @@ func (p *Process) SetReadDeadline(choose func(exited bool) (d time.Time, set boo
 	defer p.deadlineMu.Unlock()
 	p.interrupted = false
 	if d, set := choose(p.exited); set && !p.paused {
-		_ = p.master.SetReadDeadline(d)
+		p.setDeadlinesLocked(d, p.writeDeadline)
 	}
 	return p.exited
 }
@@ -298,8 +355,8 @@ func (p *Process) PauseReading() {
 	p.deadlineMu.Lock()
 	defer p.deadlineMu.Unlock()
 	p.paused = true
-	_ = p.master.SetReadDeadline(time.Now())
-	_ = p.master.SetWriteDeadline(time.Now()) // a writer parked on a full pty
+	now := time.Now()
+	p.setDeadlinesLocked(now, now) // and a writer waiting on a full pty
 	p.unparkLocked()
 }
 
@@ -308,41 +365,69 @@ func (p *Process) ResumeReading() {
 	p.deadlineMu.Lock()
 	defer p.deadlineMu.Unlock()
 	p.paused = false
-	_ = p.master.SetReadDeadline(time.Time{})
-	_ = p.master.SetWriteDeadline(time.Time{})
+	p.setDeadlinesLocked(time.Time{}, time.Time{})
 }
 
 // Control runs fn with the pty master's descriptor (to pass it to another
-// process) without switching it to blocking mode as File.Fd would.
-func (p *Process) Control(fn func(fd uintptr)) error { return p.rc.Control(fn) }
+// process); it fails once the pty is closed.
+func (p *Process) Control(fn func(fd uintptr)) error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	fn(uintptr(p.master))
+	return nil
+}
 
-// Write writes input to the pty. It fails at once after Interrupt.
-func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }
+// Write writes all of b to the pty, waiting for room while it is full. It
+// fails at once after Interrupt.
+func (p *Process) Write(b []byte) (int, error) {
+	written := 0
+	for written < len(b) {
+		n, err := p.TryWrite(b[written:])
+		if err != nil {
+			return written, err
+		}
+		written += n
+		if n == 0 {
+			if err := p.awaitRoom(); err != nil {
+				return written, err
+			}
+		}
+	}
+	return written, nil
+}
+
+// awaitRoom waits until the pty takes input again, or a write deadline is
+// set or passes. It watches a duplicate of the master: a reader may be
+// waiting in the watcher's set for the master itself (Write is rare: a
+// paste into a program that does not read).
+func (p *Process) awaitRoom() error {
+	fd, err := unix.FcntlInt(uintptr(p.master), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return os.NewSyscallError("dup", err)
+	}
+	defer unix.Close(fd)
+	return p.await(fd, unix.EPOLLOUT, make(chan struct{}, 1), &p.writeDeadline)
+}
 
 // TryWrite writes what the pty takes of b at once, without waiting for
 // room: 0 when its buffer is full. It fails after Interrupt.
 func (p *Process) TryWrite(b []byte) (int, error) {
-	var (
-		n    int
-		werr error
-	)
-	err := p.rc.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), b)
-			if !errors.Is(werr, syscall.EINTR) {
-				return true // done either way: never park for room
-			}
-		}
-	})
-	switch {
-	case err != nil:
+	if err := p.pastDeadline(&p.writeDeadline); err != nil {
 		return 0, err
-	case errors.Is(werr, syscall.EAGAIN):
-		return 0, nil
-	case werr != nil:
-		return 0, werr
 	}
-	return n, nil
+	for {
+		n, err := unix.Write(p.master, b)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.EAGAIN):
+			return 0, nil
+		case err != nil:
+			return 0, os.NewSyscallError("write", err)
+		default:
+			return n, nil
+		}
+	}
 }
 
 // Resize sets the pty's window size without switching the master to
@@ -352,12 +437,8 @@ func (p *Process) Resize(cols, rows int) error {
 		return ErrClosed
 	}
 	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
-	var ioctlErr error
-	if err := p.rc.Control(func(fd uintptr) { ioctlErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); err != nil {
+	if err := unix.IoctlSetWinsize(p.master, unix.TIOCSWINSZ, ws); err != nil {
 		return fmt.Errorf("resize pty: %w", err)
-	}
-	if ioctlErr != nil {
-		return fmt.Errorf("resize pty: %w", ioctlErr)
 	}
 	return nil
 }
@@ -397,11 +478,11 @@ func (p *Process) Interrupt() {
 	p.deadlineMu.Lock()
 	defer p.deadlineMu.Unlock()
 	p.interrupted = true
-	if p.master == nil { // Finished
+	if p.master < 0 { // Finished
 		return
 	}
-	_ = p.master.SetReadDeadline(time.Now())
-	_ = p.master.SetWriteDeadline(time.Now())
+	now := time.Now()
+	p.setDeadlinesLocked(now, now)
 	p.unparkLocked()
 }
 
@@ -415,24 +496,26 @@ func (p *Process) Close() error {
 		p.closed.Store(true)
 		p.unparkLocked() // never left in the watcher's set once closed
 		p.deadlineMu.Unlock()
-		if p.master == nil { // Finished
+		if p.master < 0 { // Finished
 			return
 		}
-		if err := p.master.Close(); err != nil {
+		if err := unix.Close(p.master); err != nil {
 			p.closeErr = fmt.Errorf("close pty: %w", err)
 		}
 	})
 	return p.closeErr
 }
 
-func setNonblock(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
+// rawRead is read(2) without telling the scheduler: the master is
+// non-blocking, so the call returns within microseconds (at most the tty's
+// wait for its flip-buffer worker), and the runtime's bookkeeping for a
+// syscall that might block cost more than the read: during a flood sysmon
+// kept waking to check the reader's syscall and hand its P to another
+// thread (BENCHMARKS.md, "The pty master out of the runtime poller").
+func rawRead(fd int, b []byte) (int, error) {
+	r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	if e != 0 {
+		return int(r), e
 	}
-	var nbErr error
-	if err := rc.Control(func(fd uintptr) { nbErr = syscall.SetNonblock(int(fd), true) }); err != nil {
-		return err
-	}
-	return nbErr
+	return int(r), nil
 }

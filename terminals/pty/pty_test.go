@@ -2,8 +2,10 @@ package pty
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/termhost/termhost/internal/poll"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
@@ -77,6 +80,111 @@ func TestReadWriteExit(t *testing.T) {
 	}
 	if exited := p.SetReadDeadline(func(exited bool) (time.Time, bool) { return time.Time{}, false }); !exited {
 		t.Errorf("SetReadDeadline saw exited = false after Done")
+	}
+}
+
+// TestMasterOutOfRuntimePoller: the master is in no epoll set while
+// nobody waits for it (the runtime poller, edge-triggered, would wake an
+// idle scheduler thread for each chunk of a flood), and in the watcher's
+// while a reader waits.
+func TestMasterOutOfRuntimePoller(t *testing.T) {
+	p := start(t, `stty -echo; echo ready; read line; echo "got:$line"; sleep 600`)
+	if out, err := readUntil(t, p, "ready"); err != nil {
+		t.Fatalf("waiting for ready: %v (read %q)", err, out)
+	}
+	if sets := epollSetsWatching(t, p.master); len(sets) > 0 {
+		t.Fatalf("master (fd %d) is in epoll sets %v with no reader waiting", p.master, sets)
+	}
+	p.SetReadDeadline(func(bool) (time.Time, bool) { return time.Time{}, true })
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 256)
+		var out []byte
+		for !strings.Contains(string(out), "got:x") {
+			n, err := p.Read(func() []byte { return buf }, func() {}, nil)
+			if err != nil {
+				break
+			}
+			out = append(out, buf[:n]...)
+		}
+		got <- string(out)
+	}()
+	poll.Until(t, 10*time.Second, "the reader to wait in the watcher's set only", func() bool {
+		sets := epollSetsWatching(t, p.master)
+		return len(sets) == 1 && sets[0] == watcher.epfd
+	})
+	if _, err := p.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if out := <-got; !strings.Contains(out, "got:x") {
+		t.Errorf("read %q, want the answer to the input", out)
+	}
+}
+
+// epollSetsWatching lists this process's epoll descriptors whose set has fd.
+func epollSetsWatching(t *testing.T, fd int) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sets []int
+	for _, e := range ents {
+		link, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || link != "anon_inode:[eventpoll]" {
+			continue
+		}
+		info, err := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		if err != nil {
+			continue // closed meanwhile
+		}
+		for _, line := range strings.Split(string(info), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "tfd:" && f[1] == strconv.Itoa(fd) {
+				n, _ := strconv.Atoi(e.Name())
+				sets = append(sets, n)
+			}
+		}
+	}
+	return sets
+}
+
+// TestWriteWaitsForRoom: a write larger than the pty takes waits until the
+// program reads, then completes.
+func TestWriteWaitsForRoom(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, `stty raw -echo; echo ready; read x <'`+fifo+`'; exec cat >/dev/null`)
+	if out, err := readUntil(t, p, "ready"); err != nil {
+		t.Fatalf("waiting for ready: %v (read %q)", err, out)
+	}
+	input := make([]byte, 1<<20)
+	written := make(chan error, 1)
+	go func() {
+		n, err := p.Write(input)
+		if err == nil && n != len(input) {
+			err = fmt.Errorf("wrote %d of %d bytes", n, len(input))
+		}
+		written <- err
+	}()
+	// Waiting for room: a duplicate of the master in the watcher's set.
+	poll.Until(t, 10*time.Second, "the writer to wait for room", func() bool {
+		watcher.mu.Lock()
+		defer watcher.mu.Unlock()
+		for fd := range watcher.onReady {
+			if int(fd) != p.master && int(fd) != p.pidfd {
+				return true
+			}
+		}
+		return false
+	})
+	// The program starts reading.
+	if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-written; err != nil {
+		t.Fatalf("Write: %v", err)
 	}
 }
 

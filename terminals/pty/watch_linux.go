@@ -11,7 +11,7 @@ import (
 )
 
 // watcher watches the pidfds of all the package's processes, and the pty
-// masters of idle readers (Process.Read with wake): one goroutine, parked
+// masters of waiting and idle readers and writers: one goroutine, parked
 // in the runtime poller, for all of them, and none at all while nothing is
 // watched. An idle terminal so holds no goroutine for its exit or its
 // output.
@@ -33,12 +33,12 @@ type fdWatcher struct {
 	broken  error            // the loop failed: watch refuses, callers fall back
 }
 
-// watch calls onReady once fd is readable or hung up (a pidfd: its process
-// has exited), or the watcher failed (onReady must then check), unless
-// unwatch takes it back first. onReady runs on the watcher's goroutine and
-// must not block. fd must stay open until then. An error means onReady
-// will not be called.
-func (w *fdWatcher) watch(fd int, onReady func()) error {
+// watch calls onReady once fd reports events (EPOLLIN: readable, or for a
+// pidfd its process has exited; EPOLLOUT: writable) or hangs up, or the
+// watcher failed (onReady must then check), unless unwatch takes it back
+// first. onReady runs on the watcher's goroutine and must not block. fd
+// must stay open until then. An error means onReady will not be called.
+func (w *fdWatcher) watch(fd int, events uint32, onReady func()) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.broken != nil {
@@ -49,7 +49,7 @@ func (w *fdWatcher) watch(fd int, onReady func()) error {
 			return err
 		}
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+	ev := unix.EpollEvent{Events: events, Fd: int32(fd)}
 	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
