@@ -252,6 +252,9 @@ func (p *Process) Read(buf func() []byte, idle func(), wake func()) (int, error)
 		if err := p.pastDeadline(&p.readDeadline); err != nil {
 			return 0, err
 		}
+		if p.closed.Load() { // a parked reader woken by Close: its descriptor may be another's by now
+			return 0, os.ErrClosed
+		}
 		n, err := rawRead(p.master, buf())
 		switch {
 		case errors.Is(err, syscall.EINTR):
@@ -415,6 +418,9 @@ func (p *Process) awaitRoom() error {
 func (p *Process) TryWrite(b []byte) (int, error) {
 	if err := p.pastDeadline(&p.writeDeadline); err != nil {
 		return 0, err
+	}
+	if p.closed.Load() {
+		return 0, os.ErrClosed
 	}
 	for {
 		n, err := unix.Write(p.master, b)
