@@ -54,8 +54,6 @@ type Process struct {
 	interrupted   bool   // Interrupt: until the next SetReadDeadline, a reader is not parked
 	wake          func() // a reader parked in the watcher (Read with wake), to call once
 
-	readable chan struct{} // the watcher's report to the waiting reader (one slot)
-
 	closeOnce sync.Once
 	closeErr  error
 	closed    atomic.Bool // the master is closed: Resize is a no-op error
@@ -137,8 +135,7 @@ func Start(spec Spec) (*Process, error) {
 
 // newProcess is a process on the pty master (-1: none).
 func newProcess(pid, pidfd, master int, log *slog.Logger) *Process {
-	return &Process{pid: pid, pidfd: pidfd, master: master, log: log,
-		deadlineMoved: make(chan struct{}), readable: make(chan struct{}, 1)}
+	return &Process{pid: pid, pidfd: pidfd, master: master, log: log, deadlineMoved: make(chan struct{})}
 }
 
 // startWaiter arranges for wait to run once the child has exited. Through
@@ -263,7 +260,7 @@ func (p *Process) Read(buf func() []byte, idle func(), wake func()) (int, error)
 			if wake != nil && p.park(wake) {
 				return 0, ErrParked
 			}
-			if err := p.await(p.master, unix.EPOLLIN, p.readable, &p.readDeadline); err != nil {
+			if err := p.await(p.master, unix.EPOLLIN, &p.readDeadline); err != nil {
 				return 0, err
 			}
 		case n > 0:
@@ -287,15 +284,15 @@ func (p *Process) pastDeadline(deadline *time.Time) error {
 	return nil
 }
 
-// await waits until fd reports events (through the shared watcher, into
-// ready), *deadline passes, or a deadline is set; the caller then tries
+// await waits until fd reports events (through the shared watcher),
+// *deadline passes, or a deadline is set; the caller then tries
 // again (and checks the deadline). The master stays out of the runtime
 // poller, which watches a descriptor edge-triggered for its whole life and
 // so woke an idle scheduler thread for each chunk the tty pushed during a
 // flood while the reader was busy reading (BENCHMARKS.md, "The pty master
 // out of the runtime poller"); the watcher watches it only while a reader
 // or writer waits for it.
-func (p *Process) await(fd int, events uint32, ready chan struct{}, deadline *time.Time) error {
+func (p *Process) await(fd int, events uint32, deadline *time.Time) error {
 	p.deadlineMu.Lock()
 	d, moved := *deadline, p.deadlineMoved
 	p.deadlineMu.Unlock()
@@ -309,23 +306,16 @@ func (p *Process) await(fd int, events uint32, ready chan struct{}, deadline *ti
 		defer t.Stop()
 		expired = t.C
 	}
-	report := func() {
-		select {
-		case ready <- struct{}{}:
-		default: // cannot happen: each wait takes its one report
-		}
-	}
-	if err := watcher.watch(fd, events, report); err != nil {
+	ready := make(chan struct{}, 1) // the watcher's one report: it never blocks
+	if err := watcher.watch(fd, events, func() { ready <- struct{}{} }); err != nil {
 		return err
 	}
 	select {
 	case <-ready:
-		return nil
 	case <-moved:
+		watcher.unwatch(fd)
 	case <-expired:
-	}
-	if !watcher.unwatch(fd) {
-		<-ready // the watcher's report is on its way: the slot must be empty for the next wait
+		watcher.unwatch(fd)
 	}
 	return nil
 }
@@ -410,7 +400,7 @@ func (p *Process) awaitRoom() error {
 		return os.NewSyscallError("dup", err)
 	}
 	defer unix.Close(fd)
-	return p.await(fd, unix.EPOLLOUT, make(chan struct{}, 1), &p.writeDeadline)
+	return p.await(fd, unix.EPOLLOUT, &p.writeDeadline)
 }
 
 // TryWrite writes what the pty takes of b at once, without waiting for
