@@ -56,7 +56,7 @@ type Options struct {
 }
 
 // Steps are the bench's steps, in the order they run.
-var Steps = []string{"idle", "throughput", "echo", "startup", "fanout", "bounded", "mcp"}
+var Steps = []string{"idle", "throughput", "echo", "startup", "fanout", "bounded", "mcp", "hostile"}
 
 // Plan sizes each measurement.
 type Plan struct {
@@ -74,18 +74,27 @@ type Plan struct {
 	StartSamples int
 	BoundedSize  int64 // output through one terminal for the memory bound
 	Chunk        int   // size of the workload file the shells cat
+	// HostileN is the hostile row's N: the hostile participants of each
+	// attack that has many (hostile.go). HostileSamples and HostileTime
+	// bound each side of each attack's echo samples: that many, or as many
+	// as fit in that time.
+	HostileN       int
+	HostileSamples int
+	HostileTime    time.Duration
 }
 
 // FullPlan is the default plan; size is the throughput payload.
 func FullPlan(size int64) Plan {
 	return Plan{Size: size, Reps: 5, EchoSamples: 500, IdleCounts: []int{50, 200}, RestWait: rest.Quiet + time.Second, Subscribers: 10,
-		FanoutSize: size / 2, StartSamples: 20, BoundedSize: 1 << 30, Chunk: 16 << 20}
+		FanoutSize: size / 2, StartSamples: 20, BoundedSize: 1 << 30, Chunk: 16 << 20,
+		HostileN: 8, HostileSamples: 300, HostileTime: 4 * time.Second}
 }
 
 // QuickPlan is a smoke run of a few seconds.
 func QuickPlan(size int64) Plan {
 	return Plan{Size: min(size, 8<<20), Reps: 1, EchoSamples: 100, IdleCounts: []int{10, 40}, RestWait: time.Second, Subscribers: 10,
-		FanoutSize: min(size, 4<<20), StartSamples: 5, BoundedSize: 64 << 20, Chunk: 4 << 20}
+		FanoutSize: min(size, 4<<20), StartSamples: 5, BoundedSize: 64 << 20, Chunk: 4 << 20,
+		HostileN: 4, HostileSamples: 100, HostileTime: time.Second}
 }
 
 // Targets of issue 14. Its goals are relative to ttyd measured in the same
@@ -224,6 +233,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{"fanout", rn.fanout},
 		{"bounded", rn.bounded},
 		{"mcp", rn.mcp},
+		{"hostile", rn.hostile},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,6 +37,9 @@ func TestMain(m *testing.M) {
 }
 
 func serveForTest(args []string) int {
+	if slices.Contains(args, "--auth=proxy") {
+		return serveHostileForTest(args)
+	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	shell, cwd := fs.String("shell", "", ""), fs.String("cwd", "", "")
 	integration, compression := fs.String("shell-integration", "on", ""), fs.String("compression", "auto", "")
@@ -60,14 +64,51 @@ func serveForTest(args []string) int {
 	return 0
 }
 
+// serveHostileForTest is the stand-in for the `termhost serve` the hostile
+// row starts (HostileServeFlags): it prints the login line termhost serve
+// prints with a token.
+func serveHostileForTest(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	shell, cwd, tokenFile := fs.String("shell", "", ""), fs.String("cwd", "", ""), fs.String("token-file", "", "")
+	integration, header := fs.String("shell-integration", "on", ""), fs.String("identity-header", "", "")
+	scrollback := fs.Int64("scrollback", 1<<20, "")
+	var proxies []string
+	fs.Func("trusted-proxy", "", func(s string) error { proxies = append(proxies, s); return nil })
+	for _, ignored := range []string{"listen", "auth", "viewers", "max-terminals", "state-dir", "log-level"} {
+		fs.String(ignored, "", "")
+	}
+	err := fs.Parse(args)
+	var tok []byte
+	if err == nil {
+		tok, err = os.ReadFile(*tokenFile)
+	}
+	if err != nil || *header != HostileIdentityHeader || len(proxies) == 0 || len(tok) == 0 {
+		fmt.Fprintln(os.Stderr, "serve stand-in: bad flags", args, err)
+		return 2
+	}
+	stopped := make(chan os.Signal, 1)
+	signal.Notify(stopped, syscall.SIGTERM)
+	u, stop, err := serveHostileLoopback(*shell, *cwd, os.Environ(), *integration == "on", *scrollback, strings.TrimSpace(string(tok)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("termhost is running. Open this login link to sign in as the owner (…):\n\n    %s/#token=%s\n\n", u, strings.TrimSpace(string(tok)))
+	<-stopped
+	stop()
+	return 0
+}
+
 // tinyPlan is QuickPlan cut down so the test is fast even under -race.
 var tinyPlan = Plan{Size: 1 << 20, Reps: 1, EchoSamples: 20, IdleCounts: []int{2, 4}, Subscribers: 3,
-	FanoutSize: 512 << 10, StartSamples: 2, BoundedSize: 2 << 20, Chunk: 256 << 10}
+	FanoutSize: 512 << 10, StartSamples: 2, BoundedSize: 2 << 20, Chunk: 256 << 10,
+	HostileN: 2, HostileSamples: 20, HostileTime: 300 * time.Millisecond}
 
 // TestRun runs every measurement of `termhost bench --quick` with small
 // sizes against a server process of its own (as termhost bench does) and
 // against one in this process (--in-process), so the benchmark cannot rot.
-// It checks that each measurement produced a result, not its numbers.
+// It checks that each measurement produced a result, not its numbers. The
+// hostile row, which starts a server of its own, has its own test.
 func TestRun(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
@@ -80,7 +121,9 @@ func TestRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // generous: CI machines get busy
 			defer cancel()
-			res, err := Run(ctx, Options{ServerCommand: tc.command, RelayCommand: tc.relay, ShellIntegration: tc.integration, Plan: tinyPlan, Progress: t.Output()})
+			only := slices.DeleteFunc(slices.Clone(Steps), func(s string) bool { return s == "hostile" })
+			res, err := Run(ctx, Options{ServerCommand: tc.command, RelayCommand: tc.relay, ShellIntegration: tc.integration, Plan: tinyPlan,
+				Progress: t.Output(), Only: only})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -143,6 +186,64 @@ func TestRun(t *testing.T) {
 			var back Result
 			if err := json.Unmarshal(res.JSON(), &back); err != nil || bytes.Contains(res.JSON(), []byte("\n")) {
 				t.Errorf("JSON line: %v", err)
+			}
+		})
+	}
+}
+
+// TestHostile runs the hostile row with N = 2 against a server process of
+// its own (the stand-in checks the flags it gets) and one in this process,
+// and checks that every attack ran, with figures on both sides and the
+// server's RSS; not what the figures are.
+func TestHostile(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		command []string
+	}{
+		{"server process", []string{"/usr/bin/env", serveEnv + "=1", os.Args[0]}},
+		{"in process", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			res, err := Run(ctx, Options{ServerCommand: tc.command, ShellIntegration: true, Plan: tinyPlan, Progress: t.Output(), Only: []string{"hostile"}})
+			if err != nil || len(res.Errors) > 0 {
+				t.Fatalf("Run: %v %v", err, res.Errors)
+			}
+			h := res.Hostile
+			if h == nil || h.Participants != tinyPlan.HostileN || h.InProcess != (tc.command == nil) || res.Echo != nil || res.Idle != nil {
+				t.Fatalf("steps run: %s", res.JSON())
+			}
+			var names []string
+			for _, a := range h.Attacks {
+				names = append(names, a.Name)
+				if a.Skipped != "" || a.Error != "" || a.What == "" {
+					t.Errorf("%s: skipped %q, error %q, what %q", a.Name, a.Skipped, a.Error, a.What)
+				}
+				if a.QuietSamples < 1 || a.AttackedSamples < 1 || a.QuietSamples > tinyPlan.HostileSamples || a.AttackedSamples > tinyPlan.HostileSamples {
+					t.Errorf("%s: %d quiet and %d attacked samples, want 1 to %d each", a.Name, a.QuietSamples, a.AttackedSamples, tinyPlan.HostileSamples)
+				}
+				if a.Quiet.P50 <= 0 || a.Quiet.P99 < a.Quiet.P50 || a.Attacked.P50 <= 0 || a.Attacked.P99 < a.Attacked.P50 || a.RatioP50 <= 0 || a.RatioP99 <= 0 {
+					t.Errorf("%s: echo quiet %+v, attacked %+v, ratios %.2f %.2f", a.Name, a.Quiet, a.Attacked, a.RatioP50, a.RatioP99)
+				}
+				// Every attacker did something; the RSS is the server's.
+				if a.Ops < 1 || a.RSSBefore <= 0 || a.RSSPeak <= 0 {
+					t.Errorf("%s: %d operations, RSS %d before, peak %d", a.Name, a.Ops, a.RSSBefore, a.RSSPeak)
+				}
+			}
+			if !slices.Equal(names, Attacks) {
+				t.Errorf("attacks %v, want %v", names, Attacks)
+			}
+			var table bytes.Buffer
+			res.WriteTable(&table)
+			for _, want := range append([]string{"hostile participants, N = 2", "quiet", "under attack"}, Attacks...) {
+				if !strings.Contains(table.String(), want) {
+					t.Errorf("table lacks %q:\n%s", want, table.String())
+				}
+			}
+			var back Result
+			if err := json.Unmarshal(res.JSON(), &back); err != nil || back.Hostile == nil || len(back.Hostile.Attacks) != len(Attacks) {
+				t.Errorf("JSON line: %v, %+v", err, back.Hostile)
 			}
 		})
 	}

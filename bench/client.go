@@ -42,6 +42,9 @@ type wireMode struct {
 	compress bool // offer permessage-deflate, as browsers do
 	json     bool // JSON text frames, as any AHP client gets; else binary data messages, as termhost's clients ask
 	browser  bool // send the headers a browser sends with its upgrade (browserHeaders)
+	// person, when set, is sent as HostileIdentityHeader: the identity of
+	// someone a proxy signed in (the hostile row's server trusts loopback).
+	person string
 }
 
 // browserHeaders are the headers Chromium sends with a WebSocket upgrade
@@ -81,6 +84,9 @@ func dial(ctx context.Context, endpoint, token, clientID string, mode wireMode) 
 	}
 	if token != "" {
 		opts.HTTPHeader.Set("Authorization", "Bearer "+token)
+	}
+	if mode.person != "" {
+		opts.HTTPHeader.Set(HostileIdentityHeader, mode.person)
 	}
 	ws, resp, err := websocket.Dial(ctx, endpoint, opts)
 	if err != nil {

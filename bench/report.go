@@ -29,6 +29,7 @@ type Result struct {
 	Idle             []IdleMemory `json:"idle,omitempty"`
 	Bounded          *Bounded     `json:"bounded,omitempty"`
 	MCP              *MCP         `json:"mcp,omitempty"`
+	Hostile          *Hostile     `json:"hostile,omitempty"`
 	Targets          []Target     `json:"targets"`
 	Errors           []string     `json:"errors,omitempty"`
 }
@@ -334,6 +335,9 @@ func (r *Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "MCP run_command of %s output, cut to %d characters\t\t%.0f ms\t%+.0f ms over the shell\n", human(m.BigBytes), m.BigText, m.BigMs, m.BigOver)
 		fmt.Fprintf(tw, "MCP %s output: server RSS, agent heap\t%s, %s before\t%s, %s peak\t\n", human(m.BigBytes),
 			human(m.ServerRSSBefore), human(m.AgentHeapBefore), human(m.ServerRSSPeak), human(m.AgentHeapPeak))
+	}
+	if h := r.Hostile; h != nil {
+		h.writeTable(tw)
 	}
 	fmt.Fprintf(tw, "\ntarget\twant\tgot\t\n")
 	for _, t := range r.Targets {
