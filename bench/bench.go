@@ -75,9 +75,9 @@ type Plan struct {
 	BoundedSize  int64 // output through one terminal for the memory bound
 	Chunk        int   // size of the workload file the shells cat
 	// HostileN is the hostile row's N: the hostile participants of each
-	// attack that has many (hostile.go). HostileSamples and HostileTime
-	// bound each side of each attack's echo samples: that many, or as many
-	// as fit in that time.
+	// attack that has many (hostile.go). Each side of each attack (quiet,
+	// under attack) takes HostileSamples echo samples spread over
+	// HostileTime, or as many as fit when echoes are slower.
 	HostileN       int
 	HostileSamples int
 	HostileTime    time.Duration
@@ -87,14 +87,14 @@ type Plan struct {
 func FullPlan(size int64) Plan {
 	return Plan{Size: size, Reps: 5, EchoSamples: 500, IdleCounts: []int{50, 200}, RestWait: rest.Quiet + time.Second, Subscribers: 10,
 		FanoutSize: size / 2, StartSamples: 20, BoundedSize: 1 << 30, Chunk: 16 << 20,
-		HostileN: 8, HostileSamples: 300, HostileTime: 4 * time.Second}
+		HostileN: 8, HostileSamples: 200, HostileTime: 2500 * time.Millisecond}
 }
 
 // QuickPlan is a smoke run of a few seconds.
 func QuickPlan(size int64) Plan {
 	return Plan{Size: min(size, 8<<20), Reps: 1, EchoSamples: 100, IdleCounts: []int{10, 40}, RestWait: time.Second, Subscribers: 10,
 		FanoutSize: min(size, 4<<20), StartSamples: 5, BoundedSize: 64 << 20, Chunk: 4 << 20,
-		HostileN: 4, HostileSamples: 100, HostileTime: time.Second}
+		HostileN: 4, HostileSamples: 50, HostileTime: time.Second}
 }
 
 // Targets of issue 14. Its goals are relative to ttyd measured in the same

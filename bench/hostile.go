@@ -374,16 +374,28 @@ func (o *hostileOwner) echo(ctx context.Context, b byte, bound time.Duration) (t
 	return 0, false, err
 }
 
-// sample takes up to n echo samples within d (after warm ones not kept),
-// and reports the frames read besides the echoes, per sample.
+// sample takes n echo samples spread over d, one every d/n as a typist
+// types (after warm ones, not kept, at once); an echo slower than that
+// delays the next, so fewer fit. It reports the frames read besides the
+// echoes, per sample.
 func (o *hostileOwner) sample(ctx context.Context, warm, n int, d time.Duration) (s []time.Duration, timeouts int, framesPer float64, err error) {
 	for i := range warm {
 		if _, to, err := o.echo(ctx, byte('a'+i%26), hostileEchoBound); err != nil || to {
 			return nil, 0, 0, fmt.Errorf("warm-up echo: timed out %v, %w", to, err)
 		}
 	}
-	f0, start := o.frames, time.Now()
+	f0, start, every := o.frames, time.Now(), d/time.Duration(n)
+	wait := time.NewTimer(0)
+	defer wait.Stop()
 	for i := 0; len(s) < n && (len(s) == 0 || time.Since(start) < d); i++ {
+		if next := time.Until(start.Add(time.Duration(i) * every)); next > 0 {
+			wait.Reset(next)
+			select {
+			case <-wait.C:
+			case <-ctx.Done():
+				return s, timeouts, 0, ctx.Err()
+			}
+		}
 		el, to, err := o.echo(ctx, byte('a'+i%26), hostileEchoBound)
 		if err != nil {
 			return s, timeouts, 0, fmt.Errorf("echo: %w", err)
@@ -478,6 +490,7 @@ func (h *hostileRun) attack(ctx context.Context, name string) HostileAttack {
 	}
 	plan := h.rn.o.Plan
 	samples, d := max(10, plan.HostileSamples), max(100*time.Millisecond, plan.HostileTime)
+	h.settle(ctx)
 	quiet, _, qf, err := o.sample(ctx, 10, samples, d)
 	if err != nil {
 		return fail(fmt.Errorf("quiet: %w", err))
@@ -521,6 +534,31 @@ func (h *hostileRun) attack(ctx context.Context, name string) HostileAttack {
 	a.Error = strings.Join(errs, "; ")
 	return a
 }
+
+// settle waits, at most hostileSettle, until the server is at rest: it
+// used less than a tenth of a core over the last 100 ms (what an attack
+// before left it to do, say a backlog of answers, is not this attack's
+// quiet side).
+func (h *hostileRun) settle(ctx context.Context) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	last, err := h.proc.cpu()
+	for deadline := time.Now().Add(hostileSettle); err == nil && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		now, err := h.proc.cpu()
+		if err != nil || now-last < 0.01 {
+			return
+		}
+		last = now
+	}
+}
+
+// hostileSettle bounds how long an attack waits for the server to be at rest.
+const hostileSettle = 5 * time.Second
 
 // sampleRSS samples a process's RSS every 20 ms until the returned peak is
 // called, which returns the highest.
@@ -717,8 +755,11 @@ func (h *hostileRun) program(ctx context.Context, o *hostileOwner, name, what st
 			s.goAttack(ctx, func(context.Context, func()) error { return fmt.Errorf("type the program: %w", err) })
 			return
 		}
+		// The attack is going once the viewer saw the program's output
+		// (64 KiB of it) or its titles (3 changes): it counts from there.
 		s.goAttack(ctx, func(ctx context.Context, op func()) error {
 			defer c.ws.CloseNow()
+			var seen int
 			for {
 				frame, err := c.read(ctx)
 				if err != nil {
@@ -727,7 +768,15 @@ func (h *hostileRun) program(ctx context.Context, o *hostileOwner, name, what st
 					}
 					return fmt.Errorf("viewer: %w", err)
 				}
-				if onRoot && strings.Contains(string(frame[:min(len(frame), 128)]), ahp.RootURI) || !onRoot && c.dataOf(frame) != nil {
+				switch {
+				case onRoot && strings.Contains(string(frame[:min(len(frame), 128)]), ahp.RootURI):
+					seen++
+				case !onRoot:
+					seen += len(c.dataOf(frame))
+				default:
+					continue
+				}
+				if onRoot && seen >= 3 || !onRoot && seen >= 64<<10 {
 					op()
 				}
 			}

@@ -18,7 +18,9 @@ import (
 
 const benchAbout = `termhost bench: measure throughput, CPU per GiB, bytes on the wire (plain and
 with permessage-deflate), echo latency, idle memory, fan-out, start-up and
-memory bounds of a termhost server against the raw pty, in one run.
+memory bounds of a termhost server against the raw pty, in one run; and the
+owner's echo latency while hostile participants attack a server of the
+bench's own (--only hostile; N of them per attack: --hostile-n).
 Throughput also runs through a bare pty → WebSocket relay in this process
 (ttyd's design), a second baseline: what any WebSocket server costs here.
 
@@ -38,7 +40,7 @@ func benchCommand(args []string) int {
 	}
 	var (
 		server, token, integration string
-		pid                        int
+		pid, hostileN              int
 		size                       = sizeFlag(64 << 20)
 		scrollback                 = sizeFlag(1 << 20)
 		jsonOnly, quick, inProcess bool
@@ -54,6 +56,7 @@ func benchCommand(args []string) int {
 	fs.Var(&scrollback, "scrollback", "scrollback of the server's terminals, for the memory bound (a `size`)")
 	fs.Var(&serveFlags, "serve-flag", "a `flag` for the termhost serve the bench starts (repeatable), e.g. --serve-flag=--record-all")
 	fs.Var(&only, "only", "run only these `steps` (comma-separated: "+strings.Join(bench.Steps, ", ")+")")
+	fs.IntVar(&hostileN, "hostile-n", 0, "hostile participants per attack in the hostile step (0: the plan's, 8 in the full run)")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
 	fs.BoolVar(&inProcess, "in-process", false, "run the server in this process (implied by --cpuprofile and --memprofile)")
@@ -72,6 +75,10 @@ func benchCommand(args []string) int {
 			return exitUsage
 		}
 	}
+	if hostileN < 0 || hostileN > 60 {
+		fmt.Fprintln(os.Stderr, "termhost bench: --hostile-n must be 0 to 60 (a share link may hold 64 connections)")
+		return exitUsage
+	}
 	if server != "" && token == "" {
 		token = localToken()
 	}
@@ -88,6 +95,9 @@ func benchCommand(args []string) int {
 	plan := bench.FullPlan(int64(size))
 	if quick {
 		plan = bench.QuickPlan(int64(size))
+	}
+	if hostileN > 0 {
+		plan.HostileN = hostileN
 	}
 	var progress io.Writer = os.Stderr
 	if jsonOnly {

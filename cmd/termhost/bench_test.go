@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -56,5 +57,42 @@ func TestServeCompressionFlag(t *testing.T) {
 				t.Errorf("%q: compression %v, err %v; want %v", tc.args, setup.compression, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestBenchHostileServeFlags: the flags of the server the hostile row
+// starts are serve's own and valid: a loopback port, the owner token from
+// the bench's file, --auth proxy trusting only loopback, with the bench's
+// people as viewers (never owners), and no compression or TLS.
+func TestBenchHostileServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile := dir + "/token"
+	if err := os.WriteFile(tokenFile, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := serveOptions{}
+	args := bench.HostileServeFlags("/bin/bash", dir, true, 1<<20, tokenFile)
+	if err := o.flags().Parse(args); err != nil {
+		t.Fatalf("serve flags %q: %v", args, err)
+	}
+	setup, err := o.validate()
+	if err != nil {
+		t.Fatalf("serve flags %q: validate: %v", args, err)
+	}
+	roles, err := o.roles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := roles.Roles()
+	loopbackOnly := len(setup.proxies) > 0
+	for _, p := range setup.proxies {
+		loopbackOnly = loopbackOnly && p.Addr().IsLoopback() && p.IsSingleIP()
+	}
+	if !setup.addr.IP.IsLoopback() || setup.addr.Port != 0 || o.authMode != "proxy" || setup.token != "0123456789abcdef0123456789abcdef" ||
+		!loopbackOnly || o.identityHeader != bench.HostileIdentityHeader || o.shell != "/bin/bash" || o.cwd != dir || setup.tls != nil {
+		t.Errorf("serve flags %q: got %+v, setup %+v", args, o, setup)
+	}
+	if got := r.RoleOf("hostile0@hostile.bench.invalid"); got != "viewer" || len(r.Owners) != 0 || len(r.Drivers) != 0 {
+		t.Errorf("roles %+v: a hostile person is %q, want only viewers", r, got)
 	}
 }
