@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals/shellint"
 )
 
@@ -375,5 +376,40 @@ func TestMedian(t *testing.T) {
 		if got := median(tc.in); got != tc.want {
 			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestSwarm: an attack is going once every attacker it started did its
+// first operation or gave up, however early the first ones do; its
+// context ends them all.
+func TestSwarm(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	s := newSwarm()
+	release := make(chan struct{})
+	s.goAttack(ctx, func(ctx context.Context, op func()) error { op(); op(); <-ctx.Done(); return nil })
+	s.goAttack(ctx, func(ctx context.Context, op func()) error {
+		<-release
+		return fmt.Errorf("gave up")
+	})
+	s.goAttack(ctx, func(ctx context.Context, op func()) error {
+		<-release
+		op()
+		<-ctx.Done()
+		return ctx.Err() // after the end: not an error
+	})
+	s.launched()
+	// Two of three wait for release: not ready, whatever the first did.
+	poll.Until(t, 10*time.Second, "the first attacker's operations", func() bool { return s.ops.Load() == 2 })
+	select {
+	case <-s.ready:
+		t.Fatal("ready before every attacker settled")
+	default:
+	}
+	close(release)
+	<-s.ready
+	cancel()
+	s.wg.Wait()
+	if s.ops.Load() != 3 || len(s.errs) != 1 || s.errs[0] != "gave up" {
+		t.Errorf("ops %d, errors %q", s.ops.Load(), s.errs)
 	}
 }

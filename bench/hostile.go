@@ -414,40 +414,59 @@ type swarm struct {
 	wg      sync.WaitGroup
 	ops     atomic.Int64
 	refused atomic.Int64
-	want    int64
-	settled atomic.Int64  // attackers that did their first operation or gave up
-	ready   chan struct{} // closed when every attacker settled
+	ready   chan struct{} // closed once launched and every attacker settled
 	mu      sync.Mutex
+	want    int  // attackers started
+	settled int  // attackers that did their first operation or gave up
+	all     bool // the attack started all of its attackers
+	closed  bool // ready is closed
 	errs    []string
 }
 
 func newSwarm() *swarm { return &swarm{ready: make(chan struct{})} }
 
-func (s *swarm) settle() {
-	if s.settled.Add(1) == s.want {
+// settleLocked closes ready once every attacker of the attack settled.
+func (s *swarm) settleLocked() {
+	if s.all && s.settled == s.want && !s.closed {
+		s.closed = true
 		close(s.ready)
 	}
+}
+
+// launched says the attack started all of its attackers.
+func (s *swarm) launched() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.all = true
+	s.settleLocked()
 }
 
 // goAttack starts one attacker. It calls op after each operation; an
 // error it returns before the context ends is recorded.
 func (s *swarm) goAttack(ctx context.Context, f func(ctx context.Context, op func()) error) {
+	s.mu.Lock()
 	s.want++
+	s.mu.Unlock()
+	settle := func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.settled++
+		s.settleLocked()
+	}
 	s.wg.Go(func() {
 		var once sync.Once
 		op := func() {
 			s.ops.Add(1)
-			once.Do(s.settle)
+			once.Do(settle)
 		}
-		err := f(ctx, op)
-		once.Do(s.settle)
-		if err != nil && ctx.Err() == nil {
+		if err := f(ctx, op); err != nil && ctx.Err() == nil { // recorded before it settles
 			s.mu.Lock()
 			if len(s.errs) < 3 {
 				s.errs = append(s.errs, err.Error())
 			}
 			s.mu.Unlock()
 		}
+		once.Do(settle)
 	})
 }
 
@@ -502,9 +521,7 @@ func (h *hostileRun) attack(ctx context.Context, name string) HostileAttack {
 	actx, cancel := context.WithCancel(ctx)
 	s := newSwarm()
 	p.launch(actx, s)
-	if s.want == 0 {
-		close(s.ready)
-	}
+	s.launched()
 	ready := time.NewTimer(hostileReady)
 	var attacked []time.Duration
 	select {
@@ -528,7 +545,7 @@ func (h *hostileRun) attack(ctx context.Context, name string) HostileAttack {
 	if err != nil {
 		errs = append(errs, err.Error())
 	}
-	if len(s.errs) > 0 {
+	if len(s.errs) > 0 { // every attacker ended: s.wg.Wait above
 		errs = append(errs, "attackers: "+strings.Join(s.errs, "; "))
 	}
 	a.Error = strings.Join(errs, "; ")
