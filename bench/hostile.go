@@ -317,7 +317,7 @@ func (h *hostileRun) newOwner(ctx context.Context) (*hostileOwner, error) {
 	defer cancel()
 	m := newMarker()
 	fill := fmt.Sprintf("head -c %d '%s'; printf '\\n%%s%%s\\n' %s %s\r", min(hostileFill, h.rn.work.chunk), h.rn.work.path, m.a, m.b)
-	if err := c.input(sctx, o.uri, fill); err == nil {
+	if err = c.input(sctx, o.uri, fill); err == nil {
 		err = c.readUntil(sctx, newScanner(m.text()), nil)
 	}
 	if err == nil {
