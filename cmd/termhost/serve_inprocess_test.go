@@ -324,7 +324,8 @@ func TestRunCLIDispatch(t *testing.T) {
 			`{"time":…`},
 		{"bench --help", []string{"bench", "--help"}, exitOK, []string{"termhost bench: measure throughput", "--quick"}, ""},
 		{"bench shell integration", []string{"bench", "--shell-integration", "maybe"}, exitUsage, nil, "termhost bench: --shell-integration must be on or off"},
-		{"bench unknown step", []string{"bench", "--only", "idle,speed"}, exitUsage, nil, `termhost bench: --only: no step "speed" (steps: idle, throughput, echo, startup, fanout, bounded, mcp)`},
+		{"bench unknown step", []string{"bench", "--only", "idle,speed"}, exitUsage, nil, `termhost bench: --only: no step "speed" (steps: idle, throughput, echo, startup, fanout, bounded, mcp, hostile)`},
+		{"bench hostile participants", []string{"bench", "--hostile-n", "61"}, exitUsage, nil, "termhost bench: --hostile-n must be 0 to 60 (a share link may hold 64 connections)"},
 		{"bench cpu profile", []string{"bench", "--quick", "--cpuprofile", filepath.Join(base, "no", "cpu.out")}, exitUsage, nil, "termhost bench: --cpuprofile: …"},
 	}
 	for _, tt := range tests {
