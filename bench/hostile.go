@@ -94,10 +94,17 @@ type HostileAttack struct {
 	Ops     int64 `json:"ops"`
 	Refused int64 `json:"refused"`
 	// RSSBefore is the server's RSS just before the attack, RSSPeak its
-	// highest while the attack ran (sampled every 20 ms).
-	RSSBefore int64  `json:"rssBefore"`
-	RSSPeak   int64  `json:"rssPeak"`
-	Error     string `json:"error,omitempty"`
+	// highest from then until the attack ended (sampled every 20 ms).
+	RSSBefore int64 `json:"rssBefore"`
+	RSSPeak   int64 `json:"rssPeak"`
+	// ServerCores and BenchCores are the CPU the server and the bench's
+	// process (the owner and the attackers, and the server too when it runs
+	// in process) used while the attack ran, in cores (CPU seconds per
+	// second): on 2 cores, attackers that take one leave the server and the
+	// owner less, which the ratios include.
+	ServerCores float64 `json:"serverCores"`
+	BenchCores  float64 `json:"benchCores"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // Attacks are the hostile row's attacks, in the order they run.
@@ -517,6 +524,9 @@ func (h *hostileRun) attack(ctx context.Context, name string) HostileAttack {
 	a.Quiet, a.QuietSamples, a.QuietFramesPerEcho = percentiles(quiet), len(quiet), qf
 	a.RSSBefore, _ = h.proc.rss()
 	peak := sampleRSS(h.proc)
+	serverCPU, _ := h.proc.cpu()
+	benchCPU, _ := process{}.cpu()
+	t0 := time.Now()
 
 	actx, cancel := context.WithCancel(ctx)
 	s := newSwarm()
@@ -535,7 +545,14 @@ func (h *hostileRun) attack(ctx context.Context, name string) HostileAttack {
 	ready.Stop()
 	cancel()
 	s.wg.Wait()
-	a.RSSPeak = peak()
+	a.RSSPeak = max(a.RSSBefore, peak())
+	if el := time.Since(t0).Seconds(); el > 0 {
+		now, err1 := h.proc.cpu()
+		self, err2 := process{}.cpu()
+		if err1 == nil && err2 == nil {
+			a.ServerCores, a.BenchCores = (now-serverCPU)/el, (self-benchCPU)/el
+		}
+	}
 	a.Attacked, a.AttackedSamples = percentiles(attacked), len(attacked)
 	a.Ops, a.Refused = s.ops.Load(), s.refused.Load()
 	if a.Quiet.P50 > 0 {
@@ -961,9 +978,9 @@ func (h *Hostile) writeTable(tw io.Writer) {
 		if a.Timeouts > 0 {
 			p99 = "≥ " // the last sample was cut at the bound
 		}
-		fmt.Fprintf(tw, "  %s\t%.3f/%.3f ms (%d)\t%.3f/%s%.3f ms (%d)\t×%.2f, %s×%.2f; %s → peak %s; %d ops, %d refused\n", a.Name,
+		fmt.Fprintf(tw, "  %s\t%.3f/%.3f ms (%d)\t%.3f/%s%.3f ms (%d)\t×%.2f, %s×%.2f; %s → peak %s; %d ops, %d refused; CPU server %.2f, bench %.2f cores\n", a.Name,
 			a.Quiet.P50, a.Quiet.P99, a.QuietSamples, a.Attacked.P50, p99, a.Attacked.P99, a.AttackedSamples,
-			a.RatioP50, p99, a.RatioP99, human(a.RSSBefore), human(a.RSSPeak), a.Ops, a.Refused)
+			a.RatioP50, p99, a.RatioP99, human(a.RSSBefore), human(a.RSSPeak), a.Ops, a.Refused, a.ServerCores, a.BenchCores)
 		if a.Error != "" {
 			fmt.Fprintf(tw, "  %s: error\t\t%s\t\n", a.Name, a.Error)
 		}
