@@ -94,7 +94,7 @@ func FullPlan(size int64) Plan {
 func QuickPlan(size int64) Plan {
 	return Plan{Size: min(size, 8<<20), Reps: 1, EchoSamples: 100, IdleCounts: []int{10, 40}, RestWait: time.Second, Subscribers: 10,
 		FanoutSize: min(size, 4<<20), StartSamples: 5, BoundedSize: 64 << 20, Chunk: 4 << 20,
-		HostileN: 4, HostileSamples: 50, HostileTime: time.Second}
+		HostileN: 4, HostileSamples: 25, HostileTime: 500 * time.Millisecond}
 }
 
 // Targets of issue 14. Its goals are relative to ttyd measured in the same
