@@ -643,13 +643,10 @@ func (h *hostileRun) share(ctx context.Context, o *hostileOwner, uri string) (st
 }
 
 // terminal creates a terminal claimed by the owner's socket without
-// subscribing it, with meta as createTerminal's _meta.
-func (h *hostileRun) terminal(ctx context.Context, o *hostileOwner, name string, meta map[string]any) (string, error) {
+// subscribing it.
+func (h *hostileRun) terminal(ctx context.Context, o *hostileOwner, name string) (string, error) {
 	uri := ahp.TerminalURI(h.name(name))
 	params := map[string]any{"channel": uri, "claim": map[string]any{"kind": "client", "clientId": o.c.id}, "cols": 120, "rows": 40}
-	if meta != nil {
-		params["_meta"] = meta
-	}
 	if _, err := o.c.call(ctx, ahp.MethodCreateTerminal, params, nil); err != nil {
 		return "", fmt.Errorf("createTerminal: %w", err)
 	}
@@ -679,7 +676,7 @@ func (h *hostileRun) prepare(ctx context.Context, name string, o *hostileOwner) 
 		return attackPlan{what: fmt.Sprintf("%d viewer-link sockets subscribing to and unsubscribing from the owner's terminal in a loop", n),
 			launch: func(ctx context.Context, s *swarm) {
 				for i := range n {
-					s.goAttack(ctx, h.loop(tok, "", fmt.Sprintf("resub%d", i), s, func(ctx context.Context, c *client, op func()) error {
+					s.goAttack(ctx, h.loop(tok, fmt.Sprintf("resub%d", i), s, func(ctx context.Context, c *client, op func()) error {
 						if err := c.subscribe(ctx, o.uri); err != nil {
 							return err
 						}
@@ -693,7 +690,7 @@ func (h *hostileRun) prepare(ctx context.Context, name string, o *hostileOwner) 
 		return attackPlan{what: fmt.Sprintf("%d viewer-link sockets asking for the owner's screen (%s) in a loop", n, ext.MethodScreen),
 			launch: func(ctx context.Context, s *swarm) {
 				for i := range n {
-					s.goAttack(ctx, h.loop(tok, "", fmt.Sprintf("preview%d", i), s, func(ctx context.Context, c *client, op func()) error {
+					s.goAttack(ctx, h.loop(tok, fmt.Sprintf("preview%d", i), s, func(ctx context.Context, c *client, op func()) error {
 						if _, err := c.call(ctx, ext.MethodScreen, map[string]any{"channel": o.uri}, nil); err != nil {
 							return err
 						}
@@ -759,7 +756,7 @@ func (h *hostileRun) program(ctx context.Context, o *hostileOwner, name, what st
 	if err != nil {
 		return attackPlan{}, err
 	}
-	uri, err := h.terminal(ctx, o, name, nil)
+	uri, err := h.terminal(ctx, o, name)
 	if err != nil {
 		return attackPlan{}, err
 	}
@@ -819,12 +816,12 @@ func (h *hostileRun) program(ctx context.Context, o *hostileOwner, name, what st
 	return p, nil
 }
 
-// loop runs one socket (a viewer link's with tok, else person's) doing op
-// in a loop; a socket the server closes is counted refused and replaced.
-func (h *hostileRun) loop(tok, person, name string, s *swarm, body func(ctx context.Context, c *client, op func()) error) func(context.Context, func()) error {
+// loop runs one viewer link's socket doing body in a loop; a socket the
+// server closes is counted refused and replaced.
+func (h *hostileRun) loop(tok, name string, s *swarm, body func(ctx context.Context, c *client, op func()) error) func(context.Context, func()) error {
 	return func(ctx context.Context, op func()) error {
 		for k := 0; ctx.Err() == nil; k++ {
-			c, err := dial(ctx, h.wsURL, tok, h.name(fmt.Sprintf("%s-%d", name, k)), wireMode{person: person})
+			c, err := dial(ctx, h.wsURL, tok, h.name(fmt.Sprintf("%s-%d", name, k)), wireMode{})
 			if err != nil {
 				s.refuse(ctx)
 				continue
