@@ -11,11 +11,11 @@ import (
 )
 
 // costly prints n units of what costs vt most: a count vt would work
-// through one at a time without vtbound's clamp (ESC[2147483647b, half an
-// hour of CPU alone), a screen erase and line insertions (each moves every
-// cell of the emulator's screen); about 31 bytes a unit.
+// through one at a time without vtbound's clamp (ESC[999999b, seconds of
+// CPU alone), a screen erase and line insertions (each moves every cell of
+// the emulator's screen); 23 bytes a unit.
 func costly(n int) string {
-	return fmt.Sprintf(`printf 'x\e[2147483647b\e[2J\e[2147483647L%%.0s' $(seq %d)`, n)
+	return fmt.Sprintf(`printf 'x\e[999999b\e[2J\e[999999L%%.0s' $(seq %d)`, n)
 }
 
 // generous bounds a call's wall time in these tests: far above what the
@@ -25,13 +25,13 @@ const generous = 30 * time.Second
 
 // TestRunCommandCostlyOutputBounded: a quick command printing 16 KB of
 // costly sequences is answered within its rendering budget (run_command
-// took 20 s for such a 47 ms command, and ESC[2147483647b alone half an
-// hour), with the output's end intact and the simplification said.
+// took 20 s for such a 47 ms command, and one ESC[999999999b alone
+// hours), with the output's end intact and the simplification said.
 func TestRunCommandCostlyOutputBounded(t *testing.T) {
 	r := newRig(t, false)
 	id := r.open(t)
 	start := time.Now()
-	out, text := r.ok(t, "run_command", map[string]any{"terminal": id, "command": costly(530) + "; echo; echo done", "timeoutSeconds": 5})
+	out, text := r.ok(t, "run_command", map[string]any{"terminal": id, "command": costly(720) + "; echo; echo done", "timeoutSeconds": 5})
 	if d := time.Since(start); d > generous {
 		t.Fatalf("run_command took %v", d)
 	}
@@ -47,7 +47,7 @@ func TestRunCommandCostlyOutputBounded(t *testing.T) {
 // twenty times a second in terminal id, and stops it when the test ends.
 func (r *rig) streamCostly(t *testing.T, id string) {
 	t.Helper()
-	r.ok(t, "send_input", map[string]any{"terminal": id, "text": "while :; do echo tick; " + costly(33) + "; sleep 0.05; done", "keys": []string{"Enter"}})
+	r.ok(t, "send_input", map[string]any{"terminal": id, "text": "while :; do echo tick; " + costly(45) + "; sleep 0.05; done", "keys": []string{"Enter"}})
 	r.ok(t, "wait_for", map[string]any{"terminal": id, "pattern": "tick", "timeoutSeconds": 60})
 	t.Cleanup(func() { // t.Context() has ended by now
 		ctx, cancel := context.WithTimeout(context.Background(), generous)

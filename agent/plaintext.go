@@ -22,7 +22,7 @@ import (
 // vt moves every cell of its screen on each scroll, erase or line
 // insertion: a KiB of such sequences costs it about 0.1 s here (a KiB of
 // ordinary lines about 8 ms), and a count it works through one at a time
-// (ESC[2147483647b) would take it half an hour. So its counts are clamped
+// (ESC[999999999b) would take it hours. So its counts are clamped
 // to the screen (vtbound), and it works to a deadline: it is fed in small
 // pieces and the clock is read between them; past the deadline the rest
 // is rendered by strip, in one linear pass, and the caller says the text
@@ -30,12 +30,13 @@ import (
 const (
 	plainCols = 240 // wide enough that few lines wrap; memory grows with it
 	plainRows = 48
-	// plainPiece bounds what is written between two reads of the clock and
-	// of the scrollback: at most some tens of ms of vt even for the costliest
-	// bytes, and no line scrolls past plainScrollback unread.
+	// plainPiece and plainPieceCost bound what is written between two
+	// reads of the clock and of the scrollback (see pieceLen): some ms of
+	// vt even for the costliest bytes, and no line scrolls past
+	// plainScrollback unread.
 	plainPiece      = 256
-	plainPieceLines = 32
-	plainScrollback = plainPieceLines + plainPiece/plainCols + plainRows + 8
+	plainPieceCost  = 32
+	plainScrollback = plainPieceCost + plainRows + 1 + plainPiece/plainCols + 8
 )
 
 // Budgets of the emulator (Config.RenderBudget): a read gets all of it; a
@@ -111,30 +112,44 @@ func Plain(raw string, deadline time.Time) (text string, simplified bool) {
 }
 
 // pieceLen is how much of s to write before the next read of the clock and
-// the scrollback: at most plainPiece bytes and plainPieceLines newlines,
-// ended after a newline or before an escape sequence when the piece holds
-// one, so that strip starts the rest where a sequence or a line starts.
+// the scrollback: at most about plainPiece bytes costing at most
+// plainPieceCost, where a line feed or an escape sequence costs one (about
+// a scroll of the screen: vt moves every cell) and a REP the rows it can
+// fill. When the bytes run out first, the piece ends after a line feed or
+// before an escape sequence if it holds one, so that strip starts the rest
+// where a line or a sequence starts.
 func pieceLen(s string) int {
-	n := min(len(s), plainPiece)
-	lines := 0
-	for i := range n {
-		if s[i] == '\n' {
-			lines++
-			if lines == plainPieceLines {
-				return i + 1
+	cost, i := 0, 0
+	for i < len(s) && i < plainPiece {
+		switch s[i] {
+		case '\n', '\v', '\f':
+			cost++
+			i++
+		case 0x1b:
+			n, final, _ := escapeLen(s[i:])
+			cost++
+			if final == 'b' {
+				cost += plainRows
 			}
+			i += n
+		default:
+			i++
+			continue
+		}
+		if cost >= plainPieceCost {
+			return i
 		}
 	}
-	if n == len(s) {
-		return n
+	if i >= len(s) {
+		return len(s)
 	}
-	if i := strings.LastIndexByte(s[:n], '\n'); i >= 0 {
-		return i + 1
+	if j := strings.LastIndexByte(s[:i], '\n'); j >= 0 {
+		return j + 1
 	}
-	if i := strings.LastIndexByte(s[:n], 0x1b); i > 0 {
-		return i
+	if j := strings.LastIndexByte(s[:i], 0x1b); j > 0 {
+		return j
 	}
-	return n
+	return i
 }
 
 func writeLine(out *strings.Builder, l uv.Line) {

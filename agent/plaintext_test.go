@@ -65,7 +65,7 @@ func TestStrip(t *testing.T) {
 		"abc\x1b[2K\x1b[1Gx\r\n":       "x",
 		"abcdef\r\x1b[3C\x1b[0Kx\r\n":  "abcx",
 		"ab\x1b[99Cc\x1b[9Dd\r\n":      "dbc", // moves stay within the line
-		"\x1b[2147483647bx\x1b[2J!\n":  "x!",
+		"\x1b[999999bx\x1b[2J!\n":      "x!",
 		"unfinished \x1b]0;title":      "unfinished",
 		"unfinished \x1b[1;2":          "unfinished",
 		"\x1b(0q\x1b(B \x1bM\x1b7ok\n": "q ok",
@@ -81,7 +81,7 @@ func TestStrip(t *testing.T) {
 // counts it would work through one at a time without the clamps, screen
 // erases, line insertions and line feeds (each moves every cell).
 func worstOutput(size int) string {
-	unit := "x\x1b[2147483647b\x1b[2J\x1b[2147483647L\x1b[H\x1b[2147483647X\n\n\n\n"
+	unit := "x\x1b[999999b\x1b[2J\x1b[999999L\x1b[H\x1b[999999X\n\n\n\n"
 	return strings.Repeat(unit, size/len(unit)+1)[:size]
 }
 
