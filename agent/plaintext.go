@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"io"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ import (
 // ordinary lines about 8 ms), and a count it works through one at a time
 // (ESC[999999999b) would take it hours. So its counts are clamped
 // to the screen (vtbound), and it works to a deadline: it is fed in small
-// pieces and the clock is read between them; past the deadline the rest
+// pieces and the clock is read between them; past the budget the rest
 // is rendered by strip, in one linear pass, and the caller says the text
 // was simplified.
 const (
@@ -60,9 +61,10 @@ func (a *Agent) renderBudget(timeout time.Duration) time.Duration {
 const simplifiedNote = "[Rendering this output as a terminal would took too long: part of it is shown with its escape sequences stripped (no cursor moves, no screen drawing).]"
 
 // Plain renders terminal output as the text a person would read. The
-// emulator stops at deadline (zero: never); the rest of raw is then
-// rendered by strip and simplified is true.
-func Plain(raw string, deadline time.Time) (text string, simplified bool) {
+// emulator stops once ctx ends (its deadline is the budget; a cancelled
+// call ends it too); the rest of raw is then rendered by strip and
+// simplified is true.
+func Plain(ctx context.Context, raw string) (text string, simplified bool) {
 	if raw == "" {
 		return "", false
 	}
@@ -84,7 +86,7 @@ func Plain(raw string, deadline time.Time) (text string, simplified bool) {
 			writeLine(&out, sb.Line(i))
 		}
 		e.ClearScrollback()
-		simplified = raw != "" && !deadline.IsZero() && time.Now().After(deadline)
+		simplified = raw != "" && ctx.Err() != nil
 	}
 	rows := make([]string, 0, plainRows)
 	last := -1

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ var plainCases = []struct {
 func TestPlain(t *testing.T) {
 	for _, tt := range plainCases {
 		t.Run(tt.name, func(t *testing.T) {
-			got, simplified := Plain(tt.raw, time.Time{})
+			got, simplified := Plain(context.Background(), tt.raw)
 			if simplified {
 				t.Fatalf("Plain(%q) simplified without a deadline", tt.raw)
 			}
@@ -92,15 +93,20 @@ func worstOutput(size int) string {
 func TestPlainWithinBudget(t *testing.T) {
 	raw := worstOutput(64<<10) + "\r\nthe end\r\n"
 	start := time.Now()
-	got, simplified := Plain(raw, start.Add(10*time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	got, simplified := Plain(ctx, raw)
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("Plain of %d bytes with a 10 ms budget took %v", len(raw), d)
 	}
 	if !simplified || !strings.HasSuffix(got, "the end") {
 		t.Fatalf("Plain: simplified %v, text ending %q", simplified, got[max(len(got)-40, 0):])
 	}
-	// Past the deadline at once: one piece is emulated, the rest stripped.
-	got, simplified = Plain("\x1b[31mred\x1b[0m\r\n"+strings.Repeat("y", 1000)+"\r\nlast\r\n", time.Now().Add(-time.Second))
+	// Past the deadline at once (or cancelled): one piece is emulated, the
+	// rest stripped.
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	got, simplified = Plain(ctx, "\x1b[31mred\x1b[0m\r\n"+strings.Repeat("y", 1000)+"\r\nlast\r\n")
 	if !simplified || !strings.HasPrefix(got, "red\n") || !strings.HasSuffix(got, "\nlast") {
 		t.Fatalf("Plain past its deadline: simplified %v, %q", simplified, got)
 	}
@@ -141,9 +147,11 @@ func BenchmarkPlain(b *testing.B) {
 				case bc.strip:
 					strip(bc.raw)
 				case bc.budget > 0:
-					Plain(bc.raw, time.Now().Add(bc.budget))
+					ctx, cancel := context.WithTimeout(context.Background(), bc.budget)
+					Plain(ctx, bc.raw)
+					cancel()
 				default:
-					Plain(bc.raw, time.Time{})
+					Plain(context.Background(), bc.raw)
 				}
 			}
 		})

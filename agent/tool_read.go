@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/termhost/termhost/ahp"
 )
@@ -66,7 +65,9 @@ func (a *Agent) read(ctx context.Context, s *session, in readIn) (readOut, strin
 		rawText := string(raw)
 		s.mu.Unlock()
 		out.DroppedBytes = dropped
-		out.Text, out.Simplified = Plain(rawText, time.Now().Add(a.cfg.RenderBudget))
+		rctx, cancel := context.WithTimeout(ctx, a.cfg.RenderBudget)
+		out.Text, out.Simplified = Plain(rctx, rawText)
+		cancel()
 	default:
 		return readOut{}, "", fmt.Errorf("mode %q is not known: use screen or output", clip(in.Mode, 40))
 	}

@@ -103,7 +103,7 @@ func (a *Agent) run(ctx context.Context, s *session, in runIn) (Result, string, 
 	case err != nil:
 		return Result{}, "", err
 	case cmd == nil && !timedOut:
-		return s.result(c, t, nil, statusExited, 0), "", nil
+		return s.result(ctx, c, t, nil, statusExited, 0), "", nil
 	case cmd == nil:
 		return Result{}, "", fmt.Errorf("the shell did not start the command within %s: the line may be incomplete (an unclosed quote or bracket) "+
 			"or the shell is busy. read_terminal shows the screen; send_input with keys [\"Ctrl-C\"] clears the line", min(startTimeout, seconds(timeout)))
@@ -166,7 +166,7 @@ func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, c
 	if timedOut {
 		status = statusRunning
 	}
-	res := s.result(c, t, cmd, status, budget)
+	res := s.result(ctx, c, t, cmd, status, budget)
 	if lost {
 		return Result{}, "", fmt.Errorf("%w. The command is still running; its output so far:\n%s", s.inControl(c, t.uri), clip(res.Output, 2000))
 	}
@@ -202,7 +202,7 @@ func awaitsInput(t *term, cmd *command) bool {
 // result builds the Result of cmd (nil: the terminal ended first). Its
 // output is copied under the session lock and rendered after, within
 // budget: the pump and the session's other calls never wait for it.
-func (s *session) result(c *client.Client, t *term, cmd *command, status string, budget time.Duration) Result {
+func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *command, status string, budget time.Duration) Result {
 	s.mu.Lock()
 	id := ahp.TerminalIDOf(t.uri)
 	r := Result{Terminal: id, Status: status, Cursor: t.total}
@@ -225,7 +225,9 @@ func (s *session) result(c *client.Client, t *term, cmd *command, status string,
 	}
 	s.mu.Unlock()
 	r.Truncated = omitted > 0
-	r.Output, r.Simplified = renderOutput(head, tail, omitted, time.Now().Add(budget))
+	rctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	r.Output, r.Simplified = renderOutput(rctx, head, tail, omitted)
 	return r
 }
 
@@ -242,12 +244,12 @@ func (c *command) output() (head, tail string, omitted int64) {
 }
 
 // renderOutput renders what output returned as plain text.
-func renderOutput(head, tail string, omitted int64, deadline time.Time) (text string, simplified bool) {
-	text, simplified = Plain(head, deadline)
+func renderOutput(ctx context.Context, head, tail string, omitted int64) (text string, simplified bool) {
+	text, simplified = Plain(ctx, head)
 	if omitted == 0 {
 		return text, simplified
 	}
-	rest, restSimplified := Plain(tail, deadline)
+	rest, restSimplified := Plain(ctx, tail)
 	return text + fmt.Sprintf("\n[… %d bytes omitted: fullOutputUrl has everything …]\n", omitted) + rest, simplified || restSimplified
 }
 

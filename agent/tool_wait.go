@@ -60,7 +60,7 @@ func (a *Agent) wait(ctx context.Context, s *session, in waitIn) (waitOut, strin
 		last := t.cmd
 		s.mu.Unlock()
 		if cmd == nil {
-			res := s.result(c, t, last, statusFinished, budget)
+			res := s.result(ctx, c, t, last, statusFinished, budget)
 			if last == nil {
 				return waitOut{Result: res}, "No command is running and none ran yet.", nil
 			}
@@ -115,7 +115,9 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 			break
 		}
 		start := time.Now()
-		text, simplified = Plain(raw, start.Add(budget))
+		rctx, cancel := context.WithTimeout(ctx, budget)
+		text, simplified = Plain(rctx, raw)
+		cancel()
 		next = start.Add(max(matchEvery, time.Since(start)))
 		if loc := re.FindStringIndex(text); loc != nil {
 			match = text[loc[0]:loc[1]]
