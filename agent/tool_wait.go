@@ -118,7 +118,8 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 		rctx, cancel := context.WithTimeout(ctx, budget)
 		text, simplified = Plain(rctx, raw)
 		cancel()
-		next = start.Add(max(matchEvery, time.Since(start)))
+		took := time.Since(start)
+		next = start.Add(took + max(matchEvery, took))
 		if loc := re.FindStringIndex(text); loc != nil {
 			match = text[loc[0]:loc[1]]
 		}
