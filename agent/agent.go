@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,8 +36,13 @@ type Config struct {
 	// AllowAnyTerminal lets the agent use every terminal, not only those
 	// it opened.
 	AllowAnyTerminal bool
-	Logger           *slog.Logger
-	Version          string
+	// RenderBudget bounds the emulator's time for each rendering of output
+	// as plain text (see Plain): read_terminal gets all of it, wait_for
+	// and run_command a tenth of their timeout, at most all of it.
+	// Default defaultRenderBudget.
+	RenderBudget time.Duration
+	Logger       *slog.Logger
+	Version      string
 }
 
 // Agent is the MCP server. Each MCP session gets its own AHP connection,
@@ -58,6 +64,9 @@ func New(cfg Config) *Agent {
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
+	}
+	if cfg.RenderBudget <= 0 {
+		cfg.RenderBudget = defaultRenderBudget
 	}
 	a := &Agent{cfg: cfg, sessions: map[*mcp.ServerSession]*session{}}
 	a.srv = mcp.NewServer(&mcp.Implementation{Name: "termhost", Title: "termhost terminals", Version: cfg.Version},

@@ -28,6 +28,12 @@ type rig struct {
 
 func newRig(t *testing.T, allowAny bool) *rig {
 	t.Helper()
+	return newRigWith(t, func(c *agent.Config) { c.AllowAnyTerminal = allowAny })
+}
+
+// newRigWith is newRig with the agent's Config set by configure.
+func newRigWith(t *testing.T, configure func(*agent.Config)) *rig {
+	t.Helper()
 	ts := testserver.New(t, testserver.Terminals(func(c *terminals.Config) {
 		c.ShellIntegration, c.ShellArgs = true, nil
 	}))
@@ -36,11 +42,13 @@ func newRig(t *testing.T, allowAny bool) *rig {
 		t.Fatal(err)
 	}
 	proxy := testserver.NewProxy(t, ts.Listener.Addr().String())
-	ag := agent.New(agent.Config{Base: base, AllowAnyTerminal: allowAny, Logger: testserver.Logger(t),
+	cfg := agent.Config{Base: base, Logger: testserver.Logger(t),
 		Dial: func(ctx context.Context, opts client.Options) (*client.Client, error) {
 			opts.Token = ts.Token
 			return client.Dial(ctx, proxy.URL(), opts)
-		}})
+		}}
+	configure(&cfg)
+	ag := agent.New(cfg)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := ag.Server().Connect(t.Context(), st, nil)
 	if err != nil {

@@ -23,6 +23,7 @@ type readOut struct {
 	AltScreen      bool     `json:"altScreen,omitempty" jsonschema:"a full-screen program (editor, pager) is showing"`
 	Text           string   `json:"text,omitempty" jsonschema:"mode output: the output as plain text"`
 	DroppedBytes   int64    `json:"droppedBytes,omitempty" jsonschema:"output before the cursor no longer kept"`
+	Simplified     bool     `json:"simplified,omitempty" jsonschema:"mode output: rendering the output as a terminal would took too long: part of it is shown with its escape sequences stripped"`
 	Cursor         int64    `json:"cursor" jsonschema:"output position now: pass it as since next time"`
 	RunningCommand string   `json:"runningCommand,omitempty"`
 }
@@ -63,7 +64,10 @@ func (a *Agent) read(ctx context.Context, s *session, in readIn) (readOut, strin
 		}
 		rawText := string(raw)
 		s.mu.Unlock()
-		out.Text, out.DroppedBytes = Plain(rawText), dropped
+		out.DroppedBytes = dropped
+		rctx, cancel := context.WithTimeout(ctx, a.cfg.RenderBudget)
+		out.Text, out.Simplified = Plain(rctx, rawText)
+		cancel()
 	default:
 		return readOut{}, "", fmt.Errorf("mode %q is not known: use screen or output", clip(in.Mode, 40))
 	}
@@ -83,6 +87,9 @@ func (a *Agent) read(ctx context.Context, s *session, in readIn) (readOut, strin
 	text := out.Text
 	if out.DroppedBytes > 0 {
 		text = fmt.Sprintf("[%d earlier bytes are no longer kept]\n", out.DroppedBytes) + text
+	}
+	if out.Simplified {
+		text += "\n" + simplifiedNote
 	}
 	return out, text, nil
 }

@@ -28,6 +28,7 @@ type Result struct {
 	Output        string `json:"output" jsonschema:"the output as plain text; head and tail only when long"`
 	OutputBytes   int64  `json:"outputBytes" jsonschema:"size of the whole raw output"`
 	Truncated     bool   `json:"truncated"`
+	Simplified    bool   `json:"simplified,omitempty" jsonschema:"rendering the output as a terminal would took too long: part of it is shown with its escape sequences stripped"`
 	FullOutputURL string `json:"fullOutputUrl,omitempty" jsonschema:"the terminal's whole output as text (needs the owner's login)"`
 	Cursor        int64  `json:"cursor" jsonschema:"output position now, for read_terminal and wait_for since"`
 }
@@ -102,12 +103,12 @@ func (a *Agent) run(ctx context.Context, s *session, in runIn) (Result, string, 
 	case err != nil:
 		return Result{}, "", err
 	case cmd == nil && !timedOut:
-		return s.result(c, t, nil, statusExited), "", nil
+		return s.result(ctx, c, t, nil, statusExited, 0), "", nil
 	case cmd == nil:
 		return Result{}, "", fmt.Errorf("the shell did not start the command within %s: the line may be incomplete (an unclosed quote or bracket) "+
 			"or the shell is busy. read_terminal shows the screen; send_input with keys [\"Ctrl-C\"] clears the line", min(startTimeout, seconds(timeout)))
 	}
-	return s.awaitCommand(ctx, c, t, cmd, time.Now().Add(seconds(timeout)))
+	return s.awaitCommand(ctx, c, t, cmd, time.Now().Add(seconds(timeout)), a.renderBudget(seconds(timeout)))
 }
 
 // startRun checks that a command can be typed now and marks the terminal
@@ -142,8 +143,8 @@ func (s *session) startRun(c *client.Client, t *term, line string) (*command, er
 
 // awaitCommand waits for cmd to finish, for the deadline, for the
 // terminal to exit, for a prompt that waits for input, or for a person to
-// take control.
-func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, cmd *command, deadline time.Time) (Result, string, error) {
+// take control. Its output is rendered within budget (see Plain).
+func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, cmd *command, deadline time.Time, budget time.Duration) (Result, string, error) {
 	status := ""
 	lost := false
 	timedOut, err := s.wait(ctx, deadline, inputAwaitedPolling, func() bool {
@@ -165,7 +166,7 @@ func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, c
 	if timedOut {
 		status = statusRunning
 	}
-	res := s.result(c, t, cmd, status)
+	res := s.result(ctx, c, t, cmd, status, budget)
 	if lost {
 		return Result{}, "", fmt.Errorf("%w. The command is still running; its output so far:\n%s", s.inControl(c, t.uri), clip(res.Output, 2000))
 	}
@@ -184,7 +185,8 @@ func (s *session) lostControl(c *client.Client, uri string) bool {
 
 // awaitsInput guesses that a command waits for the terminal's input: it
 // printed a prompt (a last line without a newline) and has been quiet for
-// quietForInput since.
+// quietForInput since. It runs under the session lock, on every change:
+// the prompt is read by strip, in one linear pass, not by the emulator.
 func awaitsInput(t *term, cmd *command) bool {
 	if cmd.bytes == 0 || time.Since(t.lastOut) < quietForInput {
 		return false
@@ -193,24 +195,26 @@ func awaitsInput(t *term, cmd *command) bool {
 	if len(tail) == 0 || tail[len(tail)-1] == '\n' {
 		return false
 	}
-	lines := strings.Split(Plain(string(tail)), "\n")
+	lines := strings.Split(strip(string(tail)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1]) != ""
 }
 
-// result builds the Result of cmd (nil: the terminal ended first).
-func (s *session) result(c *client.Client, t *term, cmd *command, status string) Result {
+// result builds the Result of cmd (nil: the terminal ended first). Its
+// output is copied under the session lock and rendered after, within
+// budget: the pump and the session's other calls never wait for it.
+func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *command, status string, budget time.Duration) Result {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	id := ahp.TerminalIDOf(t.uri)
 	r := Result{Terminal: id, Status: status, Cursor: t.total}
 	if s.a.cfg.Base != nil {
 		r.FullOutputURL = client.TerminalURL(s.a.cfg.Base, id) + "/output.txt"
 	}
 	if cmd == nil {
+		s.mu.Unlock()
 		return r
 	}
 	r.Command, r.OutputBytes = cmd.line, cmd.bytes
-	r.Output, r.Truncated = cmd.text()
+	head, tail, omitted := cmd.output()
 	if cmd.done {
 		r.ExitCode = cmd.exitCode
 	}
@@ -219,18 +223,34 @@ func (s *session) result(c *client.Client, t *term, cmd *command, status string)
 	} else {
 		r.DurationMs = time.Since(cmd.started).Milliseconds()
 	}
+	s.mu.Unlock()
+	r.Truncated = omitted > 0
+	rctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	r.Output, r.Simplified = renderOutput(rctx, head, tail, omitted)
 	return r
 }
 
-// text is the command's output as plain text, cut to its head and tail
-// when it is longer than both.
-func (c *command) text() (string, bool) {
+// output is the command's output to render: all of it in head, or, when
+// it is longer than headBytes+tailBytes, its head and tail and the number
+// of bytes omitted between them.
+func (c *command) output() (head, tail string, omitted int64) {
 	if c.bytes <= headBytes+tailBytes { // the tail holds at least tailBytes, or everything
 		rest := c.tail[int64(len(c.tail))-(c.bytes-int64(len(c.head))):]
-		return Plain(string(c.head) + string(rest)), false
+		return string(c.head) + string(rest), "", 0
 	}
-	omitted := c.bytes - int64(len(c.head)) - int64(min(len(c.tail), tailBytes))
-	return Plain(string(c.head)) + fmt.Sprintf("\n[… %d bytes omitted: fullOutputUrl has everything …]\n", omitted) + Plain(string(tailOf(c.tail, tailBytes))), true
+	omitted = c.bytes - int64(len(c.head)) - int64(min(len(c.tail), tailBytes))
+	return string(c.head), string(tailOf(c.tail, tailBytes)), omitted
+}
+
+// renderOutput renders what output returned as plain text.
+func renderOutput(ctx context.Context, head, tail string, omitted int64) (text string, simplified bool) {
+	text, simplified = Plain(ctx, head)
+	if omitted == 0 {
+		return text, simplified
+	}
+	rest, restSimplified := Plain(ctx, tail)
+	return text + fmt.Sprintf("\n[… %d bytes omitted: fullOutputUrl has everything …]\n", omitted) + rest, simplified || restSimplified
 }
 
 func resultText(r Result) string {
@@ -255,6 +275,9 @@ func resultText(r Result) string {
 		b.WriteString(" Output:\n")
 	}
 	b.WriteString(r.Output)
+	if r.Simplified {
+		b.WriteString("\n" + simplifiedNote)
+	}
 	return b.String()
 }
 

@@ -53,28 +53,33 @@ func (a *Agent) wait(ctx context.Context, s *session, in waitIn) (waitOut, strin
 	if err != nil {
 		return waitOut{}, "", err
 	}
-	deadline := time.Now().Add(seconds(timeout))
+	deadline, budget := time.Now().Add(seconds(timeout)), a.renderBudget(seconds(timeout))
 	if re == nil {
 		s.mu.Lock()
 		cmd := t.running()
 		last := t.cmd
 		s.mu.Unlock()
 		if cmd == nil {
-			res := s.result(c, t, last, statusFinished)
+			res := s.result(ctx, c, t, last, statusFinished, budget)
 			if last == nil {
 				return waitOut{Result: res}, "No command is running and none ran yet.", nil
 			}
 			return waitOut{Result: res}, "No command is running; the last one: " + resultText(res), nil
 		}
-		res, text, err := s.awaitCommand(ctx, c, t, cmd, deadline)
+		res, text, err := s.awaitCommand(ctx, c, t, cmd, deadline, budget)
 		return waitOut{Result: res}, text, err
 	}
-	return s.waitPattern(ctx, t, re, in.Since, deadline)
+	return s.waitPattern(ctx, t, re, in.Since, deadline, budget)
 }
 
-// waitPattern matches the output since the cursor after each change, at
-// most every matchEvery (rendering is not free when output floods).
-func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, since *int64, deadline time.Time) (waitOut, string, error) {
+// waitPattern matches the output since the cursor after each change. The
+// output is copied under the session lock and rendered outside it (the
+// pump and the session's other calls go on meanwhile), each rendering
+// within budget and started before the deadline, so that the call returns
+// at most about a budget after its timeout. Renderings are at least
+// matchEvery apart, and at least as far apart as the last one took: at
+// most half the call's time goes to rendering when output floods.
+func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, since *int64, deadline time.Time, budget time.Duration) (waitOut, string, error) {
 	s.mu.Lock()
 	cursor := t.total
 	if since != nil {
@@ -82,38 +87,58 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 	}
 	s.mu.Unlock()
 	var match, text string
-	checked, lastRender := int64(-1), time.Time{}
-	ended := false
-	timedOut, err := s.wait(ctx, deadline, matchEvery, func() bool {
-		if t.gone {
-			ended = true
+	var simplified, ended, timedOut bool
+	checked, next := int64(-1), time.Time{}
+	for match == "" {
+		if !time.Now().Before(deadline) {
+			timedOut = true
+			break
 		}
-		if t.total == checked || time.Since(lastRender) < matchEvery {
-			return ended
+		var raw string
+		fresh := false
+		var err error
+		timedOut, err = s.wait(ctx, deadline, matchEvery, func() bool {
+			if t.gone {
+				ended = true
+			}
+			if t.total == checked || time.Now().Before(next) {
+				return ended
+			}
+			b, _ := t.since(cursor)
+			raw, checked, fresh = string(tailOf(b, matchWindow)), t.total, true
+			return true
+		})
+		if err != nil {
+			return waitOut{}, "", err
 		}
-		raw, _ := t.since(cursor)
-		checked, lastRender = t.total, time.Now()
-		text = Plain(string(tailOf(raw, matchWindow)))
+		if timedOut || !fresh {
+			break
+		}
+		start := time.Now()
+		rctx, cancel := context.WithTimeout(ctx, budget)
+		text, simplified = Plain(rctx, raw)
+		cancel()
+		took := time.Since(start)
+		next = start.Add(took + max(matchEvery, took))
 		if loc := re.FindStringIndex(text); loc != nil {
 			match = text[loc[0]:loc[1]]
-			return true
 		}
-		return ended
-	})
-	if err != nil {
-		return waitOut{}, "", err
 	}
-	out := waitOut{Result: Result{Terminal: ahp.TerminalIDOf(t.uri), Output: clip(text, 8<<10)}, Match: match}
+	out := waitOut{Result: Result{Terminal: ahp.TerminalIDOf(t.uri), Output: clip(text, 8<<10), Simplified: simplified}, Match: match}
 	s.mu.Lock()
 	out.Cursor = t.total
 	s.mu.Unlock()
+	note := ""
+	if simplified {
+		note = "\n" + simplifiedNote
+	}
 	switch {
 	case match != "":
 		out.Status = "matched"
-		return out, fmt.Sprintf("Matched %q.", clip(match, 200)), nil
+		return out, fmt.Sprintf("Matched %q.", clip(match, 200)) + note, nil
 	case timedOut:
 		out.Status = "timeout"
-		return out, fmt.Sprintf("No match within the timeout. Output since the cursor:\n%s", clip(text, 4<<10)), nil
+		return out, fmt.Sprintf("No match within the timeout. Output since the cursor:\n%s", clip(text, 4<<10)) + note, nil
 	}
 	out.Status = statusExited
 	return out, "The terminal was closed before the pattern appeared.", nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -77,7 +78,8 @@ func TestServeMCPOverHTTP(t *testing.T) {
 		})
 	}
 
-	call := httpMCP(t, endpoint, testserver.OwnerToken, tr)
+	cs := httpSession(t, endpoint, testserver.OwnerToken, tr)
+	call := toolCaller(t, cs)
 	opened := call("open_terminal", map[string]any{"name": "over http"})
 	id := opened["id"].(string)
 	if !strings.HasPrefix(opened["url"].(string), ts.URL+"/term/t/") {
@@ -86,6 +88,25 @@ func TestServeMCPOverHTTP(t *testing.T) {
 	if out := call("run_command", map[string]any{"terminal": id, "command": "echo over http"}); out["output"] != "over http" || out["exitCode"] != float64(0) {
 		t.Fatalf("run_command over HTTP: %v", out)
 	}
+	// A call that waits long holds up none of the session's others: the
+	// SDK runs a session's calls side by side over Streamable HTTP too.
+	ctx, cancel := context.WithCancel(t.Context())
+	slow := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait_for", Arguments: map[string]any{"terminal": id, "pattern": "no such text", "timeoutSeconds": 600}})
+		slow <- err
+	}()
+	for range 3 {
+		call("list_terminals", nil)
+		call("read_terminal", map[string]any{"terminal": id, "mode": "output"})
+	}
+	select {
+	case err := <-slow:
+		t.Fatalf("the waiting wait_for ended early: %v", err)
+	default:
+	}
+	cancel()
+	<-slow
 	call("close_terminal", map[string]any{"terminal": id})
 }
 
@@ -181,12 +202,23 @@ func TestServeMCPFlag(t *testing.T) {
 // the test on a tool error.
 func httpMCP(t *testing.T, endpoint, token string, tr http.RoundTripper) func(name string, args map[string]any) map[string]any {
 	t.Helper()
+	return toolCaller(t, httpSession(t, endpoint, token, tr))
+}
+
+// httpSession connects the SDK's Streamable HTTP client to endpoint.
+func httpSession(t *testing.T, endpoint, token string, tr http.RoundTripper) *mcp.ClientSession {
+	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1"}, nil).
 		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token: token, next: tr}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// toolCaller calls tools that must succeed on cs, from the test's goroutine.
+func toolCaller(t *testing.T, cs *mcp.ClientSession) func(name string, args map[string]any) map[string]any {
 	return func(name string, args map[string]any) map[string]any {
 		t.Helper()
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})

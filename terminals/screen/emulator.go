@@ -10,6 +10,8 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+
+	"github.com/termhost/termhost/internal/vtbound"
 )
 
 // emulator is a vt.Emulator plus the state vt keeps but does not expose:
@@ -43,21 +45,9 @@ func newEmulator(cols, rows int) *emulator {
 	// Seen before vt's own handlers, which still run (false = not handled).
 	e.vt.RegisterCsiHandler('r', func(p ansi.Params) bool { e.setMargins(p); return false })
 	e.vt.RegisterEscHandler('c', func() bool { e.margins = [2]region{}; return false }) // RIS
-	// vt works through some counts one at a time (repeat a character n
-	// times, erase n cells, n tab stops…): ESC[999999999b alone would hold
-	// the model's goroutine for half an hour. Past what the screen holds a
-	// larger count changes nothing on it, so the counts are clamped here,
-	// in place, before vt's own handler (run next, on the same params).
-	for _, c := range "@ABCDEFGILMPSTXZ`ade" {
-		e.vt.RegisterCsiHandler(int(c), func(p ansi.Params) bool {
-			clampCounts(p, max(e.vt.Width(), e.vt.Height()))
-			return false
-		})
-	}
-	e.vt.RegisterCsiHandler('b', func(p ansi.Params) bool {
-		clampRepeat(p, e.vt.Width(), e.vt.Height())
-		return false
-	})
+	// Counts past what the screen holds are clamped (ESC[999999999b alone
+	// would hold the model's goroutine for half an hour).
+	vtbound.Clamp(e.vt)
 	// vt answers queries (device attributes, cursor position…) into a pipe
 	// that blocks until read. Nobody here answers the program (the real
 	// clients do): with the pipe closed, vt's answers fail at once.
@@ -154,26 +144,4 @@ func (e *emulator) line(y int) uv.Line {
 		}
 	}
 	return l
-}
-
-// clampCounts lowers every parameter of p above limit to limit.
-func clampCounts(p ansi.Params, limit int) {
-	for i, v := range p {
-		if n := v.Param(0); n > limit {
-			p[i] = ansi.Param(ansi.Parameter(limit, v.HasMore()))
-		}
-	}
-}
-
-// clampRepeat bounds REP's count: once a character has been repeated over
-// every cell the screen is all that character whatever the count, and only
-// where the cursor ends (the count modulo the width) still depends on it.
-func clampRepeat(p ansi.Params, cols, rows int) {
-	if len(p) == 0 {
-		return
-	}
-	cells := cols * rows
-	if n := p[0].Param(1); n > cells+cols {
-		p[0] = ansi.Param(ansi.Parameter(cells+(n-cells)%cols, p[0].HasMore()))
-	}
 }
