@@ -128,6 +128,7 @@ func (m *Manager) Close() {
 	// spawned when it sees closed (see Create).
 	m.creating.Wait()
 	m.stopReleases()
+	m.hub.Close()
 	_ = os.RemoveAll(m.scripts)
 	m.removeAdoptedScripts()
 }
@@ -211,14 +212,15 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		return fmt.Errorf("%w: server is shutting down", ErrLimit)
 	}
 	t.live = true
-	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback, t.taps()...); err != nil {
-		panic("terminals: " + err.Error()) // reserve keeps URIs unique
-	}
+	meta := map[string]any{} // in the catalogue that announces the terminal
 	if recorded {
-		m.hub.SetInfoMeta(t.uri, MetaRecording, RecordingOn)
+		meta[MetaRecording] = RecordingOn
 	}
 	if argv != nil {
-		m.hub.SetInfoMeta(p.Channel, MetaRunsCommand, true)
+		meta[MetaRunsCommand] = true
+	}
+	if err := m.hub.AddTerminalMeta(p.Channel, state, meta, m.cfg.Scrollback, t.taps()...); err != nil {
+		panic("terminals: " + err.Error()) // reserve keeps URIs unique
 	}
 	close(t.started)
 	m.mu.Unlock()
