@@ -134,7 +134,12 @@ func (m *Manager) Close() {
 }
 
 // Create spawns a shell for a new terminal channel.
-func (m *Manager) Create(p ahp.CreateTerminalParams) error {
+func (m *Manager) Create(p ahp.CreateTerminalParams) error { return m.CreateAs(p, "") }
+
+// CreateAs is Create by a client whose presence name is agent when it is
+// an agent's (see NoteAgent): a session claim's agent is in the catalogue
+// that announces the terminal.
+func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
 	defer rest.Touch() // a start leaves garbage: give it back once all is quiet
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -218,6 +223,9 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 	}
 	if argv != nil {
 		meta[MetaRunsCommand] = true
+	}
+	if p.Claim.Kind == ahp.ClaimSession {
+		meta[MetaAgent] = *t.noteAgent(*p.Claim, agent)
 	}
 	if err := m.hub.AddTerminalMeta(p.Channel, state, meta, m.cfg.Scrollback, t.taps()...); err != nil {
 		panic("terminals: " + err.Error()) // reserve keeps URIs unique
