@@ -17,9 +17,12 @@ import (
 const CoalesceInterval = 250 * time.Millisecond
 
 // coalescer holds the changes that came less than CoalesceInterval after
-// the last send, for one timer to send them all. The hub's lock guards it.
+// the last send, for one timer to send them all. The window is the hub's,
+// not each channel's: a send of any terminal's presence or of the
+// catalogue opens it, and what comes during it goes out together at its
+// end, presence first. The hub's lock guards it.
 type coalescer struct {
-	last     time.Time       // when held changes were last sent
+	last     time.Time       // when changes were last sent, at once or by the tick
 	open     bool            // the locked step under way sends at once (it began a window)
 	presence []*channel      // terminals whose presence waits (channel.held)
 	cat      bool            // a catalogue change waits
@@ -87,7 +90,6 @@ func (h *Hub) flushLocked() {
 		}
 	}
 	if c.cat {
-		c.cat = false
 		h.sendCatalogueLocked()
 	}
 }

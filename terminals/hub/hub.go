@@ -433,7 +433,7 @@ func (c *coalescer) noteAbout(uri string) {
 // sendCatalogueLocked publishes the catalogue about the terminals noted.
 func (h *Hub) sendCatalogueLocked() {
 	about := h.co.about
-	h.co.about = nil
+	h.co.about, h.co.cat = nil, false
 	h.publishAboutLocked(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: h.catalogueLocked()}, nil, about)
 	for uri := range about {
 		h.catSeq[uri] = h.seq
