@@ -121,13 +121,10 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 			return nil, ahp.Errorf(ahp.CodeInvalidParams, "invalid createTerminal params: %v", err)
 		}
 		c.bindClaim(p.Claim)
-		if err := c.s.m.Create(p); err != nil {
+		if err := c.s.m.CreateAs(p, c.agentName()); err != nil {
 			return nil, c.rpcError(err)
 		}
 		c.record(audit.TerminalCreated, p.Channel, nil)
-		if p.Claim != nil {
-			c.s.m.NoteAgent(p.Channel, *p.Claim, c.agentName())
-		}
 		return nil, nil
 	case ahp.MethodDisposeTerminal:
 		var p ahp.ChannelParams

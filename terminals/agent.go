@@ -47,6 +47,14 @@ func (m *Manager) NoteAgent(uri string, claim ahp.Claim, name string) {
 	if t == nil {
 		return
 	}
+	if info := t.noteAgent(claim, name); info != nil {
+		m.hub.SetInfoMeta(uri, MetaAgent, *info)
+	}
+}
+
+// noteAgent records the agent session of a session claim on t (see
+// NoteAgent) and returns it, or nil when it did not change.
+func (t *terminal) noteAgent(claim ahp.Claim, name string) *AgentInfo {
 	old := t.agent.cur.Load()
 	if name == "" && old != nil && old.Session == claim.Session {
 		name = old.Name
@@ -60,10 +68,10 @@ func (m *Manager) NoteAgent(uri string, claim ahp.Claim, name string) {
 	}
 	info := &AgentInfo{Session: claim.Session, Chat: chat, Name: name}
 	if old != nil && *old == *info {
-		return
+		return nil
 	}
 	t.agent.cur.Store(info)
-	m.hub.SetInfoMeta(uri, MetaAgent, *info)
+	return info
 }
 
 // runByMeta is the _meta of a command starting now: an agent's mark while

@@ -172,6 +172,7 @@ func (p *Paused) Commit() {
 	clear(m.terms)
 	m.scripts, m.adoptedScripts = "", nil // the successor removes them
 	m.mu.Unlock()
+	m.hub.Close()
 }
 
 // EndRecordings ends the terminals' recordings with a final marker (the

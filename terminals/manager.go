@@ -128,12 +128,18 @@ func (m *Manager) Close() {
 	// spawned when it sees closed (see Create).
 	m.creating.Wait()
 	m.stopReleases()
+	m.hub.Close()
 	_ = os.RemoveAll(m.scripts)
 	m.removeAdoptedScripts()
 }
 
 // Create spawns a shell for a new terminal channel.
-func (m *Manager) Create(p ahp.CreateTerminalParams) error {
+func (m *Manager) Create(p ahp.CreateTerminalParams) error { return m.CreateAs(p, "") }
+
+// CreateAs is Create by a client whose presence name is agent when it is
+// an agent's (see NoteAgent): a session claim's agent is in the catalogue
+// that announces the terminal.
+func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
 	defer rest.Touch() // a start leaves garbage: give it back once all is quiet
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -211,14 +217,18 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error {
 		return fmt.Errorf("%w: server is shutting down", ErrLimit)
 	}
 	t.live = true
-	if err := m.hub.AddTerminal(p.Channel, state, m.cfg.Scrollback, t.taps()...); err != nil {
-		panic("terminals: " + err.Error()) // reserve keeps URIs unique
-	}
+	meta := map[string]any{} // in the catalogue that announces the terminal
 	if recorded {
-		m.hub.SetInfoMeta(t.uri, MetaRecording, RecordingOn)
+		meta[MetaRecording] = RecordingOn
 	}
 	if argv != nil {
-		m.hub.SetInfoMeta(p.Channel, MetaRunsCommand, true)
+		meta[MetaRunsCommand] = true
+	}
+	if p.Claim.Kind == ahp.ClaimSession {
+		meta[MetaAgent] = *t.noteAgent(*p.Claim, agent)
+	}
+	if err := m.hub.AddTerminalMeta(p.Channel, state, meta, m.cfg.Scrollback, t.taps()...); err != nil {
+		panic("terminals: " + err.Error()) // reserve keeps URIs unique
 	}
 	close(t.started)
 	m.mu.Unlock()

@@ -374,3 +374,9 @@ func (m *Manager) LastInput(uri, clientID string) time.Time {
 	defer t.inputs.mu.Unlock()
 	return t.inputs.at[clientID]
 }
+
+// CoalesceInterval is the shortest time between two presence
+// notifications of a terminal, and between two catalogues that carry only
+// renames, claims or _meta: changes that come sooner wait for the next one,
+// the latest state winning (see hub.CoalesceInterval).
+const CoalesceInterval = hub.CoalesceInterval

@@ -3,6 +3,8 @@ package hub
 import (
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -107,6 +109,13 @@ func newHub(t *testing.T, replay int, uris ...string) *Hub {
 func counting(h *Hub) *Hub {
 	h.SetClock(func() int64 { return 0 })
 	return h
+}
+
+// tickPast lets CoalesceInterval pass in a synctest bubble and the hub's
+// tick send what waited.
+func tickPast() {
+	time.Sleep(CoalesceInterval)
+	synctest.Wait()
 }
 
 func data(s string) ahp.Action { return ahp.Action{Type: ahp.TerminalData, Data: s} }

@@ -29,6 +29,7 @@ type TerminalState struct {
 func (h *Hub) Export() State {
 	h.mu.Lock()
 	defer h.unlock()
+	h.flushLocked() // a catalogue change that waits is part of the state handed on
 	st := State{Seq: h.seq, Evicted: map[string]int64{}}
 	for _, uri := range h.order {
 		ch := h.channels[uri]

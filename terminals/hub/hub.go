@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -86,6 +87,8 @@ type Hub struct {
 	// dirty are the channels whose presence unlock must send.
 	presence Presence
 	dirty    []*channel
+	// co holds the presence and catalogue changes that wait (coalesce.go).
+	co coalescer
 }
 
 // channel is a terminal's (or the root's) state and subscribers.
@@ -101,11 +104,15 @@ type channel struct {
 	// carries every terminal's _meta.
 	metaJSON json.RawMessage
 
-	// Presence (presence.go): the last list sent, whether unlock must send
-	// it again, to whom even if unchanged, and whether the channel is gone.
+	// Presence (presence.go): the last list sent to all, whether unlock
+	// must send it again, to whom even if unchanged, whether it waits for
+	// the tick (coalesce.go), what the joiners told meanwhile got, and
+	// whether the channel is gone.
 	presence []byte
 	dirty    bool
 	joiners  map[Subscriber]struct{}
+	held     bool
+	told     map[Subscriber][]byte
 	removed  bool
 }
 
@@ -124,14 +131,24 @@ func New(replayBytes int) *Hub {
 // ignored), a scrollback budget and its taps (see Tap), and publishes the
 // catalogue.
 func (h *Hub) AddTerminal(uri string, st ahp.TerminalState, scrollback int, taps ...Tap) error {
+	return h.AddTerminalMeta(uri, st, nil, scrollback, taps...)
+}
+
+// AddTerminalMeta is AddTerminal with the catalogue entry's _meta (see
+// SetInfoMeta) in the catalogue that announces it.
+func (h *Hub) AddTerminalMeta(uri string, st ahp.TerminalState, meta map[string]any, scrollback int, taps ...Tap) error {
 	h.mu.Lock()
 	defer h.unlock()
 	if h.channels[uri] != nil {
 		return fmt.Errorf("hub: channel %s exists", uri)
 	}
 	st.Content = nil
-	h.channels[uri] = &channel{uri: uri, subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback),
-		taps: taps}
+	ch := &channel{uri: uri, subs: map[Subscriber]struct{}{}, term: &st, content: content.New(scrollback), taps: taps}
+	if len(meta) > 0 {
+		ch.meta = maps.Clone(meta)
+		ch.metaJSON = encodeMeta(ch.meta)
+	}
+	h.channels[uri] = ch
 	h.order = append(h.order, uri)
 	h.publishCatalogueLocked(uri)
 	return nil
@@ -241,15 +258,16 @@ func (h *Hub) visibleLocked(s Subscriber, uri string) bool {
 
 // publishLocked assigns the next serverSeq, reduces the action into the
 // channel's state, records it for replay, shows it to the channel's taps and
-// delivers it to every subscriber of the channel. A change of what the catalogue lists (title, claim,
-// lifecycle) publishes the catalogue after it.
+// delivers it to every subscriber of the channel. A change of what the
+// catalogue lists publishes the catalogue after it: at once for an exit,
+// coalesced for a title or a claim (catalogueChangedLocked).
 func (h *Hub) publishLocked(uri string, a ahp.Action, origin *ahp.Origin) {
-	h.publishAboutLocked(uri, a, origin, "")
+	h.publishAboutLocked(uri, a, origin, nil)
 }
 
-// publishAboutLocked is publishLocked for a catalogue change about one
-// terminal (see fanOutLocked).
-func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, about string) {
+// publishAboutLocked is publishLocked for a catalogue change about the
+// terminals in about (see fanOutLocked).
+func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, about map[string]bool) {
 	ch := h.channels[uri]
 	h.reduceLocked(ch, a)
 	f := newFrame(ahp.Envelope{Channel: uri, Action: a, ServerSeq: h.nextLocked(), Origin: origin})
@@ -264,8 +282,10 @@ func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, a
 		switch a.Type {
 		case ahp.TerminalClaimed:
 			h.markLocked(ch, nil) // the holder that paces the shell, and presence's control, may have changed
-			h.publishCatalogueLocked(uri)
-		case ahp.TerminalTitleChanged, ahp.TerminalExited:
+			h.catalogueChangedLocked(uri)
+		case ahp.TerminalTitleChanged:
+			h.catalogueChangedLocked(uri)
+		case ahp.TerminalExited:
 			h.publishCatalogueLocked(uri)
 		}
 	}
@@ -283,16 +303,16 @@ func (h *Hub) reduceLocked(ch *channel, a ahp.Action) {
 
 // fanOutLocked delivers f to the channel's subscribers. A scoped subscriber
 // sees only its own terminal in the catalogue: it gets a filtered copy,
-// made once per scope, and only of a change about its terminal (about):
+// made once per scope, and only of a change about its terminal (in about):
 // nothing it receives tells what happens on the others.
-func (h *Hub) fanOutLocked(ch *channel, f *Frame, about string) {
+func (h *Hub) fanOutLocked(ch *channel, f *Frame, about map[string]bool) {
 	var scoped map[string]*Frame
 	var redraw Redraw // skip.go
 	redrawn := false
 	for s := range ch.subs {
 		g := f
 		if scope := s.Scope(); scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
-			if scope != about {
+			if !about[scope] {
 				continue
 			}
 			if g = scoped[scope]; g == nil {
@@ -339,7 +359,8 @@ func (h *Hub) catalogueLocked() []ahp.TerminalInfo {
 
 // SetInfoMeta sets (nil: removes) one key of a terminal's catalogue _meta, a
 // server extension clients that do not know it ignore, and publishes the
-// catalogue when it changed. It reports whether the terminal exists.
+// catalogue (coalesced) when it changed. It reports whether the terminal
+// exists.
 func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
 	h.mu.Lock()
 	defer h.unlock()
@@ -359,7 +380,7 @@ func (h *Hub) SetInfoMeta(uri, key string, value any) bool {
 		ch.meta[key] = value
 	}
 	ch.metaJSON = encodeMeta(ch.meta)
-	h.publishCatalogueLocked(uri)
+	h.catalogueChangedLocked(uri)
 	return true
 }
 
@@ -377,11 +398,46 @@ func encodeMeta(meta map[string]any) json.RawMessage {
 	return b
 }
 
-// publishCatalogueLocked sends the full catalogue as root/terminalsChanged,
-// after a change about the terminal uri.
+// publishCatalogueLocked publishes the full catalogue as
+// root/terminalsChanged now, after a change about the terminal uri that
+// matters at once (a creation, a disposal, an exit), with whatever waited
+// (coalesce.go).
 func (h *Hub) publishCatalogueLocked(about string) {
+	h.co.noteAbout(about)
+	h.co.cat = true
+	h.flushLocked()
+}
+
+// catalogueChangedLocked publishes the catalogue after a change about the
+// terminal uri that may come in bursts (a title, a claim, _meta): now, or
+// at the next tick when the last send was less than CoalesceInterval ago.
+// The action replaces the whole catalogue, so the one sent carries every
+// change held back, and serverSeq goes to it alone: a client's catalogue
+// is its snapshot plus the actions it got, as ever.
+func (h *Hub) catalogueChangedLocked(about string) {
+	h.co.noteAbout(about)
+	if h.holdLocked() {
+		h.co.cat = true
+		return
+	}
+	h.sendCatalogueLocked()
+}
+
+func (c *coalescer) noteAbout(uri string) {
+	if c.about == nil {
+		c.about = map[string]bool{}
+	}
+	c.about[uri] = true
+}
+
+// sendCatalogueLocked publishes the catalogue about the terminals noted.
+func (h *Hub) sendCatalogueLocked() {
+	about := h.co.about
+	h.co.about, h.co.cat = nil, false
 	h.publishAboutLocked(ahp.RootURI, ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: h.catalogueLocked()}, nil, about)
-	h.catSeq[about] = h.seq
+	for uri := range about {
+		h.catSeq[uri] = h.seq
+	}
 }
 
 // Terminals returns the catalogue.

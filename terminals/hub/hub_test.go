@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/termhost/termhost/ahp"
 )
@@ -84,45 +85,49 @@ func TestFrameEncodedOncePerShape(t *testing.T) {
 // TestScopedCatalogue: a subscriber scoped to one terminal sees only that
 // terminal in the catalogue, live and in its snapshot.
 func TestScopedCatalogue(t *testing.T) {
-	h := newHub(t, 1<<20, term1)
-	scoped, all := newSub("v"), newSub("me")
-	scoped.scope = term1
-	snap, err := h.Subscribe(scoped, ahp.RootURI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Subscribe(all, ahp.RootURI); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(snap.State.(ahp.RootState).Terminals); n != 1 {
-		t.Errorf("scoped root snapshot lists %d terminals, want 1", n)
-	}
-	if err := h.AddTerminal(term2, ahp.TerminalState{Title: "two"}, 0); err != nil {
-		t.Fatal(err)
-	}
-	h.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "2"})
-	if n := len(all.envelopes()); n != 2 {
-		t.Fatalf("unscoped subscriber got %d catalogues, want 2", n)
-	}
-	if n := len(all.envelopes()[1].Action.Terminals); n != 2 {
-		t.Errorf("unscoped catalogue lists %d terminals, want 2", n)
-	}
-	// Changes to another terminal send the scoped subscriber nothing.
-	if got := scoped.envelopes(); len(got) != 0 {
-		t.Errorf("scoped subscriber got %d frames about %s, want none", len(got), term2)
-	}
-	h.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "1"})
-	envs := scoped.envelopes()
-	if len(envs) != 1 {
-		t.Fatalf("scoped subscriber got %d frames after a change of its terminal, want 1", len(envs))
-	}
-	got := envs[0].Action.Terminals
-	if len(got) != 1 || got[0].Resource != term1 || got[0].Title != "1" {
-		t.Errorf("scoped catalogue = %+v, want only %s titled 1", got, term1)
-	}
-	if _, err := h.Subscribe(scoped, term2); !errors.Is(err, ErrNotFound) {
-		t.Errorf("scoped Subscribe(%s) = %v, want ErrNotFound", term2, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := newHub(t, 1<<20, term1)
+		scoped, all := newSub("v"), newSub("me")
+		scoped.scope = term1
+		snap, err := h.Subscribe(scoped, ahp.RootURI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Subscribe(all, ahp.RootURI); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(snap.State.(ahp.RootState).Terminals); n != 1 {
+			t.Errorf("scoped root snapshot lists %d terminals, want 1", n)
+		}
+		if err := h.AddTerminal(term2, ahp.TerminalState{Title: "two"}, 0); err != nil {
+			t.Fatal(err)
+		}
+		h.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "2"})
+		tickPast() // the rename came right after the creation: it waited
+		if n := len(all.envelopes()); n != 2 {
+			t.Fatalf("unscoped subscriber got %d catalogues, want 2", n)
+		}
+		if n := len(all.envelopes()[1].Action.Terminals); n != 2 {
+			t.Errorf("unscoped catalogue lists %d terminals, want 2", n)
+		}
+		// Changes to another terminal send the scoped subscriber nothing.
+		if got := scoped.envelopes(); len(got) != 0 {
+			t.Errorf("scoped subscriber got %d frames about %s, want none", len(got), term2)
+		}
+		h.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "1"})
+		tickPast()
+		envs := scoped.envelopes()
+		if len(envs) != 1 {
+			t.Fatalf("scoped subscriber got %d frames after a change of its terminal, want 1", len(envs))
+		}
+		got := envs[0].Action.Terminals
+		if len(got) != 1 || got[0].Resource != term1 || got[0].Title != "1" {
+			t.Errorf("scoped catalogue = %+v, want only %s titled 1", got, term1)
+		}
+		if _, err := h.Subscribe(scoped, term2); !errors.Is(err, ErrNotFound) {
+			t.Errorf("scoped Subscribe(%s) = %v, want ErrNotFound", term2, err)
+		}
+	})
 }
 
 // TestSlowSubscriberDropped: a subscriber whose queue is full is dropped
@@ -183,40 +188,46 @@ func TestSendToIsPrivate(t *testing.T) {
 // TestReduceAndSnapshot: published actions are reduced into the snapshot,
 // content through the store, and the catalogue follows titles and exits.
 func TestReduceAndSnapshot(t *testing.T) {
-	h := newHub(t, 1<<20, term1)
-	root := newSub("me")
-	h.Subscribe(root, ahp.RootURI)
-	code := 3
-	h.Publish(term1, data("hello "))
-	h.Publish(term1, data("world"))
-	h.Do(func(tx Tx) {
-		tx.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "renamed"}, &ahp.Origin{ClientID: "me"})
+	synctest.Test(t, func(t *testing.T) {
+		h := newHub(t, 1<<20, term1)
+		root := newSub("me")
+		h.Subscribe(root, ahp.RootURI)
+		code := 3
+		h.Publish(term1, data("hello "))
+		h.Publish(term1, data("world"))
+		h.Do(func(tx Tx) {
+			tx.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "renamed"}, &ahp.Origin{ClientID: "me"})
+		})
+		h.Publish(term1, ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: "c1", CommandLine: "ls"})
+		h.Publish(term1, ahp.Action{Type: ahp.TerminalExited, ExitCode: &code})
+		snap, err := h.Subscribe(newSub("me"), term1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := snap.State.(ahp.TerminalState)
+		if len(st.Content) != 2 || st.Content[0].Text() != "hello world" || st.Content[1].CommandID != "c1" {
+			t.Errorf("content = %+v, want the text then command c1", st.Content)
+		}
+		if st.Title != "renamed" || !st.Lifecycle.Exited() || st.SupportsCommandDetection == nil {
+			t.Errorf("state = %+v, want renamed, exited, with command detection", st)
+		}
+		// The rename came right after the creation: it waited, and the exit,
+		// published at once, carries it.
+		if got, want := root.types(), []string{ahp.RootTerminalsChanged}; !slices.Equal(got, want) {
+			t.Errorf("root subscriber got %v, want one catalogue, the exit's: %v", got, want)
+		} else if info := root.envelopes()[0].Action.Terminals[0]; info.Title != "renamed" || !info.Lifecycle.Exited() {
+			t.Errorf("the exit's catalogue lists %+v, want it renamed and exited", info)
+		}
+		if infos := h.Terminals(); len(infos) != 1 || infos[0].Title != "renamed" {
+			t.Errorf("Terminals() = %+v, want one renamed terminal", infos)
+		}
+		if _, ok := h.Publish("ahp-terminal:/gone", data("x")); ok {
+			t.Errorf("Publish on an unknown channel = true, want false")
+		}
+		if _, err := h.Subscribe(newSub("me"), "not a uri"); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Subscribe(bad uri) = %v, want ErrInvalid", err)
+		}
 	})
-	h.Publish(term1, ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: "c1", CommandLine: "ls"})
-	h.Publish(term1, ahp.Action{Type: ahp.TerminalExited, ExitCode: &code})
-	snap, err := h.Subscribe(newSub("me"), term1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := snap.State.(ahp.TerminalState)
-	if len(st.Content) != 2 || st.Content[0].Text() != "hello world" || st.Content[1].CommandID != "c1" {
-		t.Errorf("content = %+v, want the text then command c1", st.Content)
-	}
-	if st.Title != "renamed" || !st.Lifecycle.Exited() || st.SupportsCommandDetection == nil {
-		t.Errorf("state = %+v, want renamed, exited, with command detection", st)
-	}
-	if got, want := root.types(), []string{ahp.RootTerminalsChanged, ahp.RootTerminalsChanged}; !slices.Equal(got, want) {
-		t.Errorf("root subscriber got %v, want a catalogue per title change and exit: %v", got, want)
-	}
-	if infos := h.Terminals(); len(infos) != 1 || infos[0].Title != "renamed" {
-		t.Errorf("Terminals() = %+v, want one renamed terminal", infos)
-	}
-	if _, ok := h.Publish("ahp-terminal:/gone", data("x")); ok {
-		t.Errorf("Publish on an unknown channel = true, want false")
-	}
-	if _, err := h.Subscribe(newSub("me"), "not a uri"); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Subscribe(bad uri) = %v, want ErrInvalid", err)
-	}
 }
 
 // TestHoldBeforeSnapshot: every operation that answers with a snapshot

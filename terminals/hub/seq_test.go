@@ -3,6 +3,7 @@ package hub
 import (
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/termhost/termhost/ahp"
 )
@@ -84,46 +85,51 @@ func TestSeqAhead(t *testing.T) {
 // change about other terminals, and the change about its own terminal
 // even when the ring kept only a newer catalogue (about another one).
 func TestScopedReplayCatalogue(t *testing.T) {
-	h := newHub(t, 1<<20, term1, term2)
-	viewer := newSub("viewer")
-	viewer.scope = term1
-	seq, _ := h.Initialize(viewer, []string{ahp.RootURI, term1})
-	h.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "mine"})
-	at := h.Seq()
-	h.Publish(term1, data("out"))
-	h.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "theirs"})
+	synctest.Test(t, func(t *testing.T) {
+		h := newHub(t, 1<<20, term1, term2)
+		viewer := newSub("viewer")
+		viewer.scope = term1
+		seq, _ := h.Initialize(viewer, []string{ahp.RootURI, term1})
+		h.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "mine"})
+		tickPast() // the catalogue of a rename waits for the tick
+		at := h.Seq()
+		h.Publish(term1, data("out"))
+		h.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "theirs"})
+		tickPast()
 
-	again := newSub("viewer")
-	again.scope = term1
-	rec := h.Reconnect(again, ahp.ReconnectParams{LastSeenServerSeq: &seq, Subscriptions: []string{ahp.RootURI, term1}})
-	if rec.Kind != Replayed {
-		t.Fatalf("Reconnect = %v, want replay", rec.Kind)
-	}
-	var cats []ahp.Envelope
-	prev := seq
-	for _, e := range rec.Replay.Actions {
-		if e.ServerSeq <= prev {
-			t.Errorf("replay not ascending: %d after %d", e.ServerSeq, prev)
+		again := newSub("viewer")
+		again.scope = term1
+		rec := h.Reconnect(again, ahp.ReconnectParams{LastSeenServerSeq: &seq, Subscriptions: []string{ahp.RootURI, term1}})
+		if rec.Kind != Replayed {
+			t.Fatalf("Reconnect = %v, want replay", rec.Kind)
 		}
-		prev = e.ServerSeq
-		if e.Action.Type == ahp.RootTerminalsChanged {
-			cats = append(cats, e)
+		var cats []ahp.Envelope
+		prev := seq
+		for _, e := range rec.Replay.Actions {
+			if e.ServerSeq <= prev {
+				t.Errorf("replay not ascending: %d after %d", e.ServerSeq, prev)
+			}
+			prev = e.ServerSeq
+			if e.Action.Type == ahp.RootTerminalsChanged {
+				cats = append(cats, e)
+			}
 		}
-	}
-	if len(cats) != 1 {
-		t.Fatalf("replay holds %d catalogues, want 1", len(cats))
-	}
-	if list := cats[0].Action.Terminals; cats[0].ServerSeq != at || len(list) != 1 || list[0].Resource != term1 || list[0].Title != "mine" {
-		t.Errorf("replayed catalogue = %+v at %d, want only %s titled mine at %d", list, cats[0].ServerSeq, term1, at)
-	}
+		if len(cats) != 1 {
+			t.Fatalf("replay holds %d catalogues, want 1", len(cats))
+		}
+		if list := cats[0].Action.Terminals; cats[0].ServerSeq != at || len(list) != 1 || list[0].Resource != term1 || list[0].Title != "mine" {
+			t.Errorf("replayed catalogue = %+v at %d, want only %s titled mine at %d", list, cats[0].ServerSeq, term1, at)
+		}
 
-	// Nothing about term1 since: no catalogue at all.
-	last := h.Seq()
-	h.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "theirs again"})
-	third := newSub("viewer")
-	third.scope = term1
-	rec = h.Reconnect(third, ahp.ReconnectParams{LastSeenServerSeq: &last, Subscriptions: []string{ahp.RootURI, term1}})
-	if rec.Kind != Replayed || len(rec.Replay.Actions) != 0 {
-		t.Errorf("Reconnect after a change of %s only = %v with %d actions, want an empty replay", term2, rec.Kind, len(rec.Replay.Actions))
-	}
+		// Nothing about term1 since: no catalogue at all.
+		last := h.Seq()
+		h.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "theirs again"})
+		tickPast()
+		third := newSub("viewer")
+		third.scope = term1
+		rec = h.Reconnect(third, ahp.ReconnectParams{LastSeenServerSeq: &last, Subscriptions: []string{ahp.RootURI, term1}})
+		if rec.Kind != Replayed || len(rec.Replay.Actions) != 0 {
+			t.Errorf("Reconnect after a change of %s only = %v with %d actions, want an empty replay", term2, rec.Kind, len(rec.Replay.Actions))
+		}
+	})
 }
