@@ -13,3 +13,9 @@ func (c *Config) UseClock(clk *FakeClock) { c.clock = clk }
 
 // MaxDownloads is the bound of recording downloads in progress.
 const MaxDownloads = maxDownloads
+
+// PausedReaders is how many connections' readers wait for their unsent
+// answers to drain (backpressure), and UnsentAnswers the bytes of answers
+// queued and not yet sent by participants other than the owner.
+func (s *Server) PausedReaders() int64 { return s.paused.Load() }
+func (s *Server) UnsentAnswers() int64 { return s.heldTotal.Load() }
