@@ -46,7 +46,7 @@ test-go:
 # The full-size volume tests (64 MiB to two subscribers; ten viewers and a
 # stalled one on a flood), without -race.
 test-big:
-	$(GO) test -count=1 -timeout 10m -run 'TestLargeOutputTwoSubscribers|TestSlowViewersSkipAhead' ./handlers/
+	$(GO) test -count=1 -timeout 10m -run 'TestLargeOutputTwoSubscribers|TestSlowViewersSkipAhead|TestUnreadAnswersBounded' ./handlers/
 
 test-js:
 	npm run check

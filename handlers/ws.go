@@ -198,9 +198,9 @@ type conn struct {
 	drained   chan struct{}        // see Drained; nil when nobody waits
 	closeCode websocket.StatusCode // set once: the writer closes with it
 	closeText string
-	dropped   bool       // evicted: queued frames were discarded
-	holding   bool       // see Hold
-	held      []outFrame // envelopes delivered while holding
+	dropped   bool          // evicted: queued frames were discarded
+	holding   bool          // see Hold
+	held      []outFrame    // envelopes delivered while holding
 	answering int           // bytes of answers queued and not yet sent (budget.go)
 	answered  chan struct{} // see awaitAnswers; nil when the reader does not wait
 	part      *participant  // whose budgets this connection uses; nil if refused at accept
