@@ -65,8 +65,9 @@ type Config struct {
 	// MaxAddrConns those of share links from one client address; past
 	// either, a new connection is closed with 4029 (defaults 64 and 128).
 	// Each connection of a terminal is in its presence list: the bounds
-	// keep one link from flooding the others with presence. The owner is
-	// not limited.
+	// keep one link from flooding the others with presence. A person
+	// signed in by SSO gets MaxLinkConns too, the owner
+	// Budgets.MaxOwnerConns.
 	MaxLinkConns, MaxAddrConns int
 	// Budgets bounds each participant's connections, unsent answers,
 	// costly requests and downloads (budget.go).
