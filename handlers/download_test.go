@@ -20,10 +20,10 @@ import (
 // bigRecording makes a recorded terminal whose recording is paused (its
 // recorder writes no more) and grows its file to about size bytes of
 // output events, with escape sequences and CRLFs for the text conversion.
-func bigRecording(t *testing.T, size int) (*testServer, string) {
+func bigRecording(t *testing.T, size int, opts ...serverOption) (*testServer, string) {
 	t.Helper()
 	dir := t.TempDir()
-	ts := newServer(t, testserver.Terminals(func(c *terminals.Config) { c.RecordDir = dir }))
+	ts := newServer(t, append([]serverOption{testserver.Terminals(func(c *terminals.Config) { c.RecordDir = dir })}, opts...)...)
 	owner := ts.dial(t)
 	owner.Initialize("1.0.0", "owner")
 	uri, _ := owner.CreateTerminal("big", "owner", map[string]any{"_meta": map[string]any{"termhost/record": true}})

@@ -1,6 +1,10 @@
 package handlers
 
-import "time"
+import (
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+)
 
 // FakeClock is the share store's test clock, for the external tests.
 type FakeClock = fakeClock
@@ -13,3 +17,18 @@ func (c *Config) UseClock(clk *FakeClock) { c.clock = clk }
 
 // MaxDownloads is the bound of recording downloads in progress.
 const MaxDownloads = maxDownloads
+
+// PausedReaders is how many connections' readers wait for their unsent
+// answers to drain (backpressure), and UnsentAnswers the bytes of answers
+// queued and not yet sent by participants other than the owner.
+func (s *Server) PausedReaders() int64 { return s.paused.Load() }
+func (s *Server) UnsentAnswers() int64 { return s.heldTotal.Load() }
+
+// OverBudget is termhost_over_budget_total{kind}.
+func (s *Server) OverBudget(kind string) float64 {
+	var m dto.Metric
+	if err := s.metrics.overBudget.WithLabelValues(kind).Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetCounter().GetValue()
+}

@@ -18,6 +18,8 @@ type metrics struct {
 	evictions        prometheus.Counter
 	skips            prometheus.Counter
 	skippedBytes     prometheus.Counter
+	paced            prometheus.Counter
+	overBudget       *prometheus.CounterVec
 	reconnects       *prometheus.CounterVec
 	authFailures     *prometheus.CounterVec
 	permissionDenied *prometheus.CounterVec
@@ -38,6 +40,10 @@ func newMetrics(terminals func() float64) *metrics {
 			Help: "Times a connection fell behind on a terminal's output and skipped ahead to its screen."}),
 		skippedBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_slow_client_skipped_bytes_total",
 			Help: "Terminal output not sent to connections that skipped ahead (a redraw of the screen went instead)."}),
+		paced: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_paced_requests_total",
+			Help: "Costly requests that waited for their participant's rate (handlers/budget.go)."}),
+		overBudget: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_over_budget_total",
+			Help: "Connections and downloads refused or closed over a participant's budget, by kind."}, []string{"kind"}),
 		reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_reconnects_total",
 			Help: "AHP reconnects by outcome (replay, snapshot, channels, rejected)."}, []string{"result"}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_auth_failures_total",
@@ -45,7 +51,7 @@ func newMetrics(terminals func() float64) *metrics {
 		permissionDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_permission_denied_total",
 			Help: "Requests and dispatches refused by role (share links), by kind."}, []string{"kind"}),
 	}
-	m.reg.MustRegister(m.connections, m.bytesIn, m.bytesOut, m.evictions, m.skips, m.skippedBytes, m.reconnects, m.authFailures, m.permissionDenied,
+	m.reg.MustRegister(m.connections, m.bytesIn, m.bytesOut, m.evictions, m.skips, m.skippedBytes, m.paced, m.overBudget, m.reconnects, m.authFailures, m.permissionDenied,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "termhost_terminals", Help: "Terminals (running or exited, not disposed)."}, terminals),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

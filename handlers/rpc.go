@@ -31,6 +31,9 @@ func (c *conn) handle(frame []byte) error {
 		c.answer(ahp.EncodeError(id, ahp.Errorf(ahp.CodeInvalidRequest, "invalid request: expected one JSON-RPC 2.0 request or notification object")))
 		return nil
 	}
+	if err := c.pace(c.ctx, msg.Method); err != nil {
+		return err // closing
+	}
 	if msg.IsNotification() {
 		c.notification(msg)
 		return nil

@@ -65,9 +65,13 @@ type Config struct {
 	// MaxAddrConns those of share links from one client address; past
 	// either, a new connection is closed with 4029 (defaults 64 and 128).
 	// Each connection of a terminal is in its presence list: the bounds
-	// keep one link from flooding the others with presence. The owner is
-	// not limited.
+	// keep one link from flooding the others with presence. A person
+	// signed in by SSO gets MaxLinkConns too, the owner
+	// Budgets.MaxOwnerConns.
 	MaxLinkConns, MaxAddrConns int
+	// Budgets bounds each participant's connections, unsent answers,
+	// costly requests and downloads (budget.go).
+	Budgets Budgets
 
 	// OwnerToken is the secret that makes a client the owner (full access).
 	// NoAuth disables authentication (loopback listeners only; cmd checks):
@@ -128,6 +132,7 @@ func (c *Config) setDefaults() {
 	if c.MaxAddrConns <= 0 {
 		c.MaxAddrConns = 128
 	}
+	c.Budgets.setDefaults()
 	if c.ControlAutoGrant <= 0 {
 		c.ControlAutoGrant = 20 * time.Second
 	}
@@ -169,6 +174,10 @@ type Server struct {
 	clients map[string]*clientRecord  // by clientId, for reconnect
 	byShare map[string]map[*conn]bool // live connections of each share link
 	byAddr  map[string]int            // live share-link connections of each client address
+	// participants counts each principal's connections and downloads (budget.go).
+	participants map[string]*participant
+	heldTotal    atomic.Int64 // unsent answer bytes of all participants but the owner
+	paused       atomic.Int64 // readers waiting for their answers to be sent (awaitAnswers)
 
 	controls controls // pending control requests (control.go)
 	people   people   // when SSO people were last admitted (sso.go)
@@ -204,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("handlers: NoAuth cannot be combined with PublicURL or TrustedProxies")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
-		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{},
+		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{}, participants: map[string]*participant{},
 		auth: auth.New(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
 	s.m.SetClaimHeir(s.controlHeir)

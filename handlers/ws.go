@@ -24,9 +24,9 @@ import (
 
 // Close codes of our own (4000–4999).
 const (
-	closeSlowConsumer = websocket.StatusCode(4001) // queue overflow: reconnect to resume
+	closeSlowConsumer = websocket.StatusCode(4001) // queue overflow, or unsent answers over a budget: reconnect to resume
 	closeRevoked      = websocket.StatusCode(4003) // the share link was revoked or expired: do not retry
-	closeTooMany      = websocket.StatusCode(4029) // too many connections of the share link or address: retry later
+	closeTooMany      = websocket.StatusCode(4029) // too many connections of the participant or address: retry later
 )
 
 // originAllowed checks a browser's Origin against the public origins: the
@@ -123,6 +123,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 	addr := c.remote
 	end := []func(){s.conns.Done} // run last to first
+	if over := s.admit(c, who); over != "" {
+		s.metrics.overBudget.WithLabelValues("connections").Inc()
+		s.log.Info("websocket closed: "+over, "remote", addr, "who", c.who())
+		c.closeWith(closeTooMany, over)
+	} else {
+		end = append(end, func() { s.leave(c) })
+	}
 	if who.Share != nil {
 		c.shareID, c.presence.label = who.Share.ID, who.Share.Label
 		over := s.trackShare(c, c.shareID, addr)
@@ -191,9 +198,12 @@ type conn struct {
 	drained   chan struct{}        // see Drained; nil when nobody waits
 	closeCode websocket.StatusCode // set once: the writer closes with it
 	closeText string
-	dropped   bool       // evicted: queued frames were discarded
-	holding   bool       // see Hold
-	held      []outFrame // envelopes delivered while holding
+	dropped   bool          // evicted: queued frames were discarded
+	holding   bool          // see Hold
+	held      []outFrame    // envelopes delivered while holding
+	answering int           // bytes of answers queued and not yet sent (budget.go)
+	answered  chan struct{} // see awaitAnswers; nil when the reader does not wait
+	part      *participant  // whose budgets this connection uses; nil if refused at accept
 
 	// Protocol state: written by the reader before any subscription exists,
 	// so the hub's reads under its lock happen after.
@@ -234,6 +244,8 @@ type outFrame struct {
 	raw  []byte
 	skip *skipAhead // skip.go
 	size int
+	// answer marks a frame counted in the participant's unsent answers.
+	answer bool
 }
 
 // Shape, Scope, ClientID, ViewOnly, Hold, Deliver, Backlog and Drained make
@@ -330,7 +342,16 @@ func (c *conn) Hold() {
 // held since Hold.
 func (c *conn) answer(frame []byte) {
 	c.mu.Lock()
-	ok := c.enqueueLocked(outFrame{raw: frame, size: len(frame)}, true)
+	ok := c.enqueueLocked(outFrame{raw: frame, size: len(frame), answer: true}, true)
+	if over := ""; ok {
+		// Still under c.mu: the writer cannot have sent it yet.
+		if over = c.holdAnswer(len(frame)); over != "" {
+			c.s.metrics.overBudget.WithLabelValues("answers").Inc()
+			c.log.Info("closing: "+over, "client", ahp.Clip(c.clientID), "who", c.who())
+			c.closeLocked(closeSlowConsumer, over, true)
+			ok = false
+		}
+	}
 	if c.holding {
 		c.holding = false
 		if ok && c.closeCode == 0 {
@@ -374,8 +395,10 @@ func (c *conn) closeLocked(code websocket.StatusCode, reason string, drop bool) 
 	}
 	if drop {
 		c.queue, c.queued, c.dropped = nil, 0, true
+		c.releaseAnswersLocked(c.answering)
 	}
 	c.signalDrainedLocked() // a closing connection paces nobody
+	c.signalAnsweredLocked()
 	c.signal()
 }
 
@@ -413,6 +436,9 @@ func (c *conn) start(end []func()) {
 		stopPings()
 		c.writer.Stop()
 		c.watchdog.Stop()
+		c.mu.Lock()
+		c.releaseAnswersLocked(c.answering) // what a failed write left queued
+		c.mu.Unlock()
 		c.s.m.Leave(c)
 		if c.initialized {
 			// 1000 from the client: it left on purpose (attach detached, a tab signed out).
@@ -440,6 +466,7 @@ func (c *conn) read() {
 		c.finish(err)
 		return
 	}
+	c.awaitAnswers()
 	go c.read()
 }
 
@@ -518,6 +545,9 @@ func (c *conn) send() {
 		if !c.dropped {
 			c.queued -= f.size
 			c.signalDrainedLocked()
+			if f.answer {
+				c.releaseAnswersLocked(f.size)
+			}
 		}
 		c.mu.Unlock()
 	}
