@@ -22,6 +22,24 @@ func openFDs(t *testing.T) int {
 	return len(entries)
 }
 
+// fdBaseline is openFDs once a terminal has been created and disposed: the
+// first terminal of the process opens the pty package's shared watcher
+// (an epoll set and its eventfd, kept for the life of the program), which
+// a test run alone must count in its baseline. Dispose closes a terminal's
+// descriptors before it returns.
+func fdBaseline(t *testing.T, ts *testServer) int {
+	t.Helper()
+	uri := ahp.TerminalURI("fd-baseline")
+	claim := ahp.ClientClaim("fd-baseline")
+	if err := ts.m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.m.Dispose(uri); err != nil {
+		t.Fatal(err)
+	}
+	return openFDs(t)
+}
+
 // TestCreateDispose100: after creating and disposing 100 terminals (some with
 // background jobs, some already exited) no child process is left and the fd
 // count is back to its baseline.
@@ -30,7 +48,7 @@ func TestCreateDispose100(t *testing.T) {
 	c := ts.dial(t)
 	c.Initialize("1.0.0", "churn")
 	c.MustCall("ping", map[string]any{"channel": ahp.RootURI})
-	baseFDs := openFDs(t)
+	baseFDs := fdBaseline(t, ts)
 	if kids := proctest.Children(t); len(kids) != 0 {
 		t.Fatalf("children before: %v", kids)
 	}

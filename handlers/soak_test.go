@@ -17,6 +17,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/internal/proctest"
+	"github.com/termhost/termhost/terminals"
 )
 
 var soakFor = flag.Duration("soak", 0, "run TestSoak this long with 50 connections churning 200 terminals (default: a short run)")
@@ -228,11 +229,60 @@ func (c *soakConn) close() {
 	<-c.done
 }
 
+// soakTruth is the stream TestSoak checks every connection against: a
+// subscriber inside the server, on each terminal from its creation, which
+// the hub hands every action under its lock as it publishes it. Its
+// Deliver only appends, so it never falls behind nor skips ahead, and it
+// holds everything published by the time a connection can have received
+// it. (A connection as the reference fell behind on a loaded machine: it
+// lacked what others had already got.)
+type soakTruth struct {
+	mu   sync.Mutex
+	recv map[string][]ahp.Envelope
+}
+
+func (s *soakTruth) Shape() ahp.Shape { return ahp.Current }
+func (s *soakTruth) Scope() string    { return "" }
+func (s *soakTruth) ClientID() string { return "" } // no client: never in presence, never the claim holder
+func (s *soakTruth) ViewOnly() bool   { return true }
+func (s *soakTruth) Hold()            {}
+func (s *soakTruth) Backlog() int     { return 0 }
+func (s *soakTruth) Drained() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+func (s *soakTruth) Deliver(f *terminals.Frame) bool {
+	e := f.Envelope()
+	if e.Channel == "" { // a notification of the server's own (presence)
+		return true
+	}
+	s.mu.Lock()
+	s.recv[e.Channel] = append(s.recv[e.Channel], e)
+	s.mu.Unlock()
+	return true
+}
+
+// newest is, by channel, the serverSeq of the newest action published.
+func (s *soakTruth) newest() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int64{}
+	for ch, envs := range s.recv {
+		if len(envs) > 0 {
+			out[ch] = envs[len(envs)-1].ServerSeq
+		}
+	}
+	return out
+}
+
 // TestSoak: connections churn terminals with random input, resizes,
 // subscriptions, disconnects and reconnects. Afterwards every subscription
-// period of every connection holds exactly the reference stream of its
-// channel (same serverSeqs, same data checksum), and nothing leaked (goleak
-// in TestMain, processes and fds here).
+// period of every connection holds exactly what the server published on
+// its channel (same serverSeqs, same data checksum), up to the last action
+// it received or, for the subscriptions it still has, up to its final
+// ping; and nothing leaked (goleak in TestMain, processes and fds here).
 func TestSoak(t *testing.T) {
 	conns, terms, dur := 8, 16, 4*time.Second
 	if *soakFor > 0 {
@@ -243,14 +293,22 @@ func TestSoak(t *testing.T) {
 		tc.Shell, tc.ShellArgs = "/bin/sh", nil
 		hc.SendQueue = 512 << 20 // this test is about exactness, not eviction
 	})
-	baseFDs := openFDs(t)
+	baseFDs := fdBaseline(t, ts)
+	truth := &soakTruth{recv: map[string][]ahp.Envelope{}}
+	defer ts.m.Leave(truth)
+	// The terminals are created for a client that never connects: the
+	// first connection to type into one takes its claim (and paces its
+	// shell) while it is present, the others' input is refused.
 	ref := newSoakConn(t, ts, "reference")
 	ref.initialize()
 	var uris []string
 	for i := range terms {
 		uri := ahp.TerminalURI(fmt.Sprint("soak-", i))
-		if m := ref.call("createTerminal", map[string]any{"channel": uri, "claim": map[string]any{"kind": "client", "clientId": "reference"}}); m == nil || m.Error != nil {
+		if m := ref.call("createTerminal", map[string]any{"channel": uri, "claim": map[string]any{"kind": "client", "clientId": "nobody"}}); m == nil || m.Error != nil {
 			t.Fatalf("create %s: %+v", uri, m)
+		}
+		if _, err := ts.m.Subscribe(truth, uri); err != nil {
+			t.Fatal(err)
 		}
 		ref.subscribe(uri)
 		uris = append(uris, uri)
@@ -288,32 +346,40 @@ func TestSoak(t *testing.T) {
 		}(clients[i], uint64(i))
 	}
 	wg.Wait()
-	// Quiesce: a last marker through every terminal, seen by the reference.
-	for _, uri := range uris {
-		ref.notify("dispatchAction", map[string]any{"channel": uri, "clientSeq": 1, "action": map[string]any{"type": "terminal/input", "data": "echo soak-''end\r"}})
+	// A last marker through every terminal, by the owner's right to take
+	// control.
+	for i, uri := range uris {
+		ref.notify("dispatchAction", map[string]any{"channel": uri, "clientSeq": 2 * i, "action": map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": "reference"}}})
+		ref.notify("dispatchAction", map[string]any{"channel": uri, "clientSeq": 2*i + 1, "action": map[string]any{"type": "terminal/input", "data": "echo soak-''end\r"}})
 	}
 	poll.Until(t, 60*time.Second, "end markers", func() bool {
-		ref.mu.Lock()
-		defer ref.mu.Unlock()
+		truth.mu.Lock()
+		defer truth.mu.Unlock()
 		for _, uri := range uris {
-			if !strings.Contains(dataOf(ref.recv[uri]), "soak-end") {
+			if !strings.Contains(dataOf(truth.recv[uri]), "soak-end") {
 				return false
 			}
 		}
 		return true
 	})
-	ref.call("ping", map[string]any{"channel": ahp.RootURI})
-	for _, c := range clients {
-		c.call("ping", map[string]any{"channel": ahp.RootURI}) // drains its transport
-	}
-
 	checked := 0
-	for _, c := range clients {
+	for _, c := range append(clients, ref) {
+		// Everything published before the ping is queued before its answer.
+		published := truth.newest()
+		c.call("ping", map[string]any{"channel": ahp.RootURI})
 		c.mu.Lock()
-		checked += verifyPeriods(t, c, ref)
+		checked += verifyPeriods(t, c, truth, published)
 		c.mu.Unlock()
 	}
-	t.Logf("soak: %d connections, %d terminals, %v: %d subscription periods verified", conns, terms, dur, checked)
+	truth.mu.Lock()
+	actions, output := 0, 0
+	for _, envs := range truth.recv {
+		actions += len(envs)
+		output += len(dataOf(envs))
+	}
+	truth.mu.Unlock()
+	t.Logf("soak: %d connections, %d terminals, %v: %d actions published (%d bytes of output), %d subscription periods verified",
+		conns, terms, dur, actions, output, checked)
 	for _, c := range clients {
 		c.close()
 	}
@@ -329,35 +395,44 @@ func TestSoak(t *testing.T) {
 	poll.Until(t, 10*time.Second, "fds back to baseline", func() bool { return openFDs(t) <= baseFDs })
 }
 
-// verifyPeriods checks every subscription period of c against the reference.
-func verifyPeriods(t *testing.T, c, ref *soakConn) int {
-	ref.mu.Lock()
-	defer ref.mu.Unlock()
+// verifyPeriods checks every subscription period of c against the truth:
+// it holds exactly what was published on its channel after its snapshot,
+// up to the last action it received; the periods c is still in, up to
+// published (what was published on each channel before c's final ping).
+func verifyPeriods(t *testing.T, c *soakConn, truth *soakTruth, published map[string]int64) int {
+	truth.mu.Lock()
+	defer truth.mu.Unlock()
 	n := 0
 	for i, p := range c.periods {
 		if p.channel == ahp.RootURI {
 			continue
 		}
-		end := len(c.recv[p.channel])
+		end, current := len(c.recv[p.channel]), c.subs[p.channel]
 		for _, q := range c.periods[i+1:] {
 			if q.channel == p.channel {
-				end = q.start
+				end, current = q.start, false
 				break
 			}
 		}
 		got := c.recv[p.channel][p.start:end]
-		if len(got) == 0 {
-			continue
+		upTo := int64(0)
+		if len(got) > 0 {
+			upTo = got[len(got)-1].ServerSeq
 		}
-		last := got[len(got)-1].ServerSeq
+		if current {
+			upTo = max(upTo, published[p.channel])
+		}
 		var want []ahp.Envelope
-		for _, e := range ref.recv[p.channel] {
-			if e.ServerSeq > p.from && e.ServerSeq <= last {
+		for _, e := range truth.recv[p.channel] {
+			if e.ServerSeq > p.from && e.ServerSeq <= upTo {
 				want = append(want, e)
 			}
 		}
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
 		if seqs(got) != seqs(want) || sha256.Sum256([]byte(dataOf(got))) != sha256.Sum256([]byte(dataOf(want))) {
-			t.Errorf("%s %s from %d: stream differs from the reference:\n got  %s\n want %s", c.id, p.channel, p.from, seqs(got), seqs(want))
+			t.Errorf("%s %s from %d: stream differs from what the server published:\n got  %s\n want %s", c.id, p.channel, p.from, seqs(got), seqs(want))
 		}
 		n++
 	}

@@ -52,6 +52,11 @@ type Config struct {
 	// SizePolicy decides a terminal's size with several clients connected:
 	// SizeHolder (default) or SizeSmallest (sizepolicy.go).
 	SizePolicy string
+
+	// InputHold bounds how long input typed into a new shell with
+	// integration waits for its first prompt (default 300 ms, see
+	// inputHold); input to anything else never waits.
+	InputHold time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -87,6 +92,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.InputQueue == 0 {
 		c.InputQueue = 1 << 20
+	}
+	if c.InputHold == 0 {
+		c.InputHold = inputHold
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -2,6 +2,8 @@ package terminals
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,4 +168,144 @@ func (q *inputQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.chunks)
+}
+
+// TestSilentProgramGetsInputAtOnce: a terminal that runs a command (here
+// cat, which prints nothing until it is given input) has no shell
+// integration to say when it reads, so its input never waits for a sign
+// of readiness: the first keystroke's echo comes although the hold is an
+// hour long. (Input was held until the program printed something, or for
+// the whole hold: every first keystroke into cat took 2.5 s.)
+func TestSilentProgramGetsInputAtOnce(t *testing.T) {
+	m := testManager(t, Config{InputHold: time.Hour, DisposeGrace: 100 * time.Millisecond})
+	defer m.Close()
+	uri := "ahp-terminal:/cat"
+	claim := ahp.ClientClaim("me")
+	if err := m.Create(ahp.CreateTerminalParams{Channel: uri, Claim: &claim, Cols: 80, Rows: 24,
+		Meta: json.RawMessage(`{"termhost/command": ["cat"]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	term := m.terms[uri]
+	m.mu.Unlock()
+	if !isClosed(term.ready) {
+		t.Error("a terminal without integration is not ready once created: its input waits")
+	}
+	rec := newRecorder("me")
+	if _, err := m.Subscribe(rec, uri); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if got := m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, input(t, "k"), Policy{}); got != Accepted {
+		t.Fatalf("input: %v, want accepted", got)
+	}
+	// The terminal echoes the key as soon as cat's pty is given it.
+	if err := rec.waitOutput(ctx, "k"); err != nil {
+		t.Fatal(err)
+	}
+	// And cat gets the line.
+	if got := m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 2}, uri, input(t, "ey\r"), Policy{}); got != Accepted {
+		t.Fatalf("input: %v, want accepted", got)
+	}
+	if err := rec.waitOutput(ctx, "key\r\nkey"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInputHoldIsBounded: input typed into a shell with integration waits
+// for its first prompt (shells may discard what is typed while they set
+// up), but no longer than Config.InputHold. The shell's start-up waits on
+// a fifo (its ~/.bashrc reads it) until the test lets it go on.
+func TestInputHoldIsBounded(t *testing.T) {
+	start := func(t *testing.T, hold time.Duration) (*Manager, *recorder, *terminal, string) {
+		home := t.TempDir()
+		fifo := filepath.Join(home, "go-on")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rc := "read -r _ < " + fifo + "\necho RC-''DONE\n"
+		if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte(rc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m, err := NewManager(Config{Shell: "/bin/bash", ShellArgs: []string{}, ShellIntegration: true, Cwd: home,
+			Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, InputHold: hold, DisposeGrace: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		uri := "ahp-terminal:/slowstart"
+		rec := claimedTerminal(t, m, uri)
+		m.mu.Lock()
+		term := m.terms[uri]
+		m.mu.Unlock()
+		if !term.integrated {
+			t.Fatal("bash started without integration: nothing to hold for")
+		}
+		if got := m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: 1}, uri, input(t, "K"), Policy{}); got != Accepted {
+			t.Fatalf("input: %v, want accepted", got)
+		}
+		return m, rec, term, fifo
+	}
+	goOn := func(t *testing.T, fifo string) {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // the shell has it open to read
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = f.WriteString("\n")
+		_ = f.Close()
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+
+	t.Run("held until the prompt", func(t *testing.T) {
+		_, rec, _, fifo := start(t, time.Hour)
+		// Written at once, the key would be echoed (by the terminal: the
+		// shell is not reading yet) before the start-up goes on.
+		goOn(t, fifo)
+		if err := rec.waitOutput(ctx, "K"); err != nil {
+			t.Fatal(err)
+		}
+		out := rec.outputNow()
+		if i, k := strings.Index(out, "RC-DONE"), strings.Index(out, "K"); i < 0 || k < i {
+			t.Errorf("the key reached the shell before its start-up ended: %q", out)
+		}
+	})
+	t.Run("not past the hold", func(t *testing.T) {
+		_, rec, term, fifo := start(t, 50*time.Millisecond)
+		// The start-up still waits: the key goes in once the hold is over,
+		// and the terminal echoes it.
+		if err := rec.waitOutput(ctx, "K"); err != nil {
+			t.Fatal(err)
+		}
+		if isClosed(term.ready) || strings.Contains(rec.outputNow(), "RC-DONE") {
+			t.Errorf("the shell's start-up ended before the key was echoed: the hold was not tested (%q)", rec.outputNow())
+		}
+		goOn(t, fifo)
+	})
+}
+
+// outputNow is the terminal's output received so far.
+func (r *recorder) outputNow() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.output.String()
+}
+
+// waitOutput waits until the terminal's output (not the echo of the input
+// dispatched, which goes to the dispatcher at once) contains want.
+func (r *recorder) waitOutput(ctx context.Context, want string) error {
+	for {
+		r.mu.Lock()
+		out := r.output.String()
+		r.mu.Unlock()
+		if strings.Contains(out, want) {
+			return nil
+		}
+		select {
+		case <-r.changed:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for output %q: %w; the output is %q", want, ctx.Err(), out[max(0, len(out)-300):])
+		}
+	}
 }

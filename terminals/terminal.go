@@ -32,10 +32,16 @@ const (
 	echoBytes      = 1 << 10
 	// inputSlots: input chunks queued while the pty's own buffer is full
 	// (the bytes are bounded by Config.InputQueue).
-	inputSlots   = 64
-	drainQuiet   = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
-	drainMax     = time.Second
-	readyTimeout = 3 * time.Second
+	inputSlots = 64
+	drainQuiet = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
+	drainMax   = time.Second
+	// inputHold bounds how long input typed into a new shell with
+	// integration waits for its first prompt (Config.InputHold): a shell
+	// starts in far less on a machine that is not overloaded, and a person
+	// barely notices a first keystroke echoed 300 ms late, while seconds
+	// look like a hung terminal. Past it the input goes in anyway: a shell
+	// still setting up reads it late or, at worst, loses it.
+	inputHold = 300 * time.Millisecond
 )
 
 // terminal is one shell on a pty publishing to its hub channel. Its reader
@@ -53,15 +59,17 @@ type terminal struct {
 	input   inputQueue
 	queued  atomic.Int64     // bytes of input waiting for the writer
 	writer  *ondemand.Worker // runs write while input is queued
-	readyBy time.Time        // input waits for ready until then at most
+	readyBy time.Time        // input waits for ready until then at most (Config.InputHold)
 	ctx     context.Context
 	cancel  context.CancelFunc // stops the writer (exit or dispose) and the reader (dispose)
 	wg      sync.WaitGroup     // the reader
 
-	// ready is closed by the reader once the shell is reading input: at its
-	// first prompt with shell integration, else at its first output. Input
-	// typed before then waits, because shells discard typeahead while they
-	// set up the terminal.
+	// ready is closed once the shell is reading input: by the reader at its
+	// first prompt when shell integration was injected (shells may discard
+	// typeahead while they set up the terminal), at once for anything else.
+	// Input typed before then waits for it, until readyBy at most. Without
+	// integration no sign tells when a program reads: a command such as cat
+	// may print nothing until it is given input, so its input never waits.
 	ready      chan struct{}
 	integrated bool
 
@@ -97,6 +105,9 @@ func (t *terminal) start(spec pty.Spec) error {
 	}
 	t.started = make(chan struct{})
 	t.ready = make(chan struct{})
+	if !t.integrated {
+		close(t.ready)
+	}
 	t.run(proc)
 	return nil
 }
@@ -107,7 +118,7 @@ func (t *terminal) run(proc *pty.Process) {
 	t.proc = proc
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.writer = ondemand.New(t.write)
-	t.readyBy = time.Now().Add(readyTimeout)
+	t.readyBy = time.Now().Add(t.m.cfg.InputHold)
 	t.wg.Add(1)
 	go t.read()
 }

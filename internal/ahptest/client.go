@@ -65,6 +65,7 @@ type Client struct {
 	closed  error
 	binary  int       // binary data messages received (ext.CapabilityBinaryData)
 	lastAt  time.Time // when the last frame arrived (or the dial), for keepalives
+	seqs    seqCheck  // serverSeq strictly increases per channel (seqcheck.go)
 	nextID  int
 	seq     int64         // clientSeq
 	cursor  int           // next frame index for WaitAction and NextFrame
@@ -155,6 +156,11 @@ func (c *Client) record(data []byte) {
 	c.frames = append(c.frames, data)
 	c.msgs = append(c.msgs, &m)
 	c.learnVersion(&m)
+	if m.Method == "" && m.Error == nil {
+		for _, msg := range c.seqs.result(m.Result) {
+			c.t.Errorf("%s", msg)
+		}
+	}
 	if m.Method != "action" {
 		return
 	}
@@ -162,6 +168,9 @@ func (c *Client) record(data []byte) {
 	if err != nil {
 		c.t.Errorf("%v", err)
 		return
+	}
+	if msg := c.seqs.action(e, "live"); msg != "" {
+		c.t.Errorf("%s", msg)
 	}
 	c.envs[i] = e
 	if e.Action.Type == ahp.TerminalData && e.RejectionReason == "" {
