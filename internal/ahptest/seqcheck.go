@@ -10,18 +10,30 @@ import (
 // seqCheck holds the invariant every connection keeps: on each channel,
 // serverSeq strictly increases, whether an action comes live or in a
 // reconnect's replay, and nothing older than a snapshot the connection was
-// given comes after it. A client that dedupes by serverSeq would drop an
-// action that breaks it, one that does not would apply it twice.
+// given comes after it; and serverSeq being one counter for all channels,
+// no two actions a connection gets share one. A client that dedupes by
+// serverSeq would drop an action that breaks it, one that does not would
+// apply it twice.
 type seqCheck struct {
 	last map[string]int64 // per channel: the newest serverSeq the connection knows it at
+	seen map[int64]string // every action's serverSeq the connection got, and its channel
+}
+
+func (s *seqCheck) init() {
+	if s.last == nil {
+		s.last, s.seen = map[string]int64{}, map[int64]string{}
+	}
 }
 
 // action checks one envelope, live or replayed; "" when it keeps the
 // invariant, else what broke it.
 func (s *seqCheck) action(e ahp.Envelope, how string) string {
-	if s.last == nil {
-		s.last = map[string]int64{}
+	s.init()
+	if other, dup := s.seen[e.ServerSeq]; dup && other != e.Channel {
+		return fmt.Sprintf("%s %s serverSeq %d (%s) on the same connection as an action of %s at that serverSeq: serverSeq is one counter for every channel",
+			how, e.Channel, e.ServerSeq, e.Action.Type, other)
 	}
+	s.seen[e.ServerSeq] = e.Channel
 	prev, seen := s.last[e.Channel]
 	s.last[e.Channel] = max(prev, e.ServerSeq)
 	if seen && e.ServerSeq <= prev {
@@ -34,9 +46,7 @@ func (s *seqCheck) action(e ahp.Envelope, how string) string {
 // snapshot checks a snapshot's fromSeq: not older than what the
 // connection knows of the channel.
 func (s *seqCheck) snapshot(channel string, fromSeq int64) string {
-	if s.last == nil {
-		s.last = map[string]int64{}
-	}
+	s.init()
 	prev, seen := s.last[channel]
 	s.last[channel] = max(prev, fromSeq)
 	if seen && fromSeq < prev {

@@ -33,6 +33,7 @@ func TestSeqCheck(t *testing.T) {
 	for name, steps := range map[string][]step{
 		"in order, channels interleaved, gaps": {live(term, 5, ""), live(other, 3, ""), live(term, 9, ""), live(other, 10, "")},
 		"the same serverSeq twice":             {live(term, 5, ""), live(term, 5, "serverSeq 5 (terminal/data) after 5")},
+		"one serverSeq on two channels":        {live(ahp.RootURI, 6, ""), live(term, 6, "as an action of ahp-root:// at that serverSeq")},
 		"an older one":                         {live(term, 5, ""), live(term, 4, "serverSeq 4 (terminal/data) after 5")},
 		"a replay then live": {
 			{result: result(map[string]any{"type": "replay", "actions": []ahp.Envelope{env(term, 3), env(term, 4)}})},

@@ -70,8 +70,13 @@ func (h *Hub) Restore(st State, scrollback int) error {
 		h.ring.evicted[ch] = max(h.ring.evicted[ch], seq)
 	}
 	h.seq = st.Seq
-	for _, uri := range h.order {
-		h.catSeq[uri] = st.Seq // a catalogue change may be in the ring: scoped replays get it
+	// The ring keeps only the newest catalogue change; which terminals it
+	// was about is not handed over, so scoped replays take it as about
+	// every terminal, at its own serverSeq (never another action's).
+	if r := h.ring; r.catalogue >= r.head {
+		for _, uri := range h.order {
+			h.catSeq[uri] = r.items[r.catalogue].env.ServerSeq
+		}
 	}
 	h.root.Terminals = h.catalogueLocked()
 	return nil

@@ -69,3 +69,45 @@ func TestExportRestore(t *testing.T) {
 		})
 	}
 }
+
+// TestScopedReplayAfterRestoreKeepsSeqsUnique: a share link's connection
+// reconnecting to a restored hub gets its terminal's catalogue entry in the
+// replay at the serverSeq of the catalogue change it stands for. Restore
+// used to date that change at the hub's last serverSeq, which belongs to
+// another action when the catalogue was not the last one published, so
+// the replay carried two envelopes with one serverSeq.
+func TestScopedReplayAfterRestoreKeepsSeqsUnique(t *testing.T) {
+	old := newHub(t, 1<<20, term1, term2)
+	last := old.Seq()
+	old.Publish(term1, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "renamed"})
+	old.Publish(term1, data("after the rename"))
+	old.Export() // sends the catalogue the rename may have left waiting
+	old.Publish(term1, data("the last action before the upgrade"))
+	st := old.Export()
+	h := counting(New(1 << 20))
+	if err := h.Restore(st, 1<<20); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	link := newSub("link")
+	link.scope = term1
+	rec := h.Reconnect(link, ahp.ReconnectParams{LastSeenServerSeq: &last, Subscriptions: []string{ahp.RootURI, term1}})
+	if rec.Kind != Replayed {
+		t.Fatalf("Reconnect = %v, want a replay", rec.Kind)
+	}
+	var seqs []int64
+	catalogues := 0
+	for _, e := range rec.Replay.Actions {
+		seqs = append(seqs, e.ServerSeq)
+		if e.Action.Type == ahp.RootTerminalsChanged {
+			catalogues++
+		}
+	}
+	if catalogues != 1 {
+		t.Fatalf("replay has %d catalogues, want the renamed entry once: %v", catalogues, seqs)
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] <= seqs[i-1] {
+			t.Fatalf("replay serverSeqs %v: %d does not follow %d", seqs, seqs[i], seqs[i-1])
+		}
+	}
+}
