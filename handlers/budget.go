@@ -31,7 +31,8 @@ type Budgets struct {
 	// one participant but the owner (default 16 MiB), OwnerQueue the
 	// owner's (default 64 MiB), TotalQueue those of all participants but the
 	// owner together (default 128 MiB). An answer past a bound closes its
-	// connection with 4001 (reconnect to resume).
+	// connection with 4001 (reconnect to resume); past TotalQueue only
+	// for a participant holding more than an equal share of it (fairShare).
 	ParticipantQueue, OwnerQueue, TotalQueue int
 	// RequestRate and RequestBurst pace the costly requests of a
 	// participant (subscribe, unsubscribe, initialize, reconnect, previews,
@@ -140,6 +141,9 @@ func (s *Server) admit(c *conn, who auth.Principal) string {
 		return fmt.Sprintf("too many connections of the owner (at most %d)", s.cfg.Budgets.MaxOwnerConns)
 	}
 	p.conns++
+	if p.conns == 1 && !p.owner {
+		s.connected.Add(1)
+	}
 	c.part = p
 	return ""
 }
@@ -149,6 +153,9 @@ func (s *Server) leave(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.part.conns--
+	if c.part.conns == 0 && !c.part.owner {
+		s.connected.Add(-1)
+	}
 }
 
 // queueBound is how many bytes of unsent answers p may have.
@@ -172,13 +179,23 @@ func (c *conn) holdAnswer(n int) string {
 		p.held.Add(-int64(n))
 		return fmt.Sprintf("too many unsent answers for this %s (over %d bytes): reconnect to resume", participantKind(c), c.s.queueBound(p))
 	}
-	if !p.owner && c.s.heldTotal.Add(int64(n)) > int64(c.s.cfg.Budgets.TotalQueue) {
+	if !p.owner && c.s.heldTotal.Add(int64(n)) > int64(c.s.cfg.Budgets.TotalQueue) && p.held.Load() > c.s.fairShare() {
 		c.s.heldTotal.Add(-int64(n))
 		p.held.Add(-int64(n))
 		return "the server holds too many unsent answers: reconnect to resume"
 	}
 	c.answering += n
 	return ""
+}
+
+// fairShare is what one participant but the owner may hold of TotalQueue
+// when the total is over it: an equal share among those connected. Only a
+// participant over its share is refused, so participants that do not read
+// cannot fill the total and lock out the others; the total then stays
+// under twice TotalQueue (what was held before it was reached, plus at
+// most a share each).
+func (s *Server) fairShare() int64 {
+	return int64(s.cfg.Budgets.TotalQueue) / max(s.connected.Load(), 1)
 }
 
 // releaseAnswersLocked counts n bytes of c's unsent answers out (sent or

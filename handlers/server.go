@@ -177,6 +177,7 @@ type Server struct {
 	// participants counts each principal's connections and downloads (budget.go).
 	participants map[string]*participant
 	heldTotal    atomic.Int64 // unsent answer bytes of all participants but the owner
+	connected    atomic.Int64 // participants but the owner with a connection (budget.go)
 	paused       atomic.Int64 // readers waiting for their answers to be sent (awaitAnswers)
 
 	controls controls // pending control requests (control.go)
