@@ -15,8 +15,9 @@ import (
 
 // Budgets bounds what one participant can make the server hold or do. A
 // participant is who a credential names (auth.Principal.ID): the owner
-// (every owner credential, and the agents termhost mcp runs with it), one
-// share link, one person signed in by SSO. Zero fields take the defaults
+// (every owner credential), one share link, one person signed in by SSO;
+// and each agent connection (termhost mcp), though it signs in as the
+// owner (separateAgent). Zero fields take the defaults
 // (docs/protocol.md, "Budgets per participant").
 type Budgets struct {
 	// MaxOwnerConns bounds the owner's live connections (default 256); a
@@ -146,6 +147,44 @@ func (s *Server) admit(c *conn, who auth.Principal) string {
 	}
 	c.part = p
 	return ""
+}
+
+// separateAgent gives the connection of an agent (termhost mcp), which
+// signs in with the owner's credential, a participant of its own with the
+// budgets of a share link: on the owner's, an agent's loops would pace the
+// owner's own tabs and could hold the owner's whole share of answers.
+// Called when the connection names itself an agent (initialize or
+// reconnect); what it already holds moves with it.
+func (s *Server) separateAgent(c *conn, clientID string) {
+	id := "agent:" + clientID
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := c.part
+	if old == nil || old.id == id {
+		return
+	}
+	p := s.participants[id]
+	if p == nil {
+		b := &s.cfg.Budgets
+		p = &participant{id: id, limiter: rate.NewLimiter(b.RequestRate, b.RequestBurst)}
+		s.participants[id] = p
+	}
+	c.mu.Lock()
+	n := int64(c.answering)
+	old.held.Add(-n)
+	if !old.owner {
+		s.heldTotal.Add(-n)
+	}
+	p.held.Add(n)
+	s.heldTotal.Add(n)
+	c.part = p
+	c.mu.Unlock()
+	if old.conns--; old.conns == 0 && !old.owner {
+		s.connected.Add(-1)
+	}
+	if p.conns++; p.conns == 1 {
+		s.connected.Add(1)
+	}
 }
 
 // leave counts a connection admitted by admit out.

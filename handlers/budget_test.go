@@ -322,3 +322,34 @@ func TestDownloadShares(t *testing.T) {
 		t.Errorf("a stalled download read %d bytes then %v; want it cut short", n, err)
 	}
 }
+
+// TestAgentHasItsOwnBudget: an agent (termhost mcp) signs in with the
+// owner's credential but is a participant of its own, paced like a share
+// link: its loops do not draw on the owner's bucket, which would pace the
+// owner's own tabs.
+func TestAgentHasItsOwnBudget(t *testing.T) {
+	const (
+		rate  = 20
+		burst = 5
+		asks  = 30
+	)
+	ts := newServer(t, testserver.Handlers(func(c *handlersConfig) {
+		c.Budgets.RequestRate, c.Budgets.RequestBurst = rate, burst
+		c.Budgets.OwnerRequestRate, c.Budgets.OwnerRequestBurst = 1e6, 1e6
+	}))
+	owner := ts.dial(t)
+	owner.Initialize("1.0.0", "owner")
+	uri, _ := owner.CreateTerminal("agent-budget", "owner", nil)
+
+	agent := ts.dial(t)
+	agent.MustCall("initialize", map[string]any{"channel": "ahp-root://", "protocolVersions": []string{"1.0.0"},
+		"clientId": "agent", "clientInfo": map[string]any{"name": "termhost-mcp", "title": "a looping agent"}})
+	start := time.Now()
+	for range asks {
+		agent.MustCall("x-termhost/screen", map[string]any{"channel": uri})
+	}
+	elapsed := time.Since(start).Seconds()
+	if allowed := burst + rate*elapsed + 1; asks > allowed {
+		t.Errorf("an agent's %d previews answered in %.2fs: over its own burst %d + %d/s (%.0f); it drew on the owner's bucket", asks, elapsed, burst, rate, allowed)
+	}
+}

@@ -192,6 +192,9 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	c.begin(p.ClientID, version, shape, binary)
 	c.presence.info = c.s.clientInfo(p.ClientID, p.ClientInfo)
+	if c.agentName() != "" {
+		c.s.separateAgent(c, p.ClientID)
+	}
 	seq, snaps := c.s.m.Initialize(c, p.InitialSubscriptions)
 	c.log.Debug("initialized", "client", ahp.Clip(p.ClientID), "version", version)
 	return ahp.InitializeResult{ProtocolVersion: version, ServerSeq: seq, Snapshots: snaps,
@@ -213,6 +216,9 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	c.begin(p.ClientID, rec.version, rec.shape, rec.binary)
 	c.presence.info = c.s.clientInfo(p.ClientID, nil)
+	if c.agentName() != "" {
+		c.s.separateAgent(c, p.ClientID)
+	}
 	res := c.s.m.Reconnect(c, p)
 	c.s.metrics.reconnects.WithLabelValues(res.Kind.String()).Inc()
 	return res.Result(), nil
