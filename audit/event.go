@@ -45,4 +45,9 @@ type Event struct {
 	To       string    `json:"to,omitempty"`    // control granted to, a new title
 	Share    string    `json:"share,omitempty"` // a share link's id
 	Detail   string    `json:"detail,omitempty"`
+	// Count and Until are set on a summary of events over a participant's
+	// budget (budget.go): how many it stands for, the time of the last
+	// (Time is the first's); Bytes then sums theirs.
+	Count int       `json:"count,omitempty"`
+	Until time.Time `json:"until,omitzero"`
 }

@@ -136,6 +136,9 @@ func printAudit(w io.Writer, in io.Reader, f audit.Filter, asJSON bool) error {
 			}
 		}
 		var detail []string
+		if e.Count > 0 {
+			detail = append(detail, fmt.Sprintf("×%d until %s", e.Count, e.Until.Local().Format(time.TimeOnly)))
+		}
 		if e.Bytes > 0 {
 			detail = append(detail, fmt.Sprintf("%d bytes", e.Bytes))
 		}
