@@ -55,6 +55,15 @@ func (p *people) firstSince(person string, now time.Time) bool {
 // with Person set and Role empty (the "not allowed" page).
 func (s *Server) authenticateSSO(w http.ResponseWriter, r *http.Request, terminal string) (auth.Principal, bool, bool) {
 	person, err := s.cfg.SSO.Identify(r)
+	if errors.Is(err, sso.ErrProfile) {
+		// A believable header naming no identity that can be compared
+		// safely (a lookalike letter …): "not allowed", whatever else the
+		// request carries; never mapped onto another identity.
+		if s.people.firstSince("\x00"+person.Name, time.Now()) {
+			s.cfg.Audit.Record(audit.Event{Event: audit.SignInRefused, Who: person.Name, Remote: s.clientAddr(r), Detail: err.Error()})
+		}
+		return auth.Principal{Person: person.Name, Name: person.Name}, false, false
+	}
 	if err != nil && !errors.Is(err, sso.ErrNoIdentity) {
 		// Counted against the client (behind a trusted proxy, the address
 		// it forwards), never the proxy: that would lock everyone out.
