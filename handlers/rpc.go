@@ -225,7 +225,7 @@ func (c *conn) begin(clientID, version string, shape ahp.Shape, binary bool) {
 	c.initialized, c.clientID, c.version, c.shape, c.binary = true, clientID, version, shape, binary
 	c.mu.Unlock()
 	if c.person != "" {
-		c.s.persons.Store(clientID, firstNonEmpty(c.name, c.person)) // marks their commands (sso.go)
+		c.s.persons.Store(clientID, c.personName()) // marks their commands (sso.go)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/internal/label"
 	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/lockrank"
@@ -82,7 +83,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok && who.Person != "" {
 		s.metrics.authFailures.WithLabelValues("not_allowed").Inc()
-		http.Error(w, "not allowed: "+who.Person+" has no role on this server", http.StatusForbidden)
+		http.Error(w, "not allowed: "+label.Clean(who.Person)+" has no role on this server", http.StatusForbidden)
 		return
 	}
 	if !ok {
