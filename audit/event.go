@@ -20,12 +20,13 @@ const (
 	RecordingDownload = "recording-downloaded"
 	ServerUpgrade     = "server-upgrade"
 	SignInRefused     = "sign-in-refused"
+	RoleChanged       = "role-changed"
 )
 
 // Kinds are every event kind, for validating --event.
 var Kinds = []string{SignIn, SignInRefused, Connect, Disconnect, TerminalCreated, TerminalDisposed, TerminalRenamed,
 	ControlTaken, ControlGranted, ControlRequested, ShareCreated, ShareRevoked, ShareUsed, Input,
-	RecordingDownload, ServerUpgrade}
+	RecordingDownload, ServerUpgrade, RoleChanged}
 
 // Event is one line of the trail. Who is the principal: a person's
 // identity (alice@corp.com), "owner" (the owner token or its sessions) or

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -8,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
+
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/internal/ahptest"
 )
 
@@ -59,4 +64,53 @@ func TestNamesCannotPassForOthers(t *testing.T) {
 		c.Subscribe(uri)
 	}
 	waitPresence(t, a, uri, []string{"Owner (alice@corp.com)/owner//true", "Bob/driver//false", "Eve/viewer//false", "\u041ewner (viewer link)/viewer//false"})
+}
+
+// TestSSORoleLoweredClosesConnections: a person removed from the owners
+// while connected can do nothing more as an owner from that connection
+// (its next owner-only request is refused, or the socket is closed with
+// 4004), and once reconnected gets the role they now have: no share link.
+// A connection on the owner token is not the roles' to close.
+func TestSSORoleLoweredClosesConnections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "roles")
+	if err := os.WriteFile(path, []byte("owners: dave@else.org\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newSSOServer(t, "127.0.0.1/32", path)
+	d := s.mustDial(t, as("dave@else.org"))
+	d.Initialize("1.0.0", "web-dave")
+	uri, _ := d.CreateTerminal("demo", "web-dave", nil)
+	shareLabelled(t, d, uri, "driver", "before") // an owner may
+	tokenConn := s.mustDial(t, rawHeader{{idHeader, "dave@else.org"}, {"Authorization", "Bearer " + s.Token}})
+	tokenConn.Initialize("1.0.0", "cli-dave")
+
+	if err := os.WriteFile(path, []byte("drivers: dave@else.org\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.roles.Reload(); err != nil { // what SIGHUP does
+		t.Fatal(err)
+	}
+	create := map[string]any{"channel": ahp.RootURI, "terminal": uri, "role": "driver"}
+	id, sendErr := d.Send("x-share/create", create)
+	if err := d.WaitClosed(); websocket.CloseStatus(err) != 4004 {
+		t.Errorf("the demoted owner's connection closed with %v, want 4004", err)
+	}
+	if sendErr == nil {
+		// Answered before the close, if at all: with -32009, never a link.
+		for _, f := range d.Frames() {
+			var m ahp.Message
+			if json.Unmarshal(f, &m) == nil && m.Method == "" && string(m.ID) == id &&
+				(m.Error == nil || m.Error.Code != ahp.CodePermissionDenied) {
+				t.Errorf("x-share/create after the demotion answered %s, want -32009 or the socket closed", f)
+			}
+		}
+	}
+	again := s.mustDial(t, as("dave@else.org"))
+	again.Initialize("1.0.0", "web-dave-2")
+	again.CallErr("x-share/create", create, ahp.CodePermissionDenied)
+	tokenConn.MustCall("x-share/list", map[string]any{"channel": ahp.RootURI}) // the owner token's connection stays
+	changed := s.events(t, audit.Filter{Events: []string{audit.RoleChanged}})
+	if len(changed) != 1 || changed[0].Who != "dave@else.org" || changed[0].Role != "driver" {
+		t.Errorf("role-changed events = %+v, want dave's, now a driver", changed)
+	}
 }

@@ -31,6 +31,14 @@ func (c *conn) handle(frame []byte) error {
 		c.answer(ahp.EncodeError(id, ahp.Errorf(ahp.CodeInvalidRequest, "invalid request: expected one JSON-RPC 2.0 request or notification object")))
 		return nil
 	}
+	if c.lowered.Load() {
+		// The person's role was lowered: nothing more from this
+		// connection, which is closing (closeRoleLowered).
+		if !msg.IsNotification() {
+			c.answer(ahp.EncodeError(msg.ID, ahp.Errorf(ahp.CodePermissionDenied, "not allowed: your role changed; reconnect")))
+		}
+		return nil
+	}
 	if msg.IsNotification() {
 		c.notification(msg)
 		return nil

@@ -163,12 +163,16 @@ type Server struct {
 	metrics *metrics
 
 	restarting atomic.Bool // set by CloseForRestart: WebSockets close with 1012
+	stopRoles  func()      // stops applyRoles on role changes (sso.go)
 
 	mu      lockrank.Mutex[lockrank.Server]
 	closed  bool                      // Close has begun: no new connections
 	clients map[string]*clientRecord  // by clientId, for reconnect
 	byShare map[string]map[*conn]bool // live connections of each share link
 	byAddr  map[string]int            // live share-link connections of each client address
+	// byPerson are the live connections whose role came from the roles
+	// directory (sso.go, applyRoles).
+	byPerson map[*conn]bool
 
 	controls controls // pending control requests (control.go)
 	people   people   // when SSO people were last admitted (sso.go)
@@ -204,7 +208,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("handlers: NoAuth cannot be combined with PublicURL or TrustedProxies")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
-		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{},
+		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{}, byPerson: map[*conn]bool{},
 		auth: auth.New(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
 	s.m.SetClaimHeir(s.controlHeir)
@@ -247,6 +251,9 @@ func New(cfg Config) (*Server, error) {
 	s.router = root
 	s.conns.Add(1)
 	go s.expireShares()
+	if cfg.Roles != nil {
+		s.stopRoles = cfg.Roles.OnChange(s.applyRoles)
+	}
 	return s, nil
 }
 
@@ -365,6 +372,9 @@ func (s *Server) Close() {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
+	if s.stopRoles != nil {
+		s.stopRoles()
+	}
 	s.conns.Wait()
 	s.controls.stop()
 }

@@ -107,7 +107,52 @@ func (s *Server) authenticateSSO(w http.ResponseWriter, r *http.Request, termina
 		}
 		s.cfg.Audit.Record(e)
 	}
+	who.FromRoles = true
 	return who, who.Role != "", false
+}
+
+// applyRoles closes, with closeRoleLowered, every open connection of a
+// person whose role the roles in force lower (or take away); from the
+// moment it is decided the connection refuses every request (rpc.go), so
+// nothing owner-only (a share link, a terminal) is done from it after.
+// Its client reconnects with the role it now has, if any. A raised role
+// leaves connections alone: the next one gets it.
+func (s *Server) applyRoles(roles *sso.Roles) {
+	s.mu.Lock()
+	var lowered []*conn
+	for c := range s.byPerson {
+		if rank(roles.RoleOf(c.person)) < rank(c.role) {
+			lowered = append(lowered, c)
+		}
+	}
+	s.mu.Unlock()
+	told := map[string]bool{}
+	for _, c := range lowered {
+		if c.lowered.Swap(true) {
+			continue
+		}
+		now := roles.RoleOf(c.person)
+		c.log.Info("closing a connection: its person's role was lowered", "person", c.person, "was", c.role, "now", now)
+		c.closeWith(closeRoleLowered, "your role changed: reconnect")
+		if !told[c.person] {
+			told[c.person] = true
+			s.cfg.Audit.Record(audit.Event{Event: audit.RoleChanged, Who: c.person, Name: c.name, Role: now,
+				Detail: "lowered from " + c.role + ": open connections closed"})
+		}
+	}
+}
+
+// trackPerson counts an open connection whose role came from the roles in
+// (nil untrack when it did not).
+func (s *Server) trackPerson(c *conn) (untrack func()) {
+	s.mu.Lock()
+	s.byPerson[c] = true
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.byPerson, c)
+		s.mu.Unlock()
+	}
 }
 
 // notAllowed answers someone signed in by SSO but in no role list: a page

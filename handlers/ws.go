@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -28,6 +29,7 @@ const (
 	closeSlowConsumer = websocket.StatusCode(4001) // queue overflow: reconnect to resume
 	closeRevoked      = websocket.StatusCode(4003) // the share link was revoked or expired: do not retry
 	closeTooMany      = websocket.StatusCode(4029) // too many connections of the share link or address: retry later
+	closeRoleLowered  = websocket.StatusCode(4004) // the person's role was lowered or taken away: reconnect
 )
 
 // originAllowed checks a browser's Origin against the public origins: the
@@ -140,6 +142,9 @@ func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 			end = append(end, untrack)
 		}
 	}
+	if who.FromRoles {
+		end = append(end, s.trackPerson(c))
+	}
 	s.metrics.connections.Inc()
 	rest.Touch() // opening a tab leaves garbage: give it back once all is quiet
 	c.record(audit.Connect, terminal, nil)
@@ -214,6 +219,9 @@ type conn struct {
 	name       string       // the SSO display name
 	remote     string       // the client's address, for the audit trail
 	presence   connPresence // how others see it (presence.go)
+	// lowered: the person's role was lowered since accept (applyRoles):
+	// every request is refused until the writer closes the connection.
+	lowered atomic.Bool
 }
 
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
