@@ -73,6 +73,10 @@ func (c *conn) PresenceMember() ext.Member {
 		}
 	case p.info.Name == agentName:
 		m.Kind, m.Name, m.Device = ext.KindAgent, cleanLabel("Agent · "+firstNonEmpty(p.info.Title, "MCP client")), "termhost mcp"
+		if c.person != "" {
+			// Connected through /mcp by a person: theirs.
+			m.Name += " (" + firstNonEmpty(c.name, c.person) + ")"
+		}
 	default:
 		m.Name = "Owner"
 	}
