@@ -1,19 +1,23 @@
 package handlers_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // TestSSOLookalikeIdentityRefused: an identity with a KELVIN SIGN or a
@@ -113,4 +117,83 @@ func TestSSORoleLoweredClosesConnections(t *testing.T) {
 	if len(changed) != 1 || changed[0].Who != "dave@else.org" || changed[0].Role != "driver" {
 		t.Errorf("role-changed events = %+v, want dave's, now a driver", changed)
 	}
+}
+
+// TestAuditBudgetOfALink: a thousand connections of one share link, each
+// opened and closed, add a bounded number of bytes to the audit trail,
+// whose summaries count them exactly; another participant's connections
+// and the link's creation are still one line each.
+func TestAuditBudgetOfALink(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 300
+	}
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	a := s.mustDial(t, as("alice@corp.com"))
+	a.Initialize("1.0.0", "web-alice")
+	uri, _ := a.CreateTerminal("flood", "web-alice", nil)
+	tok := shareLabelled(t, a, uri, "viewer", "flood")
+	wsURL := "ws" + strings.TrimPrefix(s.URL, "http") + "/ws?terminal=flood"
+	for range n {
+		c, _, err := websocket.Dial(t.Context(), wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + tok}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.Close(websocket.StatusNormalClosure, "")
+	}
+	for range 3 {
+		b := s.mustDial(t, as("bob@corp.com"))
+		_ = b.Conn().Close(websocket.StatusNormalClosure, "")
+	}
+	metrics := func() string {
+		req, _ := http.NewRequest("GET", s.URL+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+s.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	poll.Until(t, 30*time.Second, "every connection but alice's closed", func() bool {
+		return strings.Contains(metrics(), "\ntermhost_connections 1\n")
+	})
+	if err := s.audit.Close(); err != nil { // writes the summaries
+		t.Fatal(err)
+	}
+	trail, err := os.ReadFile(s.auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var linkBytes int
+	count := map[string]int{}
+	for _, line := range bytes.SplitAfter(trail, []byte("\n")) {
+		var e audit.Event
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		if strings.HasPrefix(e.Who, "share:") {
+			linkBytes += len(line)
+		}
+		count[e.Who+" "+e.Event] += max(e.Count, 1)
+	}
+	share := "share:" + func() string {
+		for k := range count {
+			if strings.HasPrefix(k, "share:") {
+				return strings.Fields(k)[0][len("share:"):]
+			}
+		}
+		return ""
+	}()
+	if linkBytes > 6<<10 {
+		t.Errorf("%d connections of one link wrote %d bytes to the trail, want at most 6 KiB", n, linkBytes)
+	}
+	if count[share+" connect"] != n || count[share+" disconnect"] != n {
+		t.Errorf("the trail counts %d connects and %d disconnects of the link, want %d each", count[share+" connect"], count[share+" disconnect"], n)
+	}
+	if count["bob@corp.com connect"] != 3 || count["bob@corp.com disconnect"] != 3 || count["alice@corp.com share-created"] != 1 {
+		t.Errorf("bob's connections %d/%d and alice's share link %d, want 3, 3 and 1", count["bob@corp.com connect"], count["bob@corp.com disconnect"], count["alice@corp.com share-created"])
+	}
+	t.Logf("%d connections of one link: %d bytes of its events in the trail (%d in all)", n, linkBytes, len(trail))
 }
