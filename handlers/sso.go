@@ -128,26 +128,35 @@ func (s *Server) applyRoles(roles *sso.Roles) {
 	s.mu.Unlock()
 	told := map[string]bool{}
 	for _, c := range lowered {
-		if c.lowered.Swap(true) {
-			continue
-		}
-		now := roles.RoleOf(c.person)
-		c.log.Info("closing a connection: its person's role was lowered", "person", c.person, "was", c.role, "now", now)
-		c.closeWith(closeRoleLowered, "your role changed: reconnect")
-		if !told[c.person] {
+		if c.lower(roles.RoleOf(c.person)) && !told[c.person] {
 			told[c.person] = true
-			s.cfg.Audit.Record(audit.Event{Event: audit.RoleChanged, Who: c.person, Name: c.name, Role: now,
+			s.cfg.Audit.Record(audit.Event{Event: audit.RoleChanged, Who: c.person, Name: c.name, Role: roles.RoleOf(c.person),
 				Detail: "lowered from " + c.role + ": open connections closed"})
 		}
 	}
 }
 
-// trackPerson counts an open connection whose role came from the roles in
-// (nil untrack when it did not).
+// lower refuses everything more from c and closes it with
+// closeRoleLowered (now is the person's new role); false when it already was.
+func (c *conn) lower(now string) bool {
+	if c.lowered.Swap(true) {
+		return false
+	}
+	c.log.Info("closing a connection: its person's role was lowered", "person", c.person, "was", c.role, "now", now)
+	c.closeWith(closeRoleLowered, "your role changed: reconnect")
+	return true
+}
+
+// trackPerson counts in an open connection whose role came from the roles
+// (applyRoles sees it from now on), and lowers it at once if they changed
+// since its request was authenticated.
 func (s *Server) trackPerson(c *conn) (untrack func()) {
 	s.mu.Lock()
 	s.byPerson[c] = true
 	s.mu.Unlock()
+	if now := s.cfg.Roles.Roles().RoleOf(c.person); rank(now) < rank(c.role) {
+		c.lower(now)
+	}
 	return func() {
 		s.mu.Lock()
 		delete(s.byPerson, c)
