@@ -16,6 +16,7 @@ package agent
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -43,6 +44,25 @@ type Config struct {
 	RenderBudget time.Duration
 	Logger       *slog.Logger
 	Version      string
+	// PersonOf, when set, is whom a tool call acts for, from the headers
+	// of its HTTP request (termhost serve --mcp: the server sets them once
+	// it has authenticated the request). An MCP session acts for the
+	// person of its first call, and its connection is dialled with them
+	// in the context (PersonOf).
+	PersonOf func(http.Header) Person
+}
+
+// Person is whom an MCP session acts for: the person signed in by single
+// sign-on whose session connected the agent; zero for the owner token.
+type Person struct{ ID, Name string }
+
+type personKey struct{}
+
+// PersonFrom is the person a Config.Dial's context acts for (zero when
+// none): the dialler passes them on to the server.
+func PersonFrom(ctx context.Context) Person {
+	p, _ := ctx.Value(personKey{}).(Person)
+	return p
 }
 
 // Agent is the MCP server. Each MCP session gets its own AHP connection,
@@ -103,12 +123,19 @@ func (a *Agent) Close() {
 // its first call; it is closed when the MCP session ends.
 func (a *Agent) session(req *mcp.CallToolRequest) (*session, error) {
 	ss := req.Session
+	var person Person
+	if a.cfg.PersonOf != nil && req.Extra != nil && req.Extra.Header != nil {
+		person = a.cfg.PersonOf(req.Extra.Header)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
 		return nil, errClosed
 	}
 	if s := a.sessions[ss]; s != nil {
+		if s.person != person {
+			return nil, errOtherPerson
+		}
 		return s, nil
 	}
 	name := "MCP client"
@@ -116,6 +143,7 @@ func (a *Agent) session(req *mcp.CallToolRequest) (*session, error) {
 		name = firstNonEmpty(p.ClientInfo.Title, p.ClientInfo.Name, name)
 	}
 	s := newSession(a, name)
+	s.person = person
 	a.sessions[ss] = s
 	a.wg.Add(1)
 	go func() {

@@ -19,6 +19,7 @@ import (
 type session struct {
 	a      *Agent
 	name   string // the MCP client's name, for presence
+	person Person // whom it acts for (Config.PersonOf), fixed at its first call
 	claim  ahp.Claim
 	calls  int64      // tool calls that bound the claim, for turnId/toolCallId
 	dialMu sync.Mutex // one dial at a time
@@ -49,6 +50,9 @@ func IsAgentSession(session string) bool { return strings.HasPrefix(session, ses
 // errClosed ends the calls of a session whose MCP client has gone.
 var errClosed = errors.New("the MCP session has ended")
 
+// errOtherPerson refuses a call on a session that acts for someone else.
+var errOtherPerson = errors.New("this MCP session acts for another person: start a new session")
+
 // conn returns the live AHP connection, dialling when there is none or the
 // last one ended (the client itself rides out short outages; a server
 // restart beyond its window needs a new connection and new subscriptions).
@@ -77,7 +81,7 @@ func (s *session) conn(ctx context.Context) (*client.Client, error) {
 		InitialSubscriptions: []string{ahp.RootURI},
 		MirrorBytes:          -1, // the session keeps its own bounded copy (track.go)
 	}
-	nc, err := s.a.cfg.Dial(ctx, opts)
+	nc, err := s.a.cfg.Dial(context.WithValue(ctx, personKey{}, s.person), opts)
 	if err != nil {
 		return nil, s.a.explain(err)
 	}

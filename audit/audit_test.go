@@ -39,7 +39,7 @@ func TestAuditLogBatches(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 100 {
-				l.Record(Event{Event: Input, Who: fmt.Sprintf("p%d@corp.com", g), Terminal: "terminal:/t1", Bytes: i + 1})
+				l.Record(Event{Event: ControlTaken, Who: fmt.Sprintf("p%d@corp.com", g), Terminal: "terminal:/t1", Detail: fmt.Sprint(i)}) // not coalesced
 			}
 		}()
 	}

@@ -20,12 +20,13 @@ const (
 	RecordingDownload = "recording-downloaded"
 	ServerUpgrade     = "server-upgrade"
 	SignInRefused     = "sign-in-refused"
+	RoleChanged       = "role-changed"
 )
 
 // Kinds are every event kind, for validating --event.
 var Kinds = []string{SignIn, SignInRefused, Connect, Disconnect, TerminalCreated, TerminalDisposed, TerminalRenamed,
 	ControlTaken, ControlGranted, ControlRequested, ShareCreated, ShareRevoked, ShareUsed, Input,
-	RecordingDownload, ServerUpgrade}
+	RecordingDownload, ServerUpgrade, RoleChanged}
 
 // Event is one line of the trail. Who is the principal: a person's
 // identity (alice@corp.com), "owner" (the owner token or its sessions) or
@@ -45,4 +46,9 @@ type Event struct {
 	To       string    `json:"to,omitempty"`    // control granted to, a new title
 	Share    string    `json:"share,omitempty"` // a share link's id
 	Detail   string    `json:"detail,omitempty"`
+	// Count and Until are set on a summary of events over a participant's
+	// budget (budget.go): how many it stands for, the time of the last
+	// (Time is the first's); Bytes then sums theirs.
+	Count int       `json:"count,omitempty"`
+	Until time.Time `json:"until,omitzero"`
 }

@@ -16,9 +16,10 @@ import (
 // A nil *Log records nothing. Rotation is logrotate's: move the file away
 // and call Reopen (termhost serve does on SIGHUP).
 type Log struct {
-	path string
-	log  *slog.Logger
-	now  func() time.Time
+	path   string
+	log    *slog.Logger
+	now    func() time.Time
+	budget budget // the participants' volume budget (budget.go)
 
 	mu      sync.Mutex
 	cond    *sync.Cond // signals flushed progress and new work
@@ -44,7 +45,7 @@ func Open(path string, log *slog.Logger) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{path: path, log: log.With("component", "audit"), now: time.Now, f: f}
+	l := &Log{path: path, log: log.With("component", "audit"), now: time.Now, f: f, budget: budget{window: Window}}
 	l.cond = sync.NewCond(&l.mu)
 	l.flusher.Add(1)
 	go l.flush()
@@ -59,7 +60,8 @@ func openFile(path string) (*os.File, error) {
 	return f, nil
 }
 
-// Record appends e (its Time set now when zero).
+// Record appends e (its Time set now when zero), or counts it into its
+// participant's summary when it is over the volume budget (budget.go).
 func (l *Log) Record(e Event) {
 	if l == nil {
 		return
@@ -68,6 +70,20 @@ func (l *Log) Record(e Event) {
 		e.Time = l.now()
 	}
 	e.Time = e.Time.UTC()
+	if !l.budget.admit(e, e.Time, l.append) {
+		return
+	}
+	l.append([]Event{e})
+}
+
+// append writes events to the buffer.
+func (l *Log) append(events []Event) {
+	for _, e := range events {
+		l.appendOne(e)
+	}
+}
+
+func (l *Log) appendOne(e Event) {
 	line, err := json.Marshal(e)
 	if err != nil {
 		l.log.Error("encode audit event", "err", err)
@@ -114,11 +130,13 @@ func (l *Log) Reopen() {
 	l.Sync()
 }
 
-// Close writes what is buffered and closes the file. It is safe to call twice.
+// Close writes the summaries of the budget's windows and what is
+// buffered, and closes the file. It is safe to call twice.
 func (l *Log) Close() error {
 	if l == nil {
 		return nil
 	}
+	l.append(l.budget.close())
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()

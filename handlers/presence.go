@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
-	"unicode"
 
 	"github.com/mileusna/useragent"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/internal/label"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -47,7 +47,7 @@ func (c *conn) PresenceMember() ext.Member {
 	if c.person != "" && p.info.Name != cliName && p.info.Name != agentName {
 		// Someone the SSO proxy signed in: their name, whatever the role
 		// (a browser cannot name itself).
-		m.Name, m.Person = firstNonEmpty(c.name, c.person), true
+		m.Name, m.Person = c.personName(), true
 		return m
 	}
 	cli := p.info.Name == cliName
@@ -60,7 +60,9 @@ func (c *conn) PresenceMember() ext.Member {
 	}
 	switch {
 	case c.role != auth.RoleOwner:
-		m.Name = p.label
+		// A label that could pass for a name termhost gives ("Owner")
+		// says what it is: "Owner (viewer link)".
+		m.Name = label.Distinct(cleanLabel(p.label), c.role+" link")
 		if m.Name == "" {
 			m.Name = "Unnamed " + c.role + " link"
 		}
@@ -71,10 +73,21 @@ func (c *conn) PresenceMember() ext.Member {
 		}
 	case p.info.Name == agentName:
 		m.Kind, m.Name, m.Device = ext.KindAgent, cleanLabel("Agent · "+firstNonEmpty(p.info.Title, "MCP client")), "termhost mcp"
+		if c.person != "" {
+			// Connected through /mcp by a person: theirs.
+			m.Name += " (" + firstNonEmpty(c.name, c.person) + ")"
+		}
 	default:
 		m.Name = "Owner"
 	}
 	return m
+}
+
+// personName is how an SSO person is shown: their display name, else
+// their identity; a display name that could pass for one termhost gives
+// ("Owner") with their identity: "Owner (alice@corp.test)".
+func (c *conn) personName() string {
+	return label.Distinct(firstNonEmpty(c.name, c.person), c.person)
 }
 
 // presenceCommand answers the ext.MethodPresence request (params ignored):
@@ -99,15 +112,10 @@ func deviceLabel(userAgent string) string {
 	return cleanLabel(name + " on " + ua.OS)
 }
 
-// cleanLabel makes a client-supplied label safe to show: no control
-// characters, at most auth.MaxLabel characters.
+// cleanLabel makes a client-supplied label safe to show (label.Clean: no
+// control or direction characters), at most auth.MaxLabel characters.
 func cleanLabel(s string) string {
-	s = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s))
+	s = label.Clean(s)
 	if r := []rune(s); len(r) > auth.MaxLabel {
 		s = string(r[:auth.MaxLabel])
 	}

@@ -31,6 +31,14 @@ func (c *conn) handle(frame []byte) error {
 		c.answer(ahp.EncodeError(id, ahp.Errorf(ahp.CodeInvalidRequest, "invalid request: expected one JSON-RPC 2.0 request or notification object")))
 		return nil
 	}
+	if c.lowered.Load() {
+		// The person's role was lowered: nothing more from this
+		// connection, which is closing (closeRoleLowered).
+		if !msg.IsNotification() {
+			c.answer(ahp.EncodeError(msg.ID, ahp.Errorf(ahp.CodePermissionDenied, "not allowed: your role changed; reconnect")))
+		}
+		return nil
+	}
 	if err := c.pace(c.ctx, msg.Method); err != nil {
 		return err // closing
 	}
@@ -231,7 +239,7 @@ func (c *conn) begin(clientID, version string, shape ahp.Shape, binary bool) {
 	c.initialized, c.clientID, c.version, c.shape, c.binary = true, clientID, version, shape, binary
 	c.mu.Unlock()
 	if c.person != "" {
-		c.s.persons.Store(clientID, firstNonEmpty(c.name, c.person)) // marks their commands (sso.go)
+		c.s.persons.Store(clientID, c.personName()) // marks their commands (sso.go)
 	}
 }
 

@@ -168,6 +168,7 @@ type Server struct {
 	metrics *metrics
 
 	restarting atomic.Bool // set by CloseForRestart: WebSockets close with 1012
+	stopRoles  func()      // stops applyRoles on role changes (sso.go)
 
 	mu      lockrank.Mutex[lockrank.Server]
 	closed  bool                      // Close has begun: no new connections
@@ -179,6 +180,9 @@ type Server struct {
 	heldTotal    atomic.Int64 // unsent answer bytes of all participants but the owner
 	connected    atomic.Int64 // participants but the owner with a connection (budget.go)
 	paused       atomic.Int64 // readers waiting for their answers to be sent (awaitAnswers)
+	// byPerson are the live connections whose role came from the roles
+	// directory (sso.go, applyRoles).
+	byPerson map[*conn]bool
 
 	controls controls // pending control requests (control.go)
 	people   people   // when SSO people were last admitted (sso.go)
@@ -214,7 +218,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("handlers: NoAuth cannot be combined with PublicURL or TrustedProxies")
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "http"), m: cfg.Manager,
-		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{}, participants: map[string]*participant{},
+		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{}, participants: map[string]*participant{}, byPerson: map[*conn]bool{},
 		auth: auth.New(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
 	s.m.SetClaimHeir(s.controlHeir)
@@ -257,6 +261,9 @@ func New(cfg Config) (*Server, error) {
 	s.router = root
 	s.conns.Add(1)
 	go s.expireShares()
+	if cfg.Roles != nil {
+		s.stopRoles = cfg.Roles.OnChange(s.applyRoles)
+	}
 	return s, nil
 }
 
@@ -375,6 +382,9 @@ func (s *Server) Close() {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
+	if s.stopRoles != nil {
+		s.stopRoles()
+	}
 	s.conns.Wait()
 	s.controls.stop()
 }

@@ -159,9 +159,14 @@ func presentsCredential(r *http.Request, names cookieNames) bool {
 // failure; a stale cookie is dropped so that the browser stops sending it.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, terminal string) (who auth.Principal, ok, limited bool) {
 	if s.cfg.SSO != nil {
-		return s.authenticateSSO(w, r, terminal) // sso.go
+		who, ok, limited = s.authenticateSSO(w, r, terminal) // sso.go
+	} else {
+		who, ok, limited = s.authenticateToken(w, r, terminal)
 	}
-	return s.authenticateToken(w, r, terminal)
+	if ok {
+		who = actingFor(r, who) // mcp.go
+	}
+	return who, ok, limited
 }
 
 // authenticateToken is authenticate by token and cookies alone (--auth token).

@@ -55,6 +55,15 @@ func (p *people) firstSince(person string, now time.Time) bool {
 // with Person set and Role empty (the "not allowed" page).
 func (s *Server) authenticateSSO(w http.ResponseWriter, r *http.Request, terminal string) (auth.Principal, bool, bool) {
 	person, err := s.cfg.SSO.Identify(r)
+	if errors.Is(err, sso.ErrProfile) {
+		// A believable header naming no identity that can be compared
+		// safely (a lookalike letter …): "not allowed", whatever else the
+		// request carries; never mapped onto another identity.
+		if s.people.firstSince("\x00"+person.Name, time.Now()) {
+			s.cfg.Audit.Record(audit.Event{Event: audit.SignInRefused, Who: person.Name, Remote: s.clientAddr(r), Detail: err.Error()})
+		}
+		return auth.Principal{Person: person.Name, Name: person.Name}, false, false
+	}
 	if err != nil && !errors.Is(err, sso.ErrNoIdentity) {
 		// Counted against the client (behind a trusted proxy, the address
 		// it forwards), never the proxy: that would lock everyone out.
@@ -98,7 +107,61 @@ func (s *Server) authenticateSSO(w http.ResponseWriter, r *http.Request, termina
 		}
 		s.cfg.Audit.Record(e)
 	}
+	who.FromRoles = true
 	return who, who.Role != "", false
+}
+
+// applyRoles closes, with closeRoleLowered, every open connection of a
+// person whose role the roles in force lower (or take away); from the
+// moment it is decided the connection refuses every request (rpc.go), so
+// nothing owner-only (a share link, a terminal) is done from it after.
+// Its client reconnects with the role it now has, if any. A raised role
+// leaves connections alone: the next one gets it.
+func (s *Server) applyRoles(roles *sso.Roles) {
+	s.mu.Lock()
+	var lowered []*conn
+	for c := range s.byPerson {
+		if rank(roles.RoleOf(c.person)) < rank(c.role) {
+			lowered = append(lowered, c)
+		}
+	}
+	s.mu.Unlock()
+	told := map[string]bool{}
+	for _, c := range lowered {
+		if c.lower(roles.RoleOf(c.person)) && !told[c.person] {
+			told[c.person] = true
+			s.cfg.Audit.Record(audit.Event{Event: audit.RoleChanged, Who: c.person, Name: c.name, Role: roles.RoleOf(c.person),
+				Detail: "lowered from " + c.role + ": open connections closed"})
+		}
+	}
+}
+
+// lower refuses everything more from c and closes it with
+// closeRoleLowered (now is the person's new role); false when it already was.
+func (c *conn) lower(now string) bool {
+	if c.lowered.Swap(true) {
+		return false
+	}
+	c.log.Info("closing a connection: its person's role was lowered", "person", c.person, "was", c.role, "now", now)
+	c.closeWith(closeRoleLowered, "your role changed: reconnect")
+	return true
+}
+
+// trackPerson counts in an open connection whose role came from the roles
+// (applyRoles sees it from now on), and lowers it at once if they changed
+// since its request was authenticated.
+func (s *Server) trackPerson(c *conn) (untrack func()) {
+	s.mu.Lock()
+	s.byPerson[c] = true
+	s.mu.Unlock()
+	if now := s.cfg.Roles.Roles().RoleOf(c.person); rank(now) < rank(c.role) {
+		c.lower(now)
+	}
+	return func() {
+		s.mu.Lock()
+		delete(s.byPerson, c)
+		s.mu.Unlock()
+	}
 }
 
 // notAllowed answers someone signed in by SSO but in no role list: a page

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -16,6 +17,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/internal/label"
 	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/internal/rest"
 	"github.com/termhost/termhost/lockrank"
@@ -27,6 +29,7 @@ const (
 	closeSlowConsumer = websocket.StatusCode(4001) // queue overflow, or unsent answers over a budget: reconnect to resume
 	closeRevoked      = websocket.StatusCode(4003) // the share link was revoked or expired: do not retry
 	closeTooMany      = websocket.StatusCode(4029) // too many connections of the participant or address: retry later
+	closeRoleLowered  = websocket.StatusCode(4004) // the person's role was lowered or taken away: reconnect
 )
 
 // originAllowed checks a browser's Origin against the public origins: the
@@ -82,7 +85,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok && who.Person != "" {
 		s.metrics.authFailures.WithLabelValues("not_allowed").Inc()
-		http.Error(w, "not allowed: "+who.Person+" has no role on this server", http.StatusForbidden)
+		http.Error(w, "not allowed: "+label.Clean(who.Person)+" has no role on this server", http.StatusForbidden)
 		return
 	}
 	if !ok {
@@ -145,6 +148,9 @@ func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 		default:
 			end = append(end, untrack)
 		}
+	}
+	if who.FromRoles {
+		end = append(end, s.trackPerson(c))
 	}
 	s.metrics.connections.Inc()
 	rest.Touch() // opening a tab leaves garbage: give it back once all is quiet
@@ -223,6 +229,9 @@ type conn struct {
 	name       string       // the SSO display name
 	remote     string       // the client's address, for the audit trail
 	presence   connPresence // how others see it (presence.go)
+	// lowered: the person's role was lowered since accept (applyRoles):
+	// every request is refused until the writer closes the connection.
+	lowered atomic.Bool
 }
 
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/a-h/templ"
@@ -135,6 +136,23 @@ func TestTestHooksBundle(t *testing.T) {
 		html := render(t, Workbench(Page{Role: "owner", TestHooks: tc.hooks}))
 		if !bytes.Contains(html, []byte(tc.want)) || bytes.Contains(html, []byte(tc.deny)) {
 			t.Errorf("Workbench(TestHooks %v): want %s and no %s in\n%s", tc.hooks, tc.want, tc.deny, html)
+		}
+	}
+}
+
+// TestNamesCleaned: a name, an identity or a title with direction or
+// control characters shows without them (a right-to-left override would
+// show "Owner\u202Eeve" as someone else).
+func TestNamesCleaned(t *testing.T) {
+	page := string(render(t, NotAllowed(Page{Version: "1.2.3"}, "Mall\u202eory\x1b[31m", "eve\u2066@corp.com", "ali\u200fce")))
+	for _, bad := range []string{"\u202e", "\x1b", "\u2066", "\u200f"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the not-allowed page holds %q:\n%s", bad, page)
+		}
+	}
+	for _, want := range []string{"Mallory[31m", "eve@corp.com", "alice"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the not-allowed page lacks %q", want)
 		}
 	}
 }

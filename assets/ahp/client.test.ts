@@ -570,6 +570,7 @@ describe('AhpClient', () => {
   });
   test('close codes: what the client does on each', () => {
     assert.equal(closeAction(4003), 'stop', 'revoked share link');
+    assert.equal(closeAction(4004), 'stop', 'role lowered: the page loads again instead');
     assert.equal(closeAction(4001), 'immediate', 'evicted slow client');
     assert.equal(closeAction(1012), 'immediate', 'service restart (upgrade hand-over)');
     for (const c of [1000, 1001, 1006, 1008, 1011, 4000, 4002]) assert.equal(closeAction(c), 'backoff', `code ${c}`);

@@ -43,11 +43,13 @@ export const CloseCodes = {
   slowConsumer: 4001,
   /** The share link this page uses was revoked or expired (or its terminal disposed): never retry. */
   revoked: 4003,
+  /** The role of the person signed in (single sign-on) was lowered or taken away: load the page again for the role they have now. */
+  roleChanged: 4004,
 } as const;
 
 /** What to do when the server closes the socket with `code`. */
 export function closeAction(code: number): 'stop' | 'immediate' | 'backoff' {
-  if (code === CloseCodes.revoked) return 'stop';
+  if (code === CloseCodes.revoked || code === CloseCodes.roleChanged) return 'stop';
   if (code === CloseCodes.slowConsumer) return 'immediate';
   // 1012 "service restart": termhost handed over to a new process (an upgrade), which is already listening.
   if (code === 1012) return 'immediate';

@@ -42,6 +42,9 @@ export class ConnectionBanner {
     this.#workbench.classList.toggle('offline', s === 'offline');
     if (s === 'closed') {
       this.#hide();
+      // Our role changed (single sign-on): the page, loaded again, is the
+      // one for the role we have now, or says we have none.
+      if (d.closeCode === CloseCodes.roleChanged) location.reload();
       if (d.closeCode === CloseCodes.revoked) {
         const m = revokedMessage(d.error ?? '');
         this.#showEnded(m.title, m.detail, d.error ?? '');

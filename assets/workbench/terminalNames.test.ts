@@ -26,3 +26,8 @@ test('NameMemory keeps a closed terminal named', () => {
   assert.equal(m.name(uri, undefined), 'deploy', 'after a restart the toast names the terminal as it was called');
   assert.ok(!m.name('ahp-terminal:/x1', undefined).includes('x1'), 'never the raw id');
 });
+
+test('terminalName: a title without direction or control characters', () => {
+  assert.equal(terminalName({ title: 'build\u202e\u001b]0;x\u0007' }), 'build]0;x');
+  assert.equal(terminalName({ title: '\u202e', lastKnown: 'old\u2066' }), 'old');
+});

@@ -5,6 +5,8 @@
 // Once the server no longer lists a terminal (closed, a restart), the name
 // it had last is kept for messages about it; never its id.
 
+import { cleanLabel } from './label';
+
 export interface NameFacts {
   /** The terminal's title on the server (its state's, else the catalogue's). */
   title?: string;
@@ -17,7 +19,7 @@ export const unknownName = 'Terminal';
 
 /** A terminal's name for people. */
 export function terminalName(f: NameFacts): string {
-  return f.title?.trim() || f.lastKnown?.trim() || unknownName;
+  return cleanLabel(f.title ?? '') || cleanLabel(f.lastKnown ?? '') || unknownName;
 }
 
 /** Remembers each terminal's last title, so a message about a closed one still names it. */

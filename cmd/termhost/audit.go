@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/label"
 )
 
 const auditAbout = `termhost audit: read the audit trail that termhost serve --audit-log writes
@@ -136,6 +137,9 @@ func printAudit(w io.Writer, in io.Reader, f audit.Filter, asJSON bool) error {
 			}
 		}
 		var detail []string
+		if e.Count > 0 {
+			detail = append(detail, fmt.Sprintf("×%d until %s", e.Count, e.Until.Local().Format(time.TimeOnly)))
+		}
 		if e.Bytes > 0 {
 			detail = append(detail, fmt.Sprintf("%d bytes", e.Bytes))
 		}
@@ -144,22 +148,11 @@ func printAudit(w io.Writer, in io.Reader, f audit.Filter, asJSON bool) error {
 				detail = append(detail, d)
 			}
 		}
-		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Event, clean(who), clean(term), clean(strings.Join(detail, " · ")))
+		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Event, label.Clean(who), label.Clean(term), label.Clean(strings.Join(detail, " · ")))
 		return err
 	})
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
 	}
 	return err
-}
-
-// clean drops control characters from a field (names and titles come from
-// headers and programs: a terminal's title is program output).
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
 }

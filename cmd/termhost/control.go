@@ -11,6 +11,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/label"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -169,7 +170,7 @@ func (s *session) answerPending(grant bool) bool {
 
 // memberText names a presence member for a person: its label and what it is.
 func memberText(m ext.Member) string {
-	name := printable(m.Name)
+	name := label.Clean(m.Name)
 	switch m.Kind {
 	case ext.KindDriver, ext.KindViewer:
 		return fmt.Sprintf("%s (%s link)", name, m.Kind)
@@ -177,7 +178,7 @@ func memberText(m ext.Member) string {
 		return name + " (CLI)"
 	}
 	if m.Device != "" {
-		return fmt.Sprintf("%s (%s)", name, printable(m.Device))
+		return fmt.Sprintf("%s (%s)", name, label.Clean(m.Device))
 	}
 	return name
 }

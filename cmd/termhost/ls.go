@@ -15,6 +15,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/label"
 )
 
 const lsAbout = `List the terminals of a running termhost server (its root catalogue): id,
@@ -95,7 +96,7 @@ func (a *app) lsCommand(args []string) int {
 		if e.ExitCode != nil {
 			exit = strconv.Itoa(*e.ExitCode)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", printable(e.ID), printable(e.Title), e.State, exit, printable(cmp.Or(e.Control, "-")), len(e.Presence), e.URL)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", label.Clean(e.ID), label.Clean(e.Title), e.State, exit, label.Clean(cmp.Or(e.Control, "-")), len(e.Presence), e.URL)
 	}
 	_ = tw.Flush()
 	shown := 0
@@ -130,14 +131,14 @@ func printScreen(a *app, id string, s *ext.ScreenResult) {
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	fmt.Fprintf(a.stdout, "\n── %s (%d×%d) ──\n", printable(id), s.Cols, s.Rows)
+	fmt.Fprintf(a.stdout, "\n── %s (%d×%d) ──\n", label.Clean(id), s.Cols, s.Rows)
 	for _, l := range lines {
 		fmt.Fprintln(a.stdout, printable(l))
 	}
 }
 
-// printable replaces control characters (a title comes from the shell and
-// could carry escape sequences) and tabs, which would break the table.
+// printable replaces control characters of a screen line (names and
+// titles go through label.Clean).
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == '\t' {

@@ -17,7 +17,7 @@ func TestLsMatchesCatalogue(t *testing.T) {
 	ts.shell(t, c, "one", c.ClientID())
 	_, gate, open := newGate(t)
 	meta, _ := json.Marshal(map[string][]string{terminals.MetaCommand: {"sh", "-c", gate + "; exit 3"}})
-	name := "fails\tbadly\x1b[31m"
+	name := "fails\tbadly\x1b[31m\u202eevil"
 	claim := ahp.ClientClaim("someone")
 	if _, err := c.Call(t.Context(), ahp.MethodCreateTerminal, ahp.CreateTerminalParams{Channel: "ahp-terminal:/two",
 		Claim: &claim, Name: &name, Meta: meta}); err != nil {
@@ -59,13 +59,13 @@ func TestLsMatchesCatalogue(t *testing.T) {
 		t.Errorf("exitCode should appear only for the exited terminal:\n%s", stdout)
 	}
 
-	// The table: a header, one row per terminal, control characters masked.
+	// The table: a header, one row per terminal, control and direction characters dropped.
 	code, stdout, _ = call(t, ownerEnv(ts), "ls")
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[0], "CONTROL") {
 		t.Fatalf("ls table:\n%s", stdout)
 	}
-	if !strings.Contains(lines[2], "two") || !strings.Contains(lines[2], "fails?badly?[31m") || !strings.Contains(lines[2], "exited") ||
+	if !strings.Contains(lines[2], "two") || !strings.Contains(lines[2], "failsbadly[31mevil") || !strings.Contains(lines[2], "exited") ||
 		!strings.Contains(lines[2], " 3 ") || strings.Contains(lines[2], "someone") || !strings.Contains(lines[2], ts.URL+"/t/two") {
 		t.Errorf("ls row %q", lines[2])
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/termhost/termhost/agent"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/handlers"
 )
 
 // serveMCP is termhost serve --mcp: the agent's tools over MCP's
@@ -36,13 +37,27 @@ type serveMCP struct {
 func newServeMCP(inner func() http.Handler, token, basePath string, base *url.URL, log *slog.Logger) *serveMCP {
 	m := &serveMCP{pipe: newPipeListener(), done: make(chan struct{})}
 	m.hs = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { inner().ServeHTTP(w, r) }),
-		ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// A connection dialled for a person (the /mcp request's, see
+		// handlers.HeaderActingPerson) acts for them: its owner token is
+		// theirs in the audit trail and presence.
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if lc, ok := c.(loopbackConn); ok {
+				return handlers.WithActingPerson(ctx, lc.person.ID, lc.person.Name)
+			}
+			return ctx
+		}}
 	go func() {
 		defer close(m.done)
 		_ = m.hs.Serve(m.pipe)
 	}()
-	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return m.pipe.dial(ctx) }}}
+	// No kept-alive connections: each is dialled for one person.
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return m.pipe.dial(ctx) }}}
 	m.agent = agent.New(agent.Config{Base: base, Logger: log.With("component", "mcp"), Version: version,
+		PersonOf: func(h http.Header) agent.Person {
+			return agent.Person{ID: h.Get(handlers.HeaderActingPerson), Name: h.Get(handlers.HeaderActingName)}
+		},
 		Dial: func(ctx context.Context, opts client.Options) (*client.Client, error) {
 			opts.Token, opts.HTTPClient = token, hc
 			// The host is a loopback name: the pipe ignores it, and a
@@ -99,7 +114,7 @@ func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
 func (l *pipeListener) dial(ctx context.Context) (net.Conn, error) {
 	server, clientEnd := net.Pipe()
 	select {
-	case l.conns <- loopbackConn{server}:
+	case l.conns <- loopbackConn{server, agent.PersonFrom(ctx)}:
 		return clientEnd, nil
 	case <-l.done:
 	case <-ctx.Done():
@@ -121,7 +136,10 @@ func (pipeAddr) String() string  { return "127.0.0.1:0" }
 // loopbackConn is the server end of an in-process connection, addressed
 // as loopback (the server treats its peers by address: rate limits,
 // loopback-only modes).
-type loopbackConn struct{ net.Conn }
+type loopbackConn struct {
+	net.Conn
+	person agent.Person // whom the agent's connection acts for, if anyone
+}
 
 func (loopbackConn) LocalAddr() net.Addr  { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
 func (loopbackConn) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }

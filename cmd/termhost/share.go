@@ -11,6 +11,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/label"
 )
 
 const shareAbout = `Create a share link for a terminal and print its URL on stdout. Whoever opens
@@ -118,7 +119,7 @@ func newShareParams(id, role string, ttl time.Duration) ext.ShareCreateParams {
 func describeShare(l ext.ShareInfo) string {
 	what := l.Role
 	if l.Label != "" {
-		what = printable(l.Label) + ", " + l.Role
+		what = label.Clean(l.Label) + ", " + l.Role
 	}
 	if l.ExpiresAt == nil {
 		return what + ", no expiry"

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/termhost/termhost/audit"
@@ -65,6 +66,11 @@ func (o *serveOptions) roles() (*sso.Directory, error) {
 		return nil, nil
 	}
 	base := sso.Roles{Owners: o.owners, Drivers: o.drivers, Viewers: o.viewers, Contact: o.rolesContact}
+	for _, e := range slices.Concat(o.owners, o.drivers, o.viewers) {
+		if err := sso.CheckPattern(e); err != nil {
+			return nil, fmt.Errorf("--owners, --drivers, --viewers: %w", err)
+		}
+	}
 	d, err := sso.NewDirectory(base, o.rolesFile, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--roles-file: %w", err)

@@ -155,6 +155,7 @@ func TestAuditCommand(t *testing.T) {
 	lines := `{"time":"2026-12-05T14:02:10Z","event":"input","who":"alice@corp.com","name":"Alice","terminal":"ahp-terminal:/t1","title":"build","bytes":3}
 {"time":"2026-12-05T14:03:20Z","event":"input","who":"bob@corp.com","name":"Bob","terminal":"ahp-terminal:/t1","title":"build","bytes":7}
 {"time":"2026-12-05T14:03:40Z","event":"input","who":"carol@corp.com","terminal":"ahp-terminal:/t2","title":"deploy","bytes":1}
+{"time":"2026-12-05T14:05:00Z","event":"connect","who":"share:x1","name":"Ev\u202ee\u001b[2J","terminal":"ahp-terminal:/t3","title":"ops\u2067\u200f","count":2254,"until":"2026-12-05T14:05:59Z"}
 `
 	if err := os.WriteFile(trail, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
@@ -171,6 +172,13 @@ func TestAuditCommand(t *testing.T) {
 	out, code = run("--json", "--who", "carol@corp.com")
 	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, `"title":"deploy"`) {
 		t.Errorf("--json --who carol: exit %d\n%s", code, out)
+	}
+	// Names and titles without direction or control characters; a
+	// summary of coalesced events with its count.
+	out, code = run("--event", "connect")
+	if code != 0 || !strings.Contains(out, "Eve[2J <share:x1>") || !strings.Contains(out, "ops (t3)") || !strings.Contains(out, "×2254") ||
+		strings.ContainsAny(out, "\u202e\u2067\u200f\x1b") {
+		t.Errorf("termhost audit --event connect: exit %d\n%q", code, out)
 	}
 	for _, bad := range [][]string{{"--event", "typed"}, {"--since", "yesterday-ish"}} {
 		if out, code := run(bad...); code != 2 {

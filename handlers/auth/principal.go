@@ -8,6 +8,9 @@ type Principal struct {
 	// (alice@corp.com), Name how to show them; both empty without SSO. A
 	// person in no role list has Person set and Role empty.
 	Person, Name string
+	// FromRoles: Role is the one the roles directory gives Person (not a
+	// token's or a share link's), so it changes with the roles.
+	FromRoles bool
 }
 
 // Scope is the one terminal a share link reaches, "" for the owner.

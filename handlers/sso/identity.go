@@ -24,8 +24,8 @@ var (
 
 // Person is someone the proxy signed in.
 type Person struct {
-	ID   string // the identity header's value, lower-cased: what roles match
-	Name string // the display name header's value, else ID
+	ID   string // the identity header's value in its compared form (Canon): what roles match
+	Name string // the display name header's value, else the identity as sent
 }
 
 // Proxy says how the trusted proxy names people.
@@ -70,7 +70,8 @@ func (p *Proxy) Sent(r *http.Request) bool {
 	return false
 }
 
-// Identify is the person a request comes from. The identity header counts
+// Identify is the person a request comes from; an identity that is not in
+// the compared form (Canon) comes back with ErrProfile and only its Name. The identity header counts
 // only from a trusted peer, exactly once, under its canonical name, with one
 // plain value: a second value (a client's header the proxy passed on beside
 // its own), a lookalike name (x_forwarded_email, which some servers fold
@@ -86,7 +87,12 @@ func (p *Proxy) Identify(r *http.Request) (Person, error) {
 	if err != nil {
 		return Person{}, err
 	}
-	person := Person{ID: strings.ToLower(id), Name: id}
+	canon, err := Canon(id)
+	if err != nil {
+		// Named (as sent) for the "not allowed" page, with no ID: no role.
+		return Person{Name: id}, err
+	}
+	person := Person{ID: canon, Name: id}
 	if p.NameHeader != "" {
 		if name, err := single(r.Header, p.NameHeader); err == nil {
 			person.Name = name

@@ -16,8 +16,9 @@ const (
 
 // Roles says who has which role. An entry is an identity
 // (alice@corp.com) or a pattern where * stands for any run of characters
-// (*@corp.com); matching ignores case. The highest role a person matches
-// wins.
+// (*@corp.com); identities and patterns are compared in the form Canon
+// gives them (case-insensitive, lookalike letters refused). The highest
+// role a person matches wins.
 type Roles struct {
 	Owners, Drivers, Viewers []string
 	// Contact is whom to ask for access, shown to people in no list; empty
@@ -72,12 +73,14 @@ func (r Roles) Merge(o Roles) Roles {
 	return out
 }
 
-// Match reports whether id matches pattern, ignoring case; * matches any
-// run of characters (an @ included: *@corp.com does not match
+// Match reports whether id matches pattern, both compared in the form
+// Canon gives them (an id or pattern piece it refuses matches nothing); *
+// matches any run of characters (an @ included: *@corp.com does not match
 // eve@corp.com.evil.org, whose end differs).
 func Match(pattern, id string) bool {
-	pattern, id = strings.ToLower(strings.TrimSpace(pattern)), strings.ToLower(id)
-	if pattern == "" || id == "" {
+	pattern = canonPattern(pattern)
+	id, err := Canon(id)
+	if pattern == "" || err != nil {
 		return false
 	}
 	parts := strings.Split(pattern, "*")
@@ -97,6 +100,16 @@ func Match(pattern, id string) bool {
 		id = id[i+len(p):]
 	}
 	return strings.HasSuffix(id, last) && len(id) >= len(last)
+}
+
+// CheckPattern refuses a role entry that could match nobody: one whose
+// pieces between the * wildcards are not in the form identities are
+// compared in (Canon), such as a lookalike letter or a space.
+func CheckPattern(p string) error {
+	if canonPattern(p) == "" {
+		return fmt.Errorf("%q is not a plain identity or pattern (a lookalike or fullwidth letter, a space or a control?)", p)
+	}
+	return nil
 }
 
 // SplitList splits a flag's value: identities separated by commas or spaces.
@@ -124,17 +137,27 @@ func ParseRoles(data []byte) (Roles, error) {
 		if !ok {
 			return Roles{}, fmt.Errorf("line %d: want \"owners:\", \"drivers:\", \"viewers:\" or \"contact:\" and a list", n)
 		}
+		var list *[]string
 		switch strings.ToLower(strings.TrimSpace(key)) {
 		case "owners", "owner":
-			r.Owners = append(r.Owners, SplitList(val)...)
+			list = &r.Owners
 		case "drivers", "driver":
-			r.Drivers = append(r.Drivers, SplitList(val)...)
+			list = &r.Drivers
 		case "viewers", "viewer":
-			r.Viewers = append(r.Viewers, SplitList(val)...)
+			list = &r.Viewers
 		case "contact":
 			r.Contact = strings.TrimSpace(val)
 		default:
 			return Roles{}, fmt.Errorf("line %d: unknown key %q (owners, drivers, viewers or contact)", n, strings.TrimSpace(key))
+		}
+		if list == nil {
+			continue
+		}
+		for _, e := range SplitList(val) {
+			if err := CheckPattern(e); err != nil {
+				return Roles{}, fmt.Errorf("line %d: %w", n, err)
+			}
+			*list = append(*list, e)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -31,6 +31,10 @@ func TestSSOIdentify(t *testing.T) {
 		{"list", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", "alice@corp.com, eve@corp.com"}}, Person{}, ErrMalformed},
 		{"empty", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", " "}}, Person{}, ErrMalformed},
 		{"control", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", "a\x01b"}}, Person{}, ErrMalformed},
+		{"kelvin sign refused, not mapped", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", "\u212Aate@corp.test"}}, Person{Name: "\u212Aate@corp.test"}, ErrProfile},
+		{"fullwidth refused", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", "\uff4bate@corp.test"}}, Person{Name: "\uff4bate@corp.test"}, ErrProfile},
+		{"right-to-left override refused", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", "eve\u202E@corp.test"}}, Person{Name: "eve\u202E@corp.test"}, ErrProfile},
+		{"non-ASCII letters kept", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", "Jos\u00e9@corp.test"}}, Person{ID: "jos\u00e9@corp.test", Name: "Jos\u00e9@corp.test"}, nil},
 		{"bad name falls back", "10.1.2.3:5000", [][2]string{{"X-Forwarded-Email", "c@corp.com"}, {"X-Forwarded-User", "a"}, {"X-Forwarded-User", "b"}}, Person{ID: "c@corp.com", Name: "c@corp.com"}, nil},
 	}
 	for _, tc := range cases {
@@ -59,11 +63,28 @@ func TestSSORoles(t *testing.T) {
 		{"xAyBz@q", RoleViewer},
 		{"mallory@elsewhere.net", ""},
 		{"", ""},
+		// Lookalikes that strings.ToLower or a profile's mapping would make
+		// alice or a corp.com address: refused, not mapped.
+		{"\u212Aate@corp.com", ""},          // KELVIN SIGN
+		{"\uff41lice@corp.com", ""},         // fullwidth a
+		{"alice@corp\uff0ecom", ""},         // fullwidth full stop
+		{"alice@corp.com\u200b", ""},        // zero-width space
+		{"A\u0301lice@corp.com", ""},        // decomposed: not what an IdP sends
+		{"\u0430lice@corp.com", RoleDriver}, // Cyrillic a: another corp.com identity, never alice's owner role
+		{"\u00c1lice@corp.com", RoleDriver}, // composed: a real name, *@corp.com's
+
 	}
 	for _, tc := range cases {
 		if got := r.RoleOf(tc.id); got != tc.want {
 			t.Errorf("RoleOf(%q) = %q, want %q", tc.id, got, tc.want)
 		}
+	}
+	kate := &Roles{Owners: []string{"kate@corp.test"}}
+	if got := kate.RoleOf("\u212Aate@corp.test"); got != "" {
+		t.Errorf("RoleOf(KELVIN SIGN + ate@corp.test) = %q, want no role (kate@corp.test is an owner)", got)
+	}
+	if got := kate.RoleOf("Kate@Corp.Test"); got != RoleOwner {
+		t.Errorf("RoleOf(Kate@Corp.Test) = %q, want owner", got)
 	}
 	if got := r.Whom(); got != "alice@corp.com" {
 		t.Errorf("Whom() = %q, want the exact owners", got)
@@ -78,7 +99,7 @@ func TestSSOParseRoles(t *testing.T) {
 	if len(r.Owners) != 1 || len(r.Drivers) != 2 || len(r.Viewers) != 1 || r.Contact != "" {
 		t.Errorf("ParseRoles = %+v", r)
 	}
-	for _, bad := range []string{"admins: a@b", "just a line"} {
+	for _, bad := range []string{"admins: a@b", "just a line", "owners: \u212Aate@corp.test", "drivers: *@\uff43orp.com"} {
 		if _, err := ParseRoles([]byte(bad)); err == nil {
 			t.Errorf("ParseRoles(%q) = nil error, want one naming the line", bad)
 		}

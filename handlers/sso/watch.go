@@ -16,8 +16,8 @@ import (
 
 // Directory is the roles in force: the command line's lists plus, when
 // set, a roles file's, re-read by Reload (SIGHUP) and whenever the file
-// changes. Live connections keep the role they were admitted with; new
-// requests get the new roles. The watcher skips an empty file (a write in
+// changes. New requests get the new roles; OnChange tells the server,
+// which closes the connections of people whose role was lowered. The watcher skips an empty file (a write in
 // place in progress); SIGHUP (Reload) applies one.
 type Directory struct {
 	base Roles
@@ -28,6 +28,25 @@ type Directory struct {
 	mu      sync.Mutex
 	version uint64
 	changed chan struct{} // closed and replaced on every successful load
+	hooks   map[*func(*Roles)]bool
+}
+
+// OnChange calls f with the new roles after every successful load, on
+// the loading goroutine, before Reload returns (so that what follows a
+// SIGHUP already sees the change applied); remove stops it.
+func (d *Directory) OnChange(f func(*Roles)) (remove func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.hooks == nil {
+		d.hooks = map[*func(*Roles)]bool{}
+	}
+	key := &f
+	d.hooks[key] = true
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		delete(d.hooks, key)
+	}
 }
 
 // NewDirectory loads the roles: base plus the file at path, if any. A file
@@ -92,7 +111,14 @@ func (d *Directory) load(skipEmpty bool) error {
 	d.version++
 	close(d.changed)
 	d.changed = make(chan struct{})
+	hooks := make([]func(*Roles), 0, len(d.hooks))
+	for f := range d.hooks {
+		hooks = append(hooks, *f)
+	}
 	d.mu.Unlock()
+	for _, f := range hooks {
+		f(&r)
+	}
 	d.log.Info("roles loaded", "owners", len(r.Owners), "drivers", len(r.Drivers), "viewers", len(r.Viewers), "file", d.path)
 	return nil
 }

@@ -44,3 +44,9 @@ test('the command tracker keeps the agent mark of executed commands and snapshot
   const part = { type: 'command' as const, commandId: 'c3', commandLine: 'make', output: '', timestamp: 3, isComplete: true, exitCode: 2, _meta: meta };
   assert.equal(tr.fromPart(part).runBy, 'Agent · Claude Code');
 });
+
+test('run-by names without direction or control characters', () => {
+  assert.equal(runByPersonOf({ 'termhost/runBy': { kind: 'person', name: 'Ali\u202ece' } }), 'Alice');
+  assert.equal(runByOf({ 'termhost/runBy': { kind: 'agent', name: '\u2067Agent · X\u2069' } }), 'Agent · X');
+  assert.equal(runByPersonOf({ 'termhost/runBy': { kind: 'person', name: '\u202e' } }), undefined);
+});

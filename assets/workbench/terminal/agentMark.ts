@@ -6,6 +6,7 @@
 
 import { extMeta, type AgentInfo, type RunBy } from '../../ahp/ext';
 import type { TerminalClaim, TerminalInfo } from '../../ahp/types';
+import { cleanLabel } from '../label';
 
 /** The agent session that last held a terminal. */
 export type LastAgent = AgentInfo;
@@ -14,19 +15,19 @@ export type LastAgent = AgentInfo;
 export function runByOf(meta: Record<string, unknown> | undefined): string | undefined {
   const by = meta?.[extMeta.runBy] as Partial<Record<keyof RunBy, unknown>> | undefined;
   if (by?.kind !== 'agent') return undefined;
-  return typeof by.name === 'string' && by.name ? by.name : 'Agent';
+  return (typeof by.name === 'string' && cleanLabel(by.name)) || 'Agent';
 }
 
 /** The person signed in by SSO who held the terminal when a command ran ("Alice Smith"); undefined otherwise. */
 export function runByPersonOf(meta: Record<string, unknown> | undefined): string | undefined {
   const by = meta?.[extMeta.runBy] as Partial<Record<keyof RunBy, unknown>> | undefined;
-  return by?.kind === 'person' && typeof by.name === 'string' && by.name ? by.name : undefined;
+  return (by?.kind === 'person' && typeof by.name === 'string' && cleanLabel(by.name)) || undefined;
 }
 
 export function lastAgentOf(info: TerminalInfo | undefined): LastAgent | undefined {
   const a = info?._meta?.[extMeta.agent] as Partial<LastAgent> | undefined;
   if (typeof a?.session !== 'string' || !a.session) return undefined;
-  return { session: a.session, chat: typeof a.chat === 'string' ? a.chat : undefined, name: typeof a.name === 'string' && a.name ? a.name : 'Agent' };
+  return { session: a.session, chat: typeof a.chat === 'string' ? a.chat : undefined, name: (typeof a.name === 'string' && cleanLabel(a.name)) || 'Agent' };
 }
 
 /**

@@ -69,3 +69,9 @@ test('agentHolderLabel names the agent and its running tool call', () => {
   assert.equal(agentHolderLabel([tab], claim), 'an agent session');
   assert.equal(memberLabel(agent, 'owner', tab.id), 'Agent · Claude Code');
 });
+
+test('memberLabel: names and devices without direction or control characters', () => {
+  const rlo: Member = { id: 'p000000000009', name: 'Eve\u202e renwO', kind: 'driver', device: 'Fire\u2066fox\u001b[31m' };
+  assert.equal(memberLabel(rlo, 'owner', tab.id), 'Eve renwO');
+  assert.equal(memberLabel({ ...rlo, kind: 'owner', person: false }, 'driver', alice.id), 'Eve renwO (Firefox[31m)');
+});

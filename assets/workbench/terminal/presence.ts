@@ -8,6 +8,7 @@ import type { AhpClient } from '../../ahp/client';
 import { extMeta, extMethods, extNotifications, type AnswerControlParams, type ControlNotice, type ControlResult, type Member, type RequestControlParams } from '../../ahp/ext';
 import { ROOT_CHANNEL, type TerminalClaim } from '../../ahp/types';
 import { h } from '../dom';
+import { cleanLabel } from '../label';
 import type { Role } from '../access';
 import type { Notify } from '../quickinput';
 
@@ -24,7 +25,8 @@ export function membersOf(params: { members?: unknown } | undefined): Member[] {
  * A member for people, as seen from this page: the owner's own tabs are
  * "You (this tab)" / "You (Firefox on Linux)"; others by their label.
  */
-export function memberLabel(m: Member, role: Role, selfId: string | undefined): string {
+export function memberLabel(member: Member, role: Role, selfId: string | undefined): string {
+  const m = { ...member, name: cleanLabel(member.name), device: member.device === undefined ? undefined : cleanLabel(member.device) };
   if (m.id === selfId) return m.person ? 'You' : 'You (this tab)';
   // Another person signed in by SSO is never "You", whatever their role.
   if (m.person) return m.kind === 'viewer' ? `${m.name} (viewer)` : m.name;
