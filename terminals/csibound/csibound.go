@@ -166,6 +166,9 @@ func (w *Rewriter) Append(dst, src []byte, cur, prev Size) []byte {
 	return dst
 }
 
+// Held reports whether bytes are held back (Flush gives them).
+func (w *Rewriter) Held() bool { return w.st == stCSI && (w.n > 0 || w.over) }
+
 // Flush appends what is held back (the program ended, or the stream is
 // handed over) as it would have gone out unrewritten, and resets w.
 func (w *Rewriter) Flush(dst []byte) []byte {
