@@ -100,7 +100,6 @@ type Rewriter struct {
 	rejectDig  bool
 	rejectSub  bool
 	digitIsSub bool
-	scratch    [16]byte
 }
 
 // Append appends src, rewritten, to dst and returns it. Bytes of a
