@@ -109,27 +109,41 @@ type Rewriter struct {
 // of the two, so output written for either keeps its meaning.
 func (w *Rewriter) Append(dst, src []byte, cur, prev Size) []byte {
 	nextEsc := -2 // index of the next ESC in src at or after p; -1: none; -2: not looked for
+	nextC2 := -2  // the same for C2
+	start := -1   // text from here to p is still to be appended (-1: none)
 	for p := 0; p < len(src); {
 		switch w.st {
 		case stGround:
+			if start < 0 {
+				start = p
+			}
 			if nextEsc == -2 || (nextEsc >= 0 && nextEsc < p) {
 				nextEsc = bytes.IndexByte(src[p:], esc)
 				if nextEsc >= 0 {
 					nextEsc += p
 				}
 			}
-			end := len(src)
-			if nextEsc >= 0 {
-				end = nextEsc
+			if nextC2 == -2 || (nextC2 >= 0 && nextC2 < p) {
+				nextC2 = bytes.IndexByte(src[p:], c1Lead)
+				if nextC2 >= 0 {
+					nextC2 += p
+				}
 			}
 			j := nextEsc
-			if k := bytes.IndexByte(src[p:end], c1Lead); k >= 0 {
-				j = p + k
+			if nextC2 >= 0 && (j < 0 || nextC2 < j) {
+				j = nextC2
 			}
 			if j < 0 {
-				return append(dst, src[p:]...)
+				return append(dst, src[start:]...)
 			}
-			dst = append(dst, src[p:j+1]...)
+			if src[j] == esc {
+				if k := plainCSI(src[j+1:], cur, prev); k > 0 {
+					p = j + 1 + k // as it is: goes out with the text around it
+					continue
+				}
+			}
+			dst = append(dst, src[start:j+1]...)
+			start = -1
 			if src[j] == esc {
 				w.st = stEscape
 			} else {
@@ -162,7 +176,42 @@ func (w *Rewriter) Append(dst, src []byte, cur, prev Size) []byte {
 			p += used
 		}
 	}
+	if start >= 0 {
+		dst = append(dst, src[start:]...)
+	}
 	return dst
+}
+
+// plainCSI is the length of the CSI sequence at the start of b (after its
+// ESC) when it is whole and needs no rewrite, in the form most are: '['
+// then digits and ';' then the final byte. Else 0: the state machine reads
+// it.
+func plainCSI(b []byte, cur, prev Size) int {
+	if len(b) < 2 || b[0] != '[' {
+		return 0
+	}
+	v, first := 0, true
+	for i := 1; i < len(b) && i < 64; i++ {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			if first {
+				if v >= 1e8 {
+					return 0
+				}
+				v = v*10 + int(c-'0')
+			}
+		case c == ';':
+			first = false
+		case c >= 0x40 && c <= 0x7e:
+			if bound(c, 0, v, cur, prev) != v {
+				return 0
+			}
+			return i + 1
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // Held reports whether bytes are held back (Flush gives them).
