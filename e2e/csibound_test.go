@@ -34,8 +34,10 @@ func costly(rep10M, rep30M, rep2G, count, marker string) string {
 // TestCostlyOutputKeepsTabResponsive: while a terminal prints escape
 // sequences with huge counts, and when a page load replays them from
 // history, the tab keeps drawing frames: none more than 100 ms after the
-// one before (more only as far as the same sequences with counts already
-// within the screen take, on a machine too busy to draw those in time).
+// one before, or, on a machine too busy for that, not much later than the
+// same sequences with counts already within the screen (the work the
+// bounded ones leave) take, printed and replayed. Without the bound the
+// tab hung for minutes.
 func TestCostlyOutputKeepsTabResponsive(t *testing.T) {
 	const maxGap = 100.0 // ms
 	e := newEnv(t)
@@ -66,24 +68,27 @@ func TestCostlyOutputKeepsTabResponsive(t *testing.T) {
 	p.eval(fmt.Sprintf(`(t => ({cols: t.cols, rows: t.rows}))(window.__termhost.view(%q).term)`, id), &size)
 	cells := size.Cols * size.Rows
 	rep := func(n int) string { return fmt.Sprint(cells + (n-cells)%size.Cols) }
-	within := costly(rep(10000000), rep(30000000), rep(1<<31-1), fmt.Sprint(max(size.Cols, size.Rows)), "within")
-	base := longest("the output with bounded counts", within, "within", typeCmd(within))
-
-	huge := costly("10000000", "30000000", "2147483647", "2147483647", "costly")
-	live := longest("the costly output", huge, "costly", typeCmd(huge))
-	replayed := longest("the costly output replayed", huge, "costly", func() {
+	reload := func() {
 		p.do(chromedp.Reload())
 		p.waitOnline()
 		p.eval(fmt.Sprintf(`(window.__termhost.open(%q), true)`, id), nil)
-	})
-
-	t.Logf("%d×%d: longest frame gap %.0f ms printing counts within the screen, %.0f ms printing huge counts, %.0f ms on a page load replaying them",
-		size.Cols, size.Rows, base, live, replayed)
-	limit := max(maxGap, base+maxGap)
-	if live > limit {
-		t.Errorf("a frame came %.0f ms after the one before while the terminal printed, want < %.0f ms", live, limit)
 	}
-	if replayed > limit {
-		t.Errorf("a frame came %.0f ms after the one before on a page load replaying the output, want < %.0f ms", replayed, limit)
+	within := costly(rep(10000000), rep(30000000), rep(1<<31-1), fmt.Sprint(max(size.Cols, size.Rows)), "within")
+	base := longest("the output with bounded counts", within, "within", typeCmd(within))
+	baseReplayed := longest("the output with bounded counts replayed", within, "within", reload)
+
+	huge := costly("10000000", "30000000", "2147483647", "2147483647", "costly")
+	live := longest("the costly output", huge, "costly", typeCmd(huge))
+	replayed := longest("the costly output replayed", huge, "costly", reload)
+
+	t.Logf("%d×%d: longest frame gap printing counts within the screen %.0f ms (replayed %.0f ms), huge counts %.0f ms (replayed %.0f ms)",
+		size.Cols, size.Rows, base, baseReplayed, live, replayed)
+	for _, c := range []struct {
+		what      string
+		got, base float64
+	}{{"while the terminal printed", live, base}, {"on a page load replaying the output", replayed, baseReplayed}} {
+		if limit := max(maxGap, 1.5*c.base+maxGap); c.got > limit {
+			t.Errorf("a frame came %.0f ms after the one before %s, want < %.0f ms (bounded counts: %.0f ms)", c.got, c.what, limit, c.base)
+		}
 	}
 }
