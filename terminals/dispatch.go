@@ -187,6 +187,7 @@ func (m *Manager) effect(t *terminal, a ahp.Action) string {
 			return "input queue is full; the shell is not reading"
 		}
 	case ahp.TerminalResized:
+		t.resized(a.Cols, a.Rows)
 		// An exited terminal's pty is released: its size is only state.
 		if err := t.proc.Resize(a.Cols, a.Rows); err != nil && !errors.Is(err, pty.ErrClosed) {
 			return "resize failed"

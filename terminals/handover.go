@@ -255,6 +255,11 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 			return adopted, fmt.Errorf("terminals: adopt %s: %w", ht.URI, err)
 		}
 		adopted += 2
+		_ = proc.Control(func(fd uintptr) {
+			if ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ); err == nil {
+				t.resized(int(ws.Col), int(ws.Row))
+			}
+		})
 		t.run(proc)
 		for _, b := range ht.Input {
 			t.enqueueInput(string(b), 1<<30)

@@ -194,6 +194,7 @@ func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
 	}
 	t.integrated, t.nonce, t.nonceFile = inj.Nonce != "", inj.Nonce, inj.NonceFile
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock, RawData: true})
+	t.resized(cols, rows)
 	if !m.cfg.NoScreenModel {
 		t.scr = newScreenTap(cols, rows, m.cfg.Scrollback, m.log)
 	}

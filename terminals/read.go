@@ -70,6 +70,7 @@ func (r *reader) run() {
 		r.buf = nil
 	}
 	if t.detaching.Load() { // handed over: the shell lives on elsewhere
+		r.releaseHeld()
 		r.flush()
 		t.detached = true
 		return
@@ -80,6 +81,7 @@ func (r *reader) run() {
 		<-t.proc.Done()
 	}
 	t.sh.Close(r.emit)
+	r.releaseHeld()
 	r.flush()
 	t.removeNonceFile() // a shell that never came up
 	t.exited()
@@ -224,6 +226,20 @@ func (r *reader) flush() {
 	rest.Touch() // output is activity: no collection forced in the middle of a flood
 }
 
+// releaseHeld adds to the pending output what the bounds held back of an
+// unfinished escape sequence: the program ended, or the stream is handed
+// over, in the middle of it.
+func (r *reader) releaseHeld() {
+	if !r.t.bound.Held() {
+		return
+	}
+	if r.pend == nil {
+		r.pend = pendBuffers.Get().(*[]byte)
+	}
+	*r.pend = r.t.bound.Flush(*r.pend)
+	r.pendLen = len(*r.pend)
+}
+
 // emit takes one event of the shell-integration processor.
 func (r *reader) emit(ev shellint.Event) {
 	if ev.Kind == shellint.DetectionAvailable || (ev.Kind == shellint.Data && !r.t.integrated) {
@@ -234,8 +250,15 @@ func (r *reader) emit(ev shellint.Event) {
 			if r.pend == nil {
 				r.pend = pendBuffers.Get().(*[]byte)
 			}
-			*r.pend = append(*r.pend, ev.Raw...)
-			r.pendLen += len(ev.Raw)
+			// Costly counts bounded before anyone sees them (csibound); a
+			// sequence that may need it is held back until it ends.
+			cur, prev := r.t.sizes()
+			*r.pend = r.t.bound.Append(*r.pend, ev.Raw, cur, prev)
+			r.pendLen = len(*r.pend)
+			if r.pendLen == 0 { // all held back: no buffer while there is nothing to send
+				pendBuffers.Put(r.pend)
+				r.pend = nil
+			}
 		}
 		if r.pendLen >= coalesceBytes {
 			r.flush()

@@ -12,6 +12,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/internal/rest"
+	"github.com/termhost/termhost/terminals/csibound"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -55,6 +56,11 @@ type terminal struct {
 	log  *slog.Logger
 	proc *pty.Process
 	sh   *shellint.Processor // the reader only
+	// bound rewrites the counts of costly escape sequences in the output
+	// (the reader only), by size: the terminal's size and the one before
+	// its last resize (see sizes).
+	bound csibound.Rewriter
+	size  atomic.Uint64
 
 	input   inputQueue
 	queued  atomic.Int64     // bytes of input waiting for the writer
@@ -362,3 +368,32 @@ func (t *terminal) kill(grace time.Duration) {
 
 // isDeadline reports a read that ended at the read deadline.
 func isDeadline(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+
+// resized records a new size for the output's bounds (csibound), before the
+// program can learn it; the size it replaces still counts until the next
+// resize, for the output written for it that is still on its way.
+func (t *terminal) resized(cols, rows int) {
+	c, r := uint64(min(max(cols, 0), 0xffff)), uint64(min(max(rows, 0), 0xffff))
+	for {
+		v := t.size.Load()
+		prev := v >> 32 // the size until now
+		if v == 0 {     // the first size
+			prev = c<<16 | r
+		}
+		if t.size.CompareAndSwap(v, c<<48|r<<32|prev) {
+			return
+		}
+	}
+}
+
+// sizes are the current size and the one before it, for csibound.
+func (t *terminal) sizes() (cur, prev csibound.Size) {
+	v := t.size.Load()
+	if v == 0 { // not known: as large as a terminal may be
+		big := csibound.Size{Cols: ahp.MaxDimension, Rows: ahp.MaxDimension}
+		return big, big
+	}
+	cur = csibound.Size{Cols: int(v >> 48), Rows: int(v >> 32 & 0xffff)}
+	prev = csibound.Size{Cols: int(v >> 16 & 0xffff), Rows: int(v & 0xffff)}
+	return cur, prev
+}
