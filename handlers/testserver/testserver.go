@@ -90,7 +90,7 @@ func NewAt(t testing.TB, opts func(url string) []Option) *Server {
 		// let through before it are echoed twice (by the tty, then by
 		// readline). A shell here always prompts, so waiting is safe.
 		InputHold: 20 * time.Second,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "PS1=$ ", "LANG=C.UTF-8", "HISTFILE=/dev/null"}}
+		Env:       []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "PS1=$ ", "LANG=C.UTF-8", "HISTFILE=/dev/null"}}
 	hc := handlers.Config{Logger: log, OwnerToken: OwnerToken}
 	for _, o := range opts("http://" + ts.Listener.Addr().String()) {
 		o(&tc, &hc)
