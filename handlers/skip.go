@@ -9,8 +9,9 @@ import (
 // skipAhead is a queued skip ahead on a terminal (hub.Skipper): the output
 // of the channel this connection had not sent was dropped, and the redraw
 // of the screen goes in its place. On the wire (docs/protocol.md, "Skipping
-// ahead"): an x-termhost/skipped notice, then a terminal/data envelope at
-// the serverSeq of the newest frame skipped whose data is the redraw. A
+// ahead"): an x-termhost/skipped notice whose redrawSeq names it, then a
+// terminal/data envelope at the serverSeq of the newest frame skipped
+// whose data is the redraw (the envelope alone carries serverSeq). A
 // client that knows nothing of skips writes the redraw like any output and
 // ends on the live screen; its content differs from other clients' by the
 // output it skipped, until a reconnect or subscribe gives it a snapshot.
@@ -93,7 +94,7 @@ func (c *conn) skipFrames(s *skipAhead) [][]byte {
 		return nil
 	}
 	c.s.metrics.skippedBytes.Add(float64(s.bytes))
-	notice, err := ahp.EncodeNotification(ext.NotifySkipped, ext.SkipNotice{Channel: s.channel, Bytes: s.bytes, ServerSeq: s.seq}, c.shape)
+	notice, err := ahp.EncodeNotification(ext.NotifySkipped, ext.SkipNotice{Channel: s.channel, Bytes: s.bytes, RedrawSeq: s.seq}, c.shape)
 	if err != nil {
 		panic("handlers: encode skip notice: " + err.Error()) // our own type always encodes
 	}

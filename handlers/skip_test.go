@@ -19,8 +19,11 @@ import (
 
 // screenViewer is a raw WebSocket subscriber that keeps what a client
 // writes into its terminal: the snapshot's content, then each terminal/data
-// in order. It checks that serverSeq only grows and that every skip notice
-// is followed by the redraw at the serverSeq it names. Its screen is drawn
+// in order. It checks that serverSeq only grows, that every skip notice
+// is followed by the redraw at the serverSeq it names, and that no two
+// frames carry the same channel and serverSeq in their params, whatever
+// their method (a harness that reads them from every frame would see
+// serverSeq repeat on the connection). Its screen is drawn
 // at the end (screen), from a point where the stream alone decides it:
 // emulating every byte of a flood under the race detector takes minutes.
 type screenViewer struct {
@@ -35,13 +38,20 @@ type screenViewer struct {
 	out     strings.Builder
 	redrawn int // where in out the last skip's redraw starts, or -1
 	skips   []ext.SkipNotice
-	redraws [][2]int      // where in out each skip's redraw is
-	at      map[int64]int // the length of out after each serverSeq
+	redraws [][2]int         // where in out each skip's redraw is
+	at      map[int64]int    // the length of out after each serverSeq
+	carried map[seqOf]string // the method of the frame whose params carried each pair
 	err     error
 }
 
+// seqOf is a channel and serverSeq pair in a frame's params.
+type seqOf struct {
+	channel string
+	seq     int64
+}
+
 func newScreenViewer(t *testing.T, ws *websocket.Conn, uri string) *screenViewer {
-	return &screenViewer{t: t, ws: ws, uri: uri, changed: make(chan struct{}, 1), redrawn: -1, at: map[int64]int{}}
+	return &screenViewer{t: t, ws: ws, uri: uri, changed: make(chan struct{}, 1), redrawn: -1, at: map[int64]int{}, carried: map[seqOf]string{}}
 }
 
 // subscribed reads until the subscribe answer (id 2) and sets up the
@@ -71,8 +81,10 @@ func (v *screenViewer) subscribed(ctx context.Context) {
 	}
 }
 
-// read applies frames until the socket closes or ctx ends.
+// read applies frames until the socket closes, ctx ends or a frame is
+// wrong (v.err says why).
 func (v *screenViewer) read(ctx context.Context) {
+	defer v.wake() // reached sees the error
 	var pending *ext.SkipNotice
 	for {
 		_, frame, err := v.ws.Read(ctx)
@@ -89,6 +101,10 @@ func (v *screenViewer) read(ctx context.Context) {
 			m.Method = "action"
 		} else if json.Unmarshal(frame, &m) != nil {
 			continue
+		}
+		if err := v.carry(m.Method, m.Params, env, fast); err != nil {
+			v.fail(err)
+			return
 		}
 		switch m.Method {
 		case ext.NotifySkipped:
@@ -112,8 +128,8 @@ func (v *screenViewer) read(ctx context.Context) {
 			switch {
 			case env.ServerSeq <= v.last:
 				v.err = fmt.Errorf("serverSeq %d after %d", env.ServerSeq, v.last)
-			case pending != nil && (env.ServerSeq != pending.ServerSeq || env.Action.Type != ahp.TerminalData):
-				v.err = fmt.Errorf("skip notice at %d followed by %s at %d", pending.ServerSeq, env.Action.Type, env.ServerSeq)
+			case pending != nil && (env.ServerSeq != pending.RedrawSeq || env.Action.Type != ahp.TerminalData):
+				v.err = fmt.Errorf("skip notice naming %d followed by %s at %d", pending.RedrawSeq, env.Action.Type, env.ServerSeq)
 			}
 			if v.err != nil {
 				v.mu.Unlock()
@@ -131,12 +147,40 @@ func (v *screenViewer) read(ctx context.Context) {
 			}
 			v.at[env.ServerSeq] = v.out.Len()
 			v.mu.Unlock()
-			select {
-			case v.changed <- struct{}{}:
-			default:
-			}
+			v.wake()
 		}
 	}
+}
+
+// wake tells reached to look again.
+func (v *screenViewer) wake() {
+	select {
+	case v.changed <- struct{}{}:
+	default:
+	}
+}
+
+// carry records the channel and serverSeq a frame's params carry, if any
+// (an output frame's are env's): a pair carried twice is an error.
+func (v *screenViewer) carry(method string, params json.RawMessage, env ahp.Envelope, fast bool) error {
+	k := seqOf{env.Channel, env.ServerSeq}
+	if !fast {
+		var p struct {
+			Channel   string `json:"channel"`
+			ServerSeq *int64 `json:"serverSeq"`
+		}
+		if json.Unmarshal(params, &p) != nil || p.Channel == "" || p.ServerSeq == nil {
+			return nil // params of another shape, or without the pair
+		}
+		k = seqOf{p.Channel, *p.ServerSeq}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if first, ok := v.carried[k]; ok {
+		return fmt.Errorf("a %q frame carries channel %s, serverSeq %d in its params, as a %q frame did before it", method, k.channel, k.seq, first)
+	}
+	v.carried[k] = method
+	return nil
 }
 
 func (v *screenViewer) fail(err error) {
@@ -212,7 +256,7 @@ func (v *screenViewer) redrawScreens() map[int64]*vt.Emulator {
 	for i, r := range v.redraws {
 		emu := vt.NewEmulator(v.cols, v.rows)
 		_, _ = emu.WriteString(out[r[0]:r[1]])
-		screens[v.skips[i].ServerSeq] = emu
+		screens[v.skips[i].RedrawSeq] = emu
 	}
 	return screens
 }
@@ -358,4 +402,59 @@ func TestSlowViewersSkipAhead(t *testing.T) {
 		skipped += len(v.skips)
 	}
 	t.Logf("flood of %d bytes; stalled viewer got %d bytes in %d skips; %d skips in all", got, stalled.bytes(), len(stalled.skips), skipped)
+}
+
+// TestSkipNoticeCarriesNoServerSeq: of the frames of a skip ahead, only the
+// redraw's terminal/data envelope carries a serverSeq; the notice names it
+// as redrawSeq. A harness that reads channel and serverSeq from every
+// frame's params, whatever the method, sees each pair once, and serverSeq
+// strictly grows on the connection (the viewer's read checks both).
+func TestSkipNoticeCarriesNoServerSeq(t *testing.T) {
+	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) {
+		hc.SendQueue, hc.PingInterval, hc.WriteTimeout = 1<<20, noPings, time.Hour
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	driver := ts.dial(t)
+	driver.Initialize("1.0.0", "driver")
+	uri, _ := driver.CreateTerminal("flood", "driver", nil)
+	driver.Notify("unsubscribe", map[string]any{"channel": uri})
+
+	holder := newScreenViewer(t, rawSubscriber(t, ts, "driver", uri), uri) // paces the shell: gets every byte
+	holder.subscribed(ctx)
+	stalled := newScreenViewer(t, rawSubscriber(t, ts, "stalled", uri, smallBuffers), uri)
+	stalled.subscribed(ctx)
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Add(1)
+	go func() { defer wg.Done(); holder.read(ctx) }()
+	// 8 MiB: more than the stalled viewer's queue (1 MiB) and socket
+	// buffers. `read` keeps the shell from printing a prompt after DONE.
+	const lines = 1 << 17
+	driver.Dispatch(uri, map[string]any{"type": "terminal/input",
+		"data": fmt.Sprintf(mixedAwk, lines) + "; echo; echo DO''NE; read -r _\r"})
+	for !holder.ends("DONE\r\n") {
+		select {
+		case <-holder.changed:
+		case <-ctx.Done():
+			t.Fatalf("the flood did not end: the holder has %d bytes", holder.bytes())
+		}
+	}
+	holder.mu.Lock()
+	end := holder.last
+	holder.mu.Unlock()
+
+	wg.Add(1)
+	go func() { defer wg.Done(); stalled.read(ctx) }()
+	if err := stalled.reached(ctx, end); err != nil {
+		t.Fatalf("stalled viewer: %v", err)
+	}
+	stalled.mu.Lock()
+	defer stalled.mu.Unlock()
+	if len(stalled.skips) == 0 {
+		t.Fatalf("the stalled viewer got all %d bytes without skipping: the test proves nothing", stalled.out.Len())
+	}
+	t.Logf("stalled viewer: %d skips, %d frames with a serverSeq", len(stalled.skips), len(stalled.carried))
 }

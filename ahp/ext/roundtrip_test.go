@@ -66,8 +66,8 @@ func TestWireRoundTrip(t *testing.T) {
 			`{"status":"pending","requestId":"r1","autoGrantMs":20000}`},
 		{"control notice", "ControlNotice", ext.ControlNotice{Terminal: "ahp-terminal:/1", RequestID: "r1", Status: ext.ControlGranted, From: member, Auto: true},
 			`{"terminal":"ahp-terminal:/1","requestId":"r1","status":"granted","from":{"id":"p0123456789ab","name":"alice","kind":"driver","device":"Firefox on Linux","control":true},"auto":true}`},
-		{"skip notice", "SkipNotice", ext.SkipNotice{Channel: "ahp-terminal:/1", Bytes: 8 << 20, ServerSeq: 42},
-			`{"channel":"ahp-terminal:/1","bytes":8388608,"serverSeq":42}`},
+		{"skip notice", "SkipNotice", ext.SkipNotice{Channel: "ahp-terminal:/1", Bytes: 8 << 20, RedrawSeq: 42},
+			`{"channel":"ahp-terminal:/1","bytes":8388608,"redrawSeq":42}`},
 		{"share create params", "ShareCreateParams", ext.ShareCreateParams{Channel: ahp.RootURI, Terminal: "ahp-terminal:/1", Role: ext.RoleViewer, TTLSeconds: 3600, Label: "bob"},
 			`{"channel":"ahp-root://","terminal":"ahp-terminal:/1","role":"viewer","ttlSeconds":3600,"label":"bob"}`},
 		{"share create params no expiry", "ShareCreateParams", ext.ShareCreateParams{Channel: ahp.RootURI, Terminal: "ahp-terminal:/1", Role: ext.RoleDriver},
@@ -127,7 +127,10 @@ func TestSchemaRejects(t *testing.T) {
 		{"share create without url", "ShareCreateResult", `{"id":"s1","terminal":"t","role":"viewer","createdAt":1}`},
 		{"member with a clientId for id", "PresenceList", `{"channel":"t","members":[{"id":"client-1","name":"x","kind":"owner"}]}`},
 		{"member of an unknown kind", "PresenceList", `{"channel":"t","members":[{"id":"p0123456789ab","name":"x","kind":"admin"}]}`},
-		{"skip notice of nothing", "SkipNotice", `{"channel":"ahp-terminal:/1","bytes":0,"serverSeq":42}`},
+		{"skip notice of nothing", "SkipNotice", `{"channel":"ahp-terminal:/1","bytes":0,"redrawSeq":42}`},
+		// Only the redraw's envelope carries a serverSeq: the notice is not an action.
+		{"skip notice with a serverSeq", "SkipNotice", `{"channel":"ahp-terminal:/1","bytes":1,"serverSeq":42}`},
+		{"skip notice with both", "SkipNotice", `{"channel":"ahp-terminal:/1","bytes":1,"redrawSeq":42,"serverSeq":42}`},
 		{"notice of an unknown status", "ControlNotice", `{"terminal":"t","requestId":"r","status":"maybe","from":{"id":"p0123456789ab","name":"x","kind":"owner"}}`},
 		{"run by an unknown kind", "RunBy", `{"kind":"robot","name":"x"}`}, // "person" is an SSO person (--auth proxy)
 		{"empty command", "Command", `[]`},

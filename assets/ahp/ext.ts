@@ -163,13 +163,14 @@ export interface ControlNotice {
 
 /**
  * The params of extNotifications.skipped: `bytes` of the terminal's output
- * were not sent; the terminal/data envelope at `serverSeq` that follows is
- * the redraw of the screen in their place.
+ * were not sent; the terminal/data envelope at serverSeq `redrawSeq` that
+ * follows is the redraw of the screen in their place. The notice is not an
+ * action: it carries no serverSeq of its own.
  */
 export interface SkipNotice {
   channel: string;
   bytes: number;
-  serverSeq: number;
+  redrawSeq: number;
 }
 
 export type ShareRole = 'viewer' | 'driver';

@@ -35,7 +35,7 @@ function setup() {
   return { term, marks, drained, text, shown };
 }
 
-const notice = (serverSeq: number, bytes: number): SkipNotice => ({ channel: uri, bytes, serverSeq });
+const notice = (redrawSeq: number, bytes: number): SkipNotice => ({ channel: uri, bytes, redrawSeq });
 
 describe('SkipMarks', () => {
   test('a skip marks the first line of its redraw, with the size skipped', async () => {
@@ -60,7 +60,7 @@ describe('SkipMarks', () => {
     assert.ok(marks.marks[0]!.line < term.buffer.active.baseY, 'now in the scrollback');
   });
 
-  test('only the data at the notice’s serverSeq is the redraw; a replay never is', async () => {
+  test('only the data at the notice’s redrawSeq is the redraw; a replay never is', async () => {
     const { marks, drained, text } = setup();
     marks.expect(notice(9, 1000));
     marks.write(8, '\r\nearlier output', false); // held envelopes applied after the notice
@@ -172,7 +172,7 @@ describe('routeSkips', () => {
     const { marks, drained, text } = setup();
     const said: string[] = [];
     routeSkips(client, (u) => (u === uri ? { onSkipped: (n) => marks.expect(n) } : undefined), () => 'build', new SkipAnnouncer((t) => said.push(t), fakeTimers()));
-    emit('x-termhost/skipped', { channel: uri, bytes: 2_000_000, serverSeq: 5 });
+    emit('x-termhost/skipped', { channel: uri, bytes: 2_000_000, redrawSeq: 5 });
     marks.write(5, redraw(['redrawn']), false);
     await drained();
     assert.deepEqual(marks.marks.map((m) => [text(m.line), m.bytes]), [['redrawn', 2_000_000]]);
@@ -191,19 +191,20 @@ describe('routeSkips', () => {
       new SkipAnnouncer((t) => said.push(t), fakeTimers()),
     );
     const ignored: [string, string, unknown][] = [
-      ['another terminal (no view)', 'x-termhost/skipped', { channel: 'ahp-terminal:/other', bytes: 10, serverSeq: 5 }],
+      ['another terminal (no view)', 'x-termhost/skipped', { channel: 'ahp-terminal:/other', bytes: 10, redrawSeq: 5 }],
       ['no params', 'x-termhost/skipped', undefined],
       ['null params', 'x-termhost/skipped', null],
       ['params not an object', 'x-termhost/skipped', 'skipped'],
-      ['channel not a string', 'x-termhost/skipped', { channel: 5, bytes: 10, serverSeq: 5 }],
-      ['channel missing', 'x-termhost/skipped', { bytes: 10, serverSeq: 5 }],
-      ['bytes missing', 'x-termhost/skipped', { channel: uri, serverSeq: 5 }],
-      ['bytes negative', 'x-termhost/skipped', { channel: uri, bytes: -1, serverSeq: 5 }],
-      ['bytes not a number', 'x-termhost/skipped', { channel: uri, bytes: '10', serverSeq: 5 }],
-      ['bytes NaN', 'x-termhost/skipped', { channel: uri, bytes: NaN, serverSeq: 5 }],
-      ['serverSeq missing', 'x-termhost/skipped', { channel: uri, bytes: 10 }],
-      ['serverSeq not an integer', 'x-termhost/skipped', { channel: uri, bytes: 10, serverSeq: 4.5 }],
-      ['another notification', 'x-termhost/presence', { channel: uri, bytes: 10, serverSeq: 5 }],
+      ['channel not a string', 'x-termhost/skipped', { channel: 5, bytes: 10, redrawSeq: 5 }],
+      ['channel missing', 'x-termhost/skipped', { bytes: 10, redrawSeq: 5 }],
+      ['bytes missing', 'x-termhost/skipped', { channel: uri, redrawSeq: 5 }],
+      ['bytes negative', 'x-termhost/skipped', { channel: uri, bytes: -1, redrawSeq: 5 }],
+      ['bytes not a number', 'x-termhost/skipped', { channel: uri, bytes: '10', redrawSeq: 5 }],
+      ['bytes NaN', 'x-termhost/skipped', { channel: uri, bytes: NaN, redrawSeq: 5 }],
+      ['redrawSeq missing', 'x-termhost/skipped', { channel: uri, bytes: 10 }],
+      ['redrawSeq not an integer', 'x-termhost/skipped', { channel: uri, bytes: 10, redrawSeq: 4.5 }],
+      ['serverSeq in place of redrawSeq', 'x-termhost/skipped', { channel: uri, bytes: 10, serverSeq: 5 }],
+      ['another notification', 'x-termhost/presence', { channel: uri, bytes: 10, redrawSeq: 5 }],
     ];
     for (const [name, method, params] of ignored) assert.doesNotThrow(() => emit(method, params), name);
     assert.deepEqual(got, []);
@@ -216,10 +217,10 @@ describe('routeSkips', () => {
 });
 
 test('skipNoticeOf keeps well-formed notices only', () => {
-  assert.deepEqual(skipNoticeOf({ channel: uri, bytes: 0, serverSeq: 0, extra: 1 }), { channel: uri, bytes: 0, serverSeq: 0 });
-  assert.equal(skipNoticeOf({ channel: '', bytes: 1, serverSeq: 1 }), undefined);
-  assert.equal(skipNoticeOf({ channel: uri, bytes: Infinity, serverSeq: 1 }), undefined);
-  assert.equal(skipNoticeOf({ channel: uri, bytes: 1, serverSeq: -1 }), undefined);
+  assert.deepEqual(skipNoticeOf({ channel: uri, bytes: 0, redrawSeq: 0, extra: 1 }), { channel: uri, bytes: 0, redrawSeq: 0 });
+  assert.equal(skipNoticeOf({ channel: '', bytes: 1, redrawSeq: 1 }), undefined);
+  assert.equal(skipNoticeOf({ channel: uri, bytes: Infinity, redrawSeq: 1 }), undefined);
+  assert.equal(skipNoticeOf({ channel: uri, bytes: 1, redrawSeq: -1 }), undefined);
 });
 
 test('SkipAnnouncer: the first skip at once, then one total per quiet period', () => {

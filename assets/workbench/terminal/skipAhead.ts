@@ -2,7 +2,7 @@
 // behind on a terminal's output (a phone on a slow link, many viewers on
 // busy cores) is not cut off. The server drops the output it had not sent,
 // says how much in a notice, and sends in its place a redraw of the screen:
-// the terminal/data envelope at the notice's serverSeq. Written into xterm,
+// the terminal/data envelope at the notice's redrawSeq. Written into xterm,
 // the redraw pushes the lines on screen into the scrollback and draws the
 // screen exactly; the scrollback above it misses the output skipped.
 //
@@ -21,11 +21,11 @@ export type { SkipNotice };
 /** An x-termhost/skipped notice's params; undefined when malformed. */
 export function skipNoticeOf(params: unknown): SkipNotice | undefined {
   if (!params || typeof params !== 'object') return undefined;
-  const { channel, bytes, serverSeq } = params as Partial<Record<keyof SkipNotice, unknown>>;
+  const { channel, bytes, redrawSeq } = params as Partial<Record<keyof SkipNotice, unknown>>;
   if (typeof channel !== 'string' || !channel) return undefined;
   if (typeof bytes !== 'number' || !Number.isFinite(bytes) || bytes < 0) return undefined;
-  if (typeof serverSeq !== 'number' || !Number.isSafeInteger(serverSeq) || serverSeq < 0) return undefined;
-  return { channel, bytes, serverSeq };
+  if (typeof redrawSeq !== 'number' || !Number.isSafeInteger(redrawSeq) || redrawSeq < 0) return undefined;
+  return { channel, bytes, redrawSeq };
 }
 
 /** What a skip mark says (its hover and aria-label). */
@@ -65,7 +65,7 @@ export class SkipMarks {
   readonly #term: Terminal;
   readonly #sink: SkipSink;
   readonly #host: SkipMarkHost;
-  /** Notices whose redraw is not written yet, by serverSeq. */
+  /** Notices whose redraw is not written yet, by redrawSeq. */
   #pending: SkipNotice[] = [];
   #marks: Mark[] = [];
   /** xterm is parsing a redraw: its switch to the main screen is not the program leaving its full screen. */
@@ -89,11 +89,11 @@ export class SkipMarks {
     );
   }
 
-  /** An x-termhost/skipped notice for this terminal: the terminal/data at its serverSeq is the redraw. */
+  /** An x-termhost/skipped notice for this terminal: the terminal/data at its redrawSeq is the redraw. */
   expect(n: SkipNotice): void {
-    const i = this.#pending.findIndex((p) => p.serverSeq >= n.serverSeq);
+    const i = this.#pending.findIndex((p) => p.redrawSeq >= n.redrawSeq);
     if (i < 0) this.#pending.push(n);
-    else if (this.#pending[i]!.serverSeq === n.serverSeq) this.#pending[i] = n;
+    else if (this.#pending[i]!.redrawSeq === n.redrawSeq) this.#pending[i] = n;
     else this.#pending.splice(i, 0, n);
     if (this.#pending.length > maxPending) this.#pending.shift();
   }
@@ -117,9 +117,9 @@ export class SkipMarks {
   /** The notice whose redraw is the data at `seq`; forgets those it went past. */
   #take(seq: number, replayed: boolean): SkipNotice | undefined {
     let hit: SkipNotice | undefined;
-    while (this.#pending.length > 0 && this.#pending[0]!.serverSeq <= seq) {
+    while (this.#pending.length > 0 && this.#pending[0]!.redrawSeq <= seq) {
       const n = this.#pending.shift()!;
-      if (n.serverSeq === seq && !replayed) hit = n;
+      if (n.redrawSeq === seq && !replayed) hit = n;
     }
     return hit;
   }
