@@ -598,11 +598,21 @@ const hostileSettle = 5 * time.Second
 // called, which returns the highest.
 func sampleRSS(p process) (peak func() int64) {
 	var high int64
-	sample := func() {
+	stop := sampling(func() {
 		if rss, err := p.rss(); err == nil {
 			high = max(high, rss)
 		}
+	})
+	return func() int64 {
+		stop()
+		return high
 	}
+}
+
+// sampling calls sample now and every 20 ms on a goroutine until the
+// returned stop is called; stop waits for that goroutine and calls sample
+// once more, on the caller's.
+func sampling(sample func()) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -617,11 +627,10 @@ func sampleRSS(p process) (peak func() int64) {
 			}
 		}
 	}()
-	return func() int64 {
+	return func() {
 		close(done)
 		<-finished
 		sample()
-		return high
 	}
 }
 

@@ -133,23 +133,5 @@ func (rn *runner) samplePeaks(m *MCP) (stop func()) {
 	}
 	m.ServerRSSBefore, _ = rn.proc.rss()
 	m.AgentHeapBefore = heap()
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			sample()
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-		sample()
-	}
+	return sampling(sample)
 }

@@ -36,13 +36,8 @@ func (s *Server) mountMCP(app chi.Router) {
 // request acts for.
 func (s *Server) requireOwnerActing(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok, limited := s.authenticate(w, r, "")
-		if limited {
-			return
-		}
-		if !ok || p.Role != auth.RoleOwner {
-			s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
-			http.Error(w, "authentication required", http.StatusUnauthorized)
+		p, ok := s.owner(w, r)
+		if !ok {
 			return
 		}
 		r.Header.Del(HeaderActingPerson)

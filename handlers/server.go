@@ -281,17 +281,25 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 // requireOwner lets only the owner through.
 func (s *Server) requireOwner(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok, limited := s.authenticate(w, r, "")
-		if limited {
-			return
+		if _, ok := s.owner(w, r); ok {
+			next.ServeHTTP(w, r)
 		}
-		if !ok || p.Role != auth.RoleOwner {
-			s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
+}
+
+// owner returns the owner principal that made r, or answers it (401, or
+// the sign-in limiter's refusal) and returns false.
+func (s *Server) owner(w http.ResponseWriter, r *http.Request) (auth.Principal, bool) {
+	p, ok, limited := s.authenticate(w, r, "")
+	if limited {
+		return p, false
+	}
+	if !ok || p.Role != auth.RoleOwner {
+		s.metrics.authFailures.WithLabelValues("unauthenticated").Inc()
+		http.Error(w, "authentication required", http.StatusUnauthorized)
+		return p, false
+	}
+	return p, true
 }
 
 // expireShares closes the connections of each share link at its expiry: a
