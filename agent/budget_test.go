@@ -26,9 +26,10 @@ func costly(n int) string {
 const generous = 30 * time.Second
 
 // TestRunCommandCostlyOutputBounded: a quick command printing 16 KB of
-// costly sequences is answered within its rendering budget (run_command
-// took 20 s for such a 47 ms command, and one ESC[999999999b alone
-// hours), with the output's end intact and the simplification said.
+// costly sequences (about 13 KB once the server has bounded their counts
+// to the terminal's screen) is answered within its rendering budget
+// (run_command took 20 s for such a 47 ms command, and one ESC[999999999b
+// alone hours), with the output's end intact and the simplification said.
 func TestRunCommandCostlyOutputBounded(t *testing.T) {
 	r := newRig(t, false)
 	id := r.open(t)
@@ -37,7 +38,7 @@ func TestRunCommandCostlyOutputBounded(t *testing.T) {
 	if d := time.Since(start); d > generous {
 		t.Fatalf("run_command took %v", d)
 	}
-	if out["status"] != "finished" || num(out["outputBytes"]) < 16000 || !strings.HasSuffix(out["output"].(string), "done") {
+	if out["status"] != "finished" || num(out["outputBytes"]) < 12000 || !strings.HasSuffix(out["output"].(string), "done") {
 		t.Fatalf("run_command: status %v, %v bytes, output ending %q", out["status"], out["outputBytes"], tail(out["output"]))
 	}
 	if simplified := out["simplified"] == true; simplified != strings.Contains(text, "took too long") {
