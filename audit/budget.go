@@ -16,9 +16,11 @@ import (
 // event (sign-ins, terminals created or disposed, control taken or
 // granted, share links created, revoked or used, downloads, upgrades)
 // stays one line each. So the trail grows by at most PerWindow + len(Coalesced)
-// lines a participant a minute, however fast it connects or types.
+// lines a participant per Window, however fast it connects or types. The
+// window is short so that a summary comes soon after what it counts (a
+// person's typing shows in the trail within seconds).
 const (
-	Window    = time.Minute
+	Window    = 10 * time.Second
 	PerWindow = 10
 	// maxParticipants bounds the participants tracked in one window; past
 	// it, new ones share one budget (and summary) with Who and Remote "*".
@@ -170,8 +172,8 @@ func summaries(p *participant) []Event {
 	out := make([]Event, 0, len(p.order))
 	for _, kind := range p.order {
 		s := p.over[kind]
-		s.Detail = fmt.Sprintf("%d more %s events of this participant in the minute from %s (over the audit budget of %d lines a minute)",
-			s.Count, kind, p.start.UTC().Format(time.TimeOnly), PerWindow)
+		s.Detail = fmt.Sprintf("%d more %s events of this participant in the %v from %s (over the audit budget of %d lines per %v)",
+			s.Count, kind, Window, p.start.UTC().Format(time.TimeOnly), PerWindow, Window)
 		out = append(out, *s)
 	}
 	p.over, p.order = nil, nil

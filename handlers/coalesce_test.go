@@ -12,10 +12,12 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// maxSends is how many coalesced sends fit in a window of d: one at once,
-// then one per terminals.CoalesceInterval, and one more in case the window starts
-// just after a send.
-func maxSends(d time.Duration) int { return int(d/terminals.CoalesceInterval) + 2 }
+// maxSends is how many coalesced sends fit in a window of d: one per
+// terminals.CoalesceInterval, with room for the sends that go at once after
+// a quiet spell (the churn pauses between rounds) and for frames in flight
+// when the test starts counting; uncoalesced, each connection alone
+// brings two.
+func maxSends(d time.Duration) int { return int(d/terminals.CoalesceInterval)*3/2 + 2 }
 
 // presenceFrames are the x-termhost/presence notifications of uri among
 // frames, in order, as member lists.
@@ -69,7 +71,7 @@ func TestPresenceChurnCoalesced(t *testing.T) {
 	elapsed := time.Since(start)
 	got := presenceFrames(owner.Frames()[seen:], uri)
 	if limit := maxSends(elapsed); len(got) > limit {
-		t.Errorf("the owner got %d presence notifications in %v of churn (%d connections), want at most %d (one per %v)",
+		t.Errorf("the owner got %d presence notifications in %v of churn (%d connections), want at most %d (about one per %v)",
 			len(got), elapsed.Round(time.Millisecond), rounds*width, limit, terminals.CoalesceInterval)
 	}
 	t.Logf("%d connections in %v: %d presence notifications to the owner", rounds*width, elapsed.Round(time.Millisecond), len(got))
