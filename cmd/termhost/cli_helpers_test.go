@@ -82,13 +82,20 @@ func (ts *testServer) dial(t *testing.T, subs ...string) *client.Client {
 	return c
 }
 
-// shell creates a bash terminal claimed by claimant and returns its id.
+// shell creates a bash terminal claimed by claimant and returns its id
+// once the shell has prompted: the test server's shell has no integration,
+// so input is not held for it, and keys typed before bash reads them
+// would be echoed twice (by the tty, then by readline).
 func (ts *testServer) shell(t *testing.T, c *client.Client, id, claimant string) string {
 	t.Helper()
 	claim := ahp.ClientClaim(claimant)
 	if _, err := c.Call(t.Context(), ahp.MethodCreateTerminal, ahp.CreateTerminalParams{Channel: ahp.TerminalURI(id), Claim: &claim}); err != nil {
 		t.Fatalf("createTerminal: %v", err)
 	}
+	waitFor(t, "the shell's prompt", func() bool {
+		content, _ := ts.m.Content(ahp.TerminalURI(id))
+		return strings.Contains(content, "$ ")
+	})
 	return id
 }
 

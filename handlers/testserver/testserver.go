@@ -85,10 +85,12 @@ func NewAt(t testing.TB, opts func(url string) []Option) *Server {
 	log := Logger(t)
 	tc := terminals.Config{Shell: "/bin/bash", ShellArgs: []string{"--norc", "--noprofile"}, Cwd: s.Home,
 		Logger: log, DisposeGrace: 500 * time.Millisecond,
-		// Tests type as soon as a shell exists: on a loaded machine its
-		// first prompt can take longer than the default hold, and keys
-		// let through before it are echoed twice (by the tty, then by
-		// readline). A shell here always prompts, so waiting is safe.
+		// Tests type as soon as a shell exists: on a loaded machine the
+		// first prompt of a shell with integration (a test's own Shell)
+		// can take longer than the default hold, and keys let through
+		// before it are echoed twice (by the tty, then by readline).
+		// Such a shell always prompts, so waiting is safe. (The default
+		// bash --norc has none: its input is never held.)
 		InputHold: 20 * time.Second,
 		Env:       []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "PS1=$ ", "LANG=C.UTF-8", "HISTFILE=/dev/null"}}
 	hc := handlers.Config{Logger: log, OwnerToken: OwnerToken}
