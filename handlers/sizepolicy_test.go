@@ -23,6 +23,11 @@ func TestSizePolicyOverAHP(t *testing.T) {
 	}
 	uri, _ := wide.CreateTerminal("small", "wide", nil)
 	wide.Dispatch(uri, map[string]any{"type": ahp.TerminalResized, "cols": 200, "rows": 50})
+	// The wide size is applied before the narrow client sends its own:
+	// otherwise the first echo with 90 columns could be 90x60.
+	wide.WaitAction("the wide size", func(e ahp.Envelope) bool {
+		return e.Action.Type == ahp.TerminalResized && e.Action.Cols == 200 && e.Action.Rows == 50
+	})
 	narrow := ts.dial(t)
 	narrow.Initialize("1.0.0", "narrow")
 	narrow.Subscribe(uri)
