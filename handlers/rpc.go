@@ -393,7 +393,7 @@ func verb(actionType string) string {
 func (c *conn) rpcError(err error) *ahp.Error {
 	code := ahp.CodeInternalError
 	switch {
-	case errors.Is(err, terminals.ErrNotFound):
+	case errors.Is(err, terminals.ErrNotFound), errors.Is(err, terminals.ErrNoScreen):
 		code = ahp.CodeNotFound
 	case errors.Is(err, terminals.ErrExists):
 		code = ahp.CodeAlreadyExists

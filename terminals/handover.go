@@ -1,14 +1,18 @@
 package terminals
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
+	"github.com/termhost/termhost/terminals/screen"
 	"github.com/termhost/termhost/terminals/shellint"
 	"golang.org/x/sys/unix"
 )
@@ -20,6 +24,14 @@ type Handover struct {
 	Hub       hub.State        `json:"hub"`
 	Terminals []HandedTerminal `json:"terminals"`
 	Scripts   []string         `json:"scripts"` // shell-integration script directories the shells still use
+	// Held are the claim holders that had a live connection when the
+	// server stopped serving: the successor keeps their claims for the
+	// grace of a client that just left, for them to reconnect. A claim
+	// whose holder had none is nobody's at once (whoever may act and types
+	// gets it). HeldKnown is false from a predecessor that did not say:
+	// every holder then gets the grace.
+	Held      []string `json:"held,omitempty"`
+	HeldKnown bool     `json:"heldKnown,omitempty"`
 }
 
 // HandedTerminal is one terminal of a Handover. A running one comes with
@@ -37,6 +49,12 @@ type HandedTerminal struct {
 	// Shell is the shell-integration state (nil from a predecessor that
 	// did not send it: start afresh).
 	Shell *shellint.State `json:"shell,omitempty"`
+	// Screen is the screen model's state, so that joiners and previews get
+	// the exact screen after the hand-over as before it; nil when the
+	// terminal has none, for the reason in NoScreen (empty from a
+	// predecessor that did not hand models over).
+	Screen   *screen.Saved `json:"screen,omitempty"`
+	NoScreen string        `json:"noScreen,omitempty"`
 }
 
 // Paused is a manager whose terminals are stopped for a hand-over: their
@@ -53,8 +71,10 @@ type Paused struct {
 
 // Pause stops every terminal's reader and writer without ending its shell
 // and returns what a successor needs. Call it with no connection left (no
-// dispatch may arrive); Create is refused until Resume.
-func (m *Manager) Pause() (*Paused, error) {
+// dispatch may arrive); Create is refused until Resume. connected are the
+// clients that had a live connection before they were closed for the
+// hand-over (ConnectedClients then): only their claims stay held.
+func (m *Manager) Pause(connected []string) (*Paused, error) {
 	m.mu.Lock()
 	if m.closed || m.paused {
 		m.mu.Unlock()
@@ -74,16 +94,56 @@ func (m *Manager) Pause() (*Paused, error) {
 	for _, t := range terms {
 		t.pause()
 	}
-	for _, t := range terms {
+	screens := saveScreens(terms, m.log)
+	for i, t := range terms {
 		h, err := p.hand(t)
 		if err != nil {
 			p.Resume()
 			return nil, err
 		}
+		h.Screen, h.NoScreen = screens[i].saved, screens[i].why
 		p.State.Terminals = append(p.State.Terminals, h)
 	}
 	p.State.Hub = m.hub.Export() // after the readers' last flush
+	p.State.Held, p.State.HeldKnown = heldClaims(p.State.Hub, connected), true
 	return p, nil
+}
+
+// saveWait bounds how long a hand-over waits for the screen models to
+// apply the output they were fed (they work in parallel, each at most
+// screen.MaxLag behind): a model not done by then is not handed over.
+const saveWait = skipWait
+
+// savedScreen is a terminal's screen model for its Handover, or why there
+// is none.
+type savedScreen struct {
+	saved *screen.Saved
+	why   string
+}
+
+// saveScreens saves the models of paused terminals (fed their last output),
+// all at once.
+func saveScreens(terms []*terminal, log *slog.Logger) []savedScreen {
+	out := make([]savedScreen, len(terms))
+	ctx, cancel := context.WithTimeout(context.Background(), saveWait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, t := range terms {
+		if t.scr == nil {
+			out[i].why = t.noScreen
+			continue
+		}
+		wg.Go(func() {
+			if s, ok := t.scr.model.Save(ctx); ok {
+				out[i].saved = &s
+				return
+			}
+			out[i].why = fmt.Sprintf("its screen model did not catch up with the output within %v when the server was upgraded", saveWait)
+			log.Warn("screen model not handed over: too slow", "terminal", t.uri, "waited", saveWait)
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // pause stops the reader (at once, leaving unread output in the pty) and
@@ -215,7 +275,7 @@ func (p *Paused) closePidfds() {
 // Call it on a new manager, before serving. On error the caller closes
 // the descriptors not yet adopted, as told by the count returned.
 func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
-	defer m.graceClaims() // after the unlock: holders get a grace to reconnect (presence.go)
+	defer m.graceClaims(h) // after the unlock: holders get a grace to reconnect (presence.go)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.terms) != 0 {
@@ -228,8 +288,19 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 	for _, ht := range h.Terminals {
 		t := &terminal{m: m, uri: ht.URI, log: m.log.With("terminal", ht.URI), nonce: ht.Nonce, integrated: ht.Integrated,
 			live: true, started: make(chan struct{}), ready: make(chan struct{}), rec: &recordTap{}}
-		// Its taps: no screen model (it would start blank), the recorder
+		// Its taps: the screen model where it was, the recorder
 		// (TidyRecordings continues its recording).
+		switch {
+		case m.cfg.NoScreenModel:
+			t.noScreen = noScreenFlag
+		case ht.Screen != nil:
+			t.scr = startScreenTap(screen.Restore(*ht.Screen), m.cfg.Scrollback, m.log)
+			if !ht.Running {
+				t.scr.close() // as at its exit: it answers from its checkpoint
+			}
+		default:
+			t.noScreen = cmp.Or(ht.NoScreen, noScreenHanded)
+		}
 		for _, tap := range t.taps() {
 			m.hub.AddTap(ht.URI, tap)
 		}
@@ -248,10 +319,12 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 			continue
 		}
 		if len(fds) < adopted+2 {
+			t.scr.close()
 			return adopted, fmt.Errorf("terminals: adopt %s: descriptors missing", ht.URI)
 		}
 		proc, err := pty.Adopt(fds[adopted], fds[adopted+1], ht.Pid, t.log)
 		if err != nil {
+			t.scr.close()
 			return adopted, fmt.Errorf("terminals: adopt %s: %w", ht.URI, err)
 		}
 		adopted += 2

@@ -195,7 +195,9 @@ func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
 	t.integrated, t.nonce, t.nonceFile = inj.Nonce != "", inj.Nonce, inj.NonceFile
 	t.sh = shellint.NewProcessor(shellint.Options{Nonce: inj.Nonce, Mode: inj.Mode, Clock: m.cfg.Clock, RawData: true})
 	t.resized(cols, rows)
-	if !m.cfg.NoScreenModel {
+	if m.cfg.NoScreenModel {
+		t.noScreen = noScreenFlag
+	} else {
 		t.scr = newScreenTap(cols, rows, m.cfg.Scrollback, m.log)
 	}
 	if err := t.start(pty.Spec{Argv: inj.Argv, Env: inj.Env, Dir: dir, Cols: cols, Rows: rows}); err != nil {

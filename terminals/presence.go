@@ -111,18 +111,54 @@ func (m *Manager) graceLocked(clientID string, grace time.Duration) {
 }
 
 // graceClaims gives the holders of adopted terminals (a hand-over: nobody
-// is connected yet) the grace of a client that just left, so an upgrade's
-// reconnect does not hand their control to whoever asks first.
-func (m *Manager) graceClaims() {
+// is connected yet) that were connected when their predecessor stopped
+// serving (h.Held) the grace of a client that just left, so an upgrade's
+// reconnect does not hand their control to whoever asks first. A holder
+// that had already left gets none: its claim is nobody's, as it was.
+func (m *Manager) graceClaims(h Handover) {
+	held := map[string]bool{}
+	for _, id := range h.Held {
+		held[id] = true
+	}
 	audiences := m.hub.Audiences()
 	m.presence.mu.Lock()
 	defer m.presence.mu.Unlock()
 	for _, a := range audiences {
 		id := a.Claim.ClientID
-		if a.Claim.Kind == ahp.ClaimClient && m.presence.count[id] == 0 && m.presence.release[id] == nil {
+		if a.Claim.Kind == ahp.ClaimClient && (held[id] || !h.HeldKnown) && m.presence.count[id] == 0 && m.presence.release[id] == nil {
 			m.graceLocked(id, m.cfg.ClaimGrace)
 		}
 	}
+}
+
+// ConnectedClients are the clients with a live connection now, sorted:
+// what Pause is told once they are closed for a hand-over.
+func (m *Manager) ConnectedClients() []string {
+	m.presence.mu.Lock()
+	defer m.presence.mu.Unlock()
+	ids := make([]string, 0, len(m.presence.count))
+	for id := range m.presence.count {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// heldClaims are the holders of the terminals' client claims in st that are
+// among connected, sorted.
+func heldClaims(st hub.State, connected []string) []string {
+	holders := map[string]bool{}
+	for _, t := range st.Terminals {
+		if c := t.State.Claim; c.Kind == ahp.ClaimClient && slices.Contains(connected, c.ClientID) {
+			holders[c.ClientID] = true
+		}
+	}
+	held := make([]string, 0, len(holders))
+	for id := range holders {
+		held = append(held, id)
+	}
+	slices.Sort(held)
+	return held
 }
 
 // Present reports whether clientID counts as holding its claims: it has a

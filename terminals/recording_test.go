@@ -274,7 +274,7 @@ func TestRecordingsAcrossUpgradeAndCrash(t *testing.T) {
 		}
 	}
 
-	p, err := old.Pause()
+	p, err := old.Pause(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

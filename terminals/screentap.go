@@ -2,6 +2,8 @@ package terminals
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -46,10 +48,26 @@ type screenTap struct {
 
 // newScreenTap makes the model of a cols×rows terminal and starts it.
 func newScreenTap(cols, rows, scrollback int, log *slog.Logger) *screenTap {
-	s := &screenTap{model: screen.New(cols, rows), scrollback: int64(scrollback), log: log}
+	return startScreenTap(screen.New(cols, rows), scrollback, log)
+}
+
+func startScreenTap(model *screen.Model, scrollback int, log *slog.Logger) *screenTap {
+	s := &screenTap{model: model, scrollback: int64(scrollback), log: log}
 	s.model.Start()
 	return s
 }
+
+// ErrNoScreen is wrapped, with the reason, when the screen of a terminal
+// without a screen model is asked for (-32008, as for a terminal that
+// does not exist: there is no screen to give).
+var ErrNoScreen = errors.New("no screen model")
+
+// Why a terminal has no screen model (Screen's error).
+const (
+	noScreenFlag = "the server keeps no screen models (it was started with --screen-model=false)"
+	// A predecessor that handed no model over (an older version).
+	noScreenHanded = "it was carried over by an upgrade from a termhost version that did not hand screen models over"
+)
 
 // close ends the model's goroutine (dispose, hand-over). A nil tap (no
 // model) is closed.
@@ -186,8 +204,11 @@ func withRedraw(parts []ahp.Part, scr screen.State) []ahp.Part {
 // model (x-termhost/screen), as text: a preview builds no redraw.
 func (m *Manager) Screen(ctx context.Context, s Subscriber, uri string) (screen.State, error) {
 	t := m.live(uri)
-	if t == nil || t.scr == nil || !m.hub.Visible(s, uri) {
+	if t == nil || !m.hub.Visible(s, uri) {
 		return screen.State{}, ErrNotFound
+	}
+	if t.scr == nil {
+		return screen.State{}, fmt.Errorf("%w: %s", ErrNoScreen, t.noScreen)
 	}
 	ctx, cancel := context.WithTimeout(ctx, screenWait)
 	defer cancel()

@@ -89,7 +89,9 @@ type terminal struct {
 
 	// Taps on the terminal's hub channel (hub.Tap), fed by the hub.
 	rec *recordTap // recordtap.go
-	scr *screenTap // screentap.go; nil: no model (an adopted terminal, --screen-model=false)
+	scr *screenTap // screentap.go; nil: no model, for the reason in noScreen
+	// noScreen says why t has no screen model (Screen's error).
+	noScreen string
 
 	agent agentSlot // agent.go
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -68,6 +69,7 @@ func (a *app) lsCommand(args []string) int {
 		return a.failf("ls", "the server sent no catalogue")
 	}
 	entries := make([]lsEntry, 0, len(root.Terminals))
+	var noPreview [][2]string // terminal id, the server's reason
 	here := agent.Presence(c)
 	for _, info := range root.Terminals {
 		if here[info.Resource] == nil {
@@ -78,7 +80,11 @@ func (a *app) lsCommand(args []string) int {
 			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, Control: controlName(info, here[info.Resource]),
 			URL: client.TerminalURL(base, id), Presence: here[info.Resource]})
 		if *preview {
-			entries[len(entries)-1].Screen = screenOf(c, info.Resource)
+			var why string
+			entries[len(entries)-1].Screen, why = screenOf(c, info.Resource)
+			if why != "" {
+				noPreview = append(noPreview, [2]string{id, why})
+			}
 		}
 	}
 	if *asJSON {
@@ -106,22 +112,40 @@ func (a *app) lsCommand(args []string) int {
 			shown++
 		}
 	}
-	if *preview && shown == 0 && len(entries) > 0 {
-		fmt.Fprintln(a.stderr, "termhost ls: No previews: the server keeps no screen model (it was started with --screen-model=false).")
-	}
+	printNoPreviews(a, noPreview)
 	return exitOK
 }
 
-// screenOf asks for a terminal's screen; nil when the server has none
-// (an older server, or a terminal without a model).
-func screenOf(c *client.Client, uri string) *ext.ScreenResult {
+// screenOf asks for a terminal's screen; nil and the reason the server
+// gave when it has none (a terminal without a screen model, an older
+// server).
+func screenOf(c *client.Client, uri string) (*ext.ScreenResult, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	r, err := c.Screen(ctx, uri)
 	if err != nil {
-		return nil
+		if rpcErr, ok := errors.AsType[*ahp.Error](err); ok {
+			return nil, rpcErr.Message
+		}
+		return nil, err.Error()
 	}
-	return &r
+	return &r, ""
+}
+
+// printNoPreviews says why terminals have no preview, as the server said
+// it: once when every terminal has the same reason.
+func printNoPreviews(a *app, list [][2]string) {
+	same := len(list) > 0
+	for _, e := range list {
+		same = same && e[1] == list[0][1]
+	}
+	if same && len(list) > 1 {
+		fmt.Fprintf(a.stderr, "termhost ls: No previews: %s\n", label.Clean(list[0][1]))
+		return
+	}
+	for _, e := range list {
+		fmt.Fprintf(a.stderr, "termhost ls: No preview of %s: %s\n", label.Clean(e[0]), label.Clean(e[1]))
+	}
 }
 
 // printScreen prints a screen under a rule naming its terminal, without

@@ -112,10 +112,11 @@ func upgrade(ctx context.Context, exe string, exeErr error, s *serving, m *termi
 	}
 	defer lnFile.Close()
 	stopped := time.Now()
+	connected := m.ConnectedClients() // their claims stay held; the others' are nobody's
 	s.stop(true)
 	clients := s.srv.Clients()
 	setup.audit.Sync() // the exec would lose what is still buffered (the disconnects just now)
-	paused, err := m.Pause()
+	paused, err := m.Pause(connected)
 	if err == nil {
 		err = execSuccessor(ctx, exe, paused, handoverMessage{Format: handoverFormat, From: version, StoppedAt: stopped.UnixMilli(),
 			Terminals: paused.State, Clients: clients, OwnerToken: setup.token, Listener: int(lnFile.Fd()), FDs: paused.FDs}, log)

@@ -94,16 +94,17 @@ type Model struct {
 	noReplay, stale, unflowed, cut bool
 }
 
-// op is one queued step: output, a resize or a snapshot request.
+// op is one queued step: output, a resize, a snapshot request or a Save.
 type op struct {
 	data       []string // output, kept as given (the strings are immutable)
 	cols, rows int
 	reply      chan State
-	text       bool  // with reply: the lines only, no redraw (a preview)
-	start      bool  // a command starts here (CommandStart)
-	skip       bool  // with start: no request reads it (skipStarts)
-	reset      bool  // the queue overflowed: start over blank
-	dropped    int64 // with reset: the output bytes dropped
+	save       chan Saved // a Save
+	text       bool       // with reply: the lines only, no redraw (a preview)
+	start      bool       // a command starts here (CommandStart)
+	skip       bool       // with start: no request reads it (skipStarts)
+	reset      bool       // the queue overflowed: start over blank
+	dropped    int64      // with reset: the output bytes dropped
 }
 
 // State is the screen at one point of the stream.
@@ -269,7 +270,7 @@ func skipStarts(ops []op) {
 	later := false
 	for i := len(ops) - 1; i >= 0; i-- {
 		switch {
-		case ops[i].reply != nil:
+		case ops[i].reply != nil || ops[i].save != nil:
 			later = false
 		case ops[i].start:
 			ops[i].skip, later = later, true
@@ -414,6 +415,11 @@ func (m *Model) drain() {
 		if o.reply != nil {
 			st, reply := m.state(behind, o.text), o.reply
 			answers = append(answers, func() { reply <- st })
+			continue
+		}
+		if o.save != nil {
+			s, reply := m.save(behind), o.save
+			answers = append(answers, func() { reply <- s })
 			continue
 		}
 		m.apply(o, behind)
