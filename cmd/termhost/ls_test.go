@@ -100,3 +100,24 @@ func TestLsPreview(t *testing.T) {
 		t.Fatalf("ls --preview: exit %d, stdout %q, stderr %q; want the screen of shown with onscreen-42", code, stdout, stderr)
 	}
 }
+
+// TestLsPreviewSaysWhyNot: terminals without a screen model get, instead
+// of a preview, the reason the server gives (not a guess of ls's): once
+// when every terminal has the same, else one line per terminal.
+func TestLsPreviewSaysWhyNot(t *testing.T) {
+	s := testserver.New(t, testserver.Terminals(func(c *terminals.Config) { c.NoScreenModel = true }))
+	ts := &testServer{Server: s, m: s.Manager}
+	c := ts.dial(t, ahp.RootURI)
+	ts.shell(t, c, "one", c.ClientID())
+	code, _, stderr := call(t, ownerEnv(ts), "ls", "--preview")
+	want := "termhost ls: No preview of one: no screen model: the server keeps no screen models (it was started with --screen-model=false)\n"
+	if code != 0 || stderr != want {
+		t.Fatalf("ls --preview: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+	ts.shell(t, c, "two", c.ClientID())
+	code, _, stderr = call(t, ownerEnv(ts), "ls", "--preview")
+	want = "termhost ls: No previews: no screen model: the server keeps no screen models (it was started with --screen-model=false)\n"
+	if code != 0 || stderr != want {
+		t.Fatalf("ls --preview, two terminals: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+}

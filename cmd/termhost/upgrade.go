@@ -40,8 +40,9 @@ import (
 //     backlog), closes its WebSockets with 1012 "service restart", pauses
 //     its terminals (output waits in the ptys) and writes the hand-over
 //     state — the hub (serverSeq, contents, replay ring), shell-integration
-//     state, client records, owner token, and the numbers of the
-//     descriptors kept — to a memory file.
+//     state, screen models, client records, the claim holders connected
+//     before the close (only their claims stay held), owner token, and the
+//     numbers of the descriptors kept — to a memory file.
 //  4. Probe with state: the same, with that file: the new binary also
 //     reads it and restores the hub into a scratch one. On failure the
 //     terminals resume and the server serves on.
