@@ -52,6 +52,9 @@ func TestScreenPreview(t *testing.T) {
 		owner := ts.dial(t)
 		owner.Initialize("1.0.0", "owner")
 		uri, _ := owner.CreateTerminal("shown", "owner", nil)
-		owner.CallErr(ext.MethodScreen, map[string]any{"channel": uri}, ahp.CodeNotFound)
+		err := owner.CallErr(ext.MethodScreen, map[string]any{"channel": uri}, ahp.CodeNotFound)
+		if want := "no screen model: the server keeps no screen models (it was started with --screen-model=false)"; err.Message != want {
+			t.Fatalf("error message %q, want the reason %q", err.Message, want)
+		}
 	})
 }
