@@ -7,6 +7,7 @@
 // Files: agent.go (the MCP server and its sessions), session.go (one MCP
 // session's AHP connection and event pump), track.go (what is kept of each
 // terminal's output), plaintext.go (output as text, through an emulator),
+// page.go (results within maxBytes, and output in pages),
 // access.go (which terminals a session may use, and who controls them),
 // keys.go (named keys), errors.go (errors as sentences), and one file per
 // tool: tool_list.go, tool_open.go, tool_run.go, tool_read.go,
@@ -98,7 +99,9 @@ func New(cfg Config) *Agent {
 const instructions = `Terminals on the user's termhost server, which people watch live in their browser.
 Open a terminal with open_terminal, then run_command to run a shell command and get its exit code and output.
 Use send_input and wait_for for interactive programs, read_terminal to see the screen. Close what you opened
-with close_terminal. A person may take control of a terminal at any time: then input fails until they hand it back.`
+with close_terminal. A person may take control of a terminal at any time: then input fails until they hand it back.
+Results carry at most maxBytes of text (default 16384): longer output is cut, and the result gives the cursor
+from which read_terminal with mode output reads the rest, a page at a time.`
 
 // Server is the MCP server, to Run on a transport or serve over HTTP.
 func (a *Agent) Server() *mcp.Server { return a.srv }

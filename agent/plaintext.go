@@ -65,6 +65,16 @@ const simplifiedNote = "[Rendering this output as a terminal would took too long
 // call ends it too); the rest of raw is then rendered by strip and
 // simplified is true.
 func Plain(ctx context.Context, raw string) (text string, simplified bool) {
+	text, simplified = plainPage(ctx, raw)
+	return strings.TrimRight(text, "\n"), simplified
+}
+
+// plainPage is Plain keeping the text's final line ends: output ending
+// with a line feed renders as text ending with a line end, and the text of
+// output cut after a line feed, rendered piece by piece, is the pieces'
+// texts one after the other (when nothing moves the cursor back across a
+// cut: each piece is rendered on a terminal of its own).
+func plainPage(ctx context.Context, raw string) (text string, simplified bool) {
 	if raw == "" {
 		return "", false
 	}
@@ -88,6 +98,9 @@ func Plain(ctx context.Context, raw string) (text string, simplified bool) {
 		e.ClearScrollback()
 		simplified = raw != "" && ctx.Err() != nil
 	}
+	// The screen's rows down to the cursor's or the last one written,
+	// whichever is lower; the cursor's row, empty at its start, is where
+	// the text ends after a line feed.
 	rows := make([]string, 0, plainRows)
 	last := -1
 	for y := range e.Height() {
@@ -103,14 +116,21 @@ func Plain(ctx context.Context, raw string) (text string, simplified bool) {
 			last = y
 		}
 	}
-	for _, s := range rows[:last+1] {
+	for i, s := range rows[:last+1] {
+		if i > 0 {
+			out.WriteByte('\n')
+		}
 		out.WriteString(s)
-		out.WriteByte('\n')
 	}
 	if simplified {
+		// The rest goes on from a line start: after the line feed that
+		// ended the last piece, on a line of its own otherwise.
+		if last >= 0 && rows[last] != "" {
+			out.WriteByte('\n')
+		}
 		out.WriteString(strip(raw))
 	}
-	return strings.TrimRight(out.String(), "\n"), simplified
+	return out.String(), simplified
 }
 
 // pieceLen is how much of s to write before the next read of the clock and

@@ -145,6 +145,9 @@ func TestBadInput(t *testing.T) {
 		{"send_input", map[string]any{"terminal": id}, "nothing to send"},
 		{"wait_for", map[string]any{"terminal": id, "pattern": "(unclosed"}, "not a valid regular expression"},
 		{"read_terminal", map[string]any{"terminal": id, "mode": "video"}, "use screen or output"},
+		{"read_terminal", map[string]any{"terminal": id, "mode": "output", "maxBytes": 100}, "maxBytes must be between 2048 and 131072"},
+		{"run_command", map[string]any{"terminal": id, "command": "true", "maxBytes": 1 << 20}, "maxBytes must be between 2048 and 131072"},
+		{"wait_for", map[string]any{"terminal": id, "maxBytes": -1}, "maxBytes must be between 2048 and 131072"},
 		{"open_terminal", map[string]any{"cwd": "relative/dir"}, "not an absolute path"},
 		{"close_terminal", map[string]any{"terminal": "abc123"}, "was not opened by this agent"},
 	}

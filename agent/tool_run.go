@@ -16,7 +16,10 @@ type runIn struct {
 	Terminal       string  `json:"terminal" jsonschema:"the terminal's id"`
 	Command        string  `json:"command" jsonschema:"the command line, as typed at the shell prompt (several lines are pasted as one block)"`
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"how long to wait for it to finish (default 60, at most 600); it keeps running after"`
+	MaxBytes       int     `json:"maxBytes,omitempty" jsonschema:"the most bytes of text in the result (default 16384, from 2048 to 131072): longer output is cut to head and tail, and read_terminal reads the rest"`
 }
+
+func (in runIn) limit() int { return clampMaxBytes(in.MaxBytes) }
 
 // Result is a command's outcome as run_command and wait_for report it.
 type Result struct {
@@ -25,9 +28,12 @@ type Result struct {
 	Status        string `json:"status" jsonschema:"finished, still_running, input_awaited or terminal_exited"`
 	ExitCode      *int   `json:"exitCode,omitempty"`
 	DurationMs    int64  `json:"durationMs"`
-	Output        string `json:"output" jsonschema:"the output as plain text; head and tail only when long"`
+	Output        string `json:"output" jsonschema:"the output as plain text; head and tail only when longer than maxBytes"`
 	OutputBytes   int64  `json:"outputBytes" jsonschema:"size of the whole raw output"`
-	Truncated     bool   `json:"truncated"`
+	OutputStart   int64  `json:"outputStart" jsonschema:"the cursor where the output begins: read_terminal with mode output and since this reads it whole, in pages, while the terminal keeps it"`
+	Truncated     bool   `json:"truncated" jsonschema:"output is left out (maxBytes): see omittedFrom"`
+	OmittedFrom   int64  `json:"omittedFrom,omitempty" jsonschema:"when truncated: the cursor where the output left out begins (read_terminal with mode output and since this reads it)"`
+	OmittedBytes  int64  `json:"omittedBytes,omitempty" jsonschema:"when truncated: how many bytes of output are left out"`
 	Simplified    bool   `json:"simplified,omitempty" jsonschema:"rendering the output as a terminal would took too long: part of it is shown with its escape sequences stripped"`
 	FullOutputURL string `json:"fullOutputUrl,omitempty" jsonschema:"the terminal's whole output as text (needs the owner's login)"`
 	Cursor        int64  `json:"cursor" jsonschema:"output position now, for read_terminal and wait_for since"`
@@ -53,6 +59,10 @@ func (a *Agent) run(ctx context.Context, s *session, in runIn) (Result, string, 
 		return Result{}, "", err
 	}
 	timeout, err := timeoutOf(in.TimeoutSeconds, defaultRunTimeout)
+	if err != nil {
+		return Result{}, "", err
+	}
+	maxBytes, err := maxBytesOf(in.MaxBytes)
 	if err != nil {
 		return Result{}, "", err
 	}
@@ -103,12 +113,12 @@ func (a *Agent) run(ctx context.Context, s *session, in runIn) (Result, string, 
 	case err != nil:
 		return Result{}, "", err
 	case cmd == nil && !timedOut:
-		return s.result(ctx, c, t, nil, statusExited, 0), "", nil
+		return s.result(ctx, c, t, nil, statusExited, 0, maxBytes), "", nil
 	case cmd == nil:
 		return Result{}, "", fmt.Errorf("the shell did not start the command within %s: the line may be incomplete (an unclosed quote or bracket) "+
 			"or the shell is busy. read_terminal shows the screen; send_input with keys [\"Ctrl-C\"] clears the line", min(startTimeout, seconds(timeout)))
 	}
-	return s.awaitCommand(ctx, c, t, cmd, time.Now().Add(seconds(timeout)), a.renderBudget(seconds(timeout)))
+	return s.awaitCommand(ctx, c, t, cmd, time.Now().Add(seconds(timeout)), a.renderBudget(seconds(timeout)), maxBytes)
 }
 
 // startRun checks that a command can be typed now and marks the terminal
@@ -143,8 +153,9 @@ func (s *session) startRun(c *client.Client, t *term, line string) (*command, er
 
 // awaitCommand waits for cmd to finish, for the deadline, for the
 // terminal to exit, for a prompt that waits for input, or for a person to
-// take control. Its output is rendered within budget (see Plain).
-func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, cmd *command, deadline time.Time, budget time.Duration) (Result, string, error) {
+// take control. Its output is rendered within budget (see Plain), cut to
+// maxBytes of text.
+func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, cmd *command, deadline time.Time, budget time.Duration, maxBytes int) (Result, string, error) {
 	status := ""
 	lost := false
 	timedOut, err := s.wait(ctx, deadline, inputAwaitedPolling, func() bool {
@@ -166,7 +177,7 @@ func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, c
 	if timedOut {
 		status = statusRunning
 	}
-	res := s.result(ctx, c, t, cmd, status, budget)
+	res := s.result(ctx, c, t, cmd, status, budget, maxBytes)
 	if lost {
 		return Result{}, "", fmt.Errorf("%w. The command is still running; its output so far:\n%s", s.inControl(c, t.uri), clip(res.Output, 2000))
 	}
@@ -201,8 +212,9 @@ func awaitsInput(t *term, cmd *command) bool {
 
 // result builds the Result of cmd (nil: the terminal ended first). Its
 // output is copied under the session lock and rendered after, within
-// budget: the pump and the session's other calls never wait for it.
-func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *command, status string, budget time.Duration) Result {
+// budget: the pump and the session's other calls never wait for it. The
+// output's text is cut to head and tail when longer than maxBytes allows.
+func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *command, status string, budget time.Duration, maxBytes int) Result {
 	s.mu.Lock()
 	id := ahp.TerminalIDOf(t.uri)
 	r := Result{Terminal: id, Status: status, Cursor: t.total}
@@ -213,8 +225,8 @@ func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *co
 		s.mu.Unlock()
 		return r
 	}
-	r.Command, r.OutputBytes = cmd.line, cmd.bytes
-	head, tail, omitted := cmd.output()
+	r.Command, r.OutputBytes, r.OutputStart = cmd.line, cmd.bytes, cmd.start
+	head, tail, tailAt := cmd.output()
 	if cmd.done {
 		r.ExitCode = cmd.exitCode
 	}
@@ -224,33 +236,50 @@ func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *co
 		r.DurationMs = time.Since(cmd.started).Milliseconds()
 	}
 	s.mu.Unlock()
-	r.Truncated = omitted > 0
 	rctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	r.Output, r.Simplified = renderOutput(rctx, head, tail, omitted)
+	var omittedFrom int64
+	r.Output, omittedFrom, r.OmittedBytes, r.Simplified = renderOutput(rctx, head, tail, tailAt, cmd.start, maxBytes-noteBytes)
+	if r.OmittedBytes > 0 {
+		r.Truncated, r.OmittedFrom = true, cmd.start+omittedFrom
+	}
 	return r
 }
 
-// output is the command's output to render: all of it in head, or, when
-// it is longer than headBytes+tailBytes, its head and tail and the number
-// of bytes omitted between them.
-func (c *command) output() (head, tail string, omitted int64) {
-	if c.bytes <= headBytes+tailBytes { // the tail holds at least tailBytes, or everything
-		rest := c.tail[int64(len(c.tail))-(c.bytes-int64(len(c.head))):]
-		return string(c.head) + string(rest), "", 0
-	}
-	omitted = c.bytes - int64(len(c.head)) - int64(min(len(c.tail), tailBytes))
-	return string(c.head), string(tailOf(c.tail, tailBytes)), omitted
+// output is what is kept of the command's output: its head, and its tail
+// from tailAt on (offsets in the output); when tailAt is within the head,
+// the two hold all of it.
+func (c *command) output() (head, tail string, tailAt int64) {
+	return string(c.head), string(c.tail), c.bytes - int64(len(c.tail))
 }
 
-// renderOutput renders what output returned as plain text.
-func renderOutput(ctx context.Context, head, tail string, omitted int64) (text string, simplified bool) {
-	text, simplified = Plain(ctx, head)
-	if omitted == 0 {
-		return text, simplified
+// renderOutput renders a command's output (what output returned; it began
+// at the terminal's cursor start) as plain text of at most budget bytes:
+// all of it, or its head and its tail with a line between them that says
+// how many bytes are left out and from which cursor read_terminal reads
+// them. omittedFrom is the offset in the output where they begin.
+func renderOutput(ctx context.Context, head, tail string, tailAt, start int64, budget int) (text string, omittedFrom, omitted int64, simplified bool) {
+	if tailAt <= int64(len(head)) { // all of it is known
+		whole := head + tail[int64(len(head))-tailAt:]
+		text, n, simplified := renderPage(ctx, whole, budget)
+		if n == len(whole) {
+			return strings.TrimRight(text, "\n"), 0, 0, simplified
+		}
+		head, tail, tailAt = whole, whole, 0
 	}
-	rest, restSimplified := Plain(ctx, tail)
-	return text + fmt.Sprintf("\n[… %d bytes omitted: fullOutputUrl has everything …]\n", omitted) + rest, simplified || restSimplified
+	headText, hn, headSimplified := renderPage(ctx, head, budget/2)
+	tailText, from, tailSimplified := renderTail(ctx, tail, budget/2)
+	simplified = headSimplified || tailSimplified
+	tailStart := tailAt + int64(from)
+	if tailStart <= int64(hn) { // the two meet (text longer than its bytes): the tail from the head's end
+		tailText, tailSimplified = plainPage(ctx, tail[int64(hn)-tailAt:])
+		return strings.TrimRight(headText+tailText, "\n"), 0, 0, simplified || tailSimplified
+	}
+	omittedFrom, omitted = int64(hn), tailStart-int64(hn)
+	text = strings.TrimRight(headText, "\n") +
+		fmt.Sprintf("\n[… %d bytes omitted: read_terminal with mode output and since %d reads them …]\n", omitted, start+omittedFrom) +
+		strings.TrimRight(tailText, "\n")
+	return text, omittedFrom, omitted, simplified
 }
 
 func resultText(r Result) string {
@@ -270,7 +299,7 @@ func resultText(r Result) string {
 		b.WriteString("The terminal exited (or was closed) before the command finished.")
 	}
 	if r.Truncated {
-		fmt.Fprintf(&b, " Output (%d bytes, cut to head and tail):\n", r.OutputBytes)
+		fmt.Fprintf(&b, " Output (%d bytes, cut to head and tail within maxBytes):\n", r.OutputBytes)
 	} else if r.Output != "" {
 		b.WriteString(" Output:\n")
 	}

@@ -14,7 +14,10 @@ type waitIn struct {
 	Pattern        string  `json:"pattern,omitempty" jsonschema:"a regular expression (RE2) to wait for in the output as plain text; without it, wait for the running command to finish"`
 	Since          *int64  `json:"since,omitempty" jsonschema:"look at output from this cursor on (default: output from now on)"`
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"how long to wait (default 30, at most 600)"`
+	MaxBytes       int     `json:"maxBytes,omitempty" jsonschema:"the most bytes of text in the result (default 16384, from 2048 to 131072): longer output is cut, and read_terminal reads the rest"`
 }
+
+func (in waitIn) limit() int { return clampMaxBytes(in.MaxBytes) }
 
 type waitOut struct {
 	Result
@@ -34,6 +37,10 @@ func (a *Agent) wait(ctx context.Context, s *session, in waitIn) (waitOut, strin
 		return waitOut{}, "", err
 	}
 	timeout, err := timeoutOf(in.TimeoutSeconds, defaultWaitTimeout)
+	if err != nil {
+		return waitOut{}, "", err
+	}
+	maxBytes, err := maxBytesOf(in.MaxBytes)
 	if err != nil {
 		return waitOut{}, "", err
 	}
@@ -60,16 +67,16 @@ func (a *Agent) wait(ctx context.Context, s *session, in waitIn) (waitOut, strin
 		last := t.cmd
 		s.mu.Unlock()
 		if cmd == nil {
-			res := s.result(ctx, c, t, last, statusFinished, budget)
+			res := s.result(ctx, c, t, last, statusFinished, budget, maxBytes)
 			if last == nil {
 				return waitOut{Result: res}, "No command is running and none ran yet.", nil
 			}
 			return waitOut{Result: res}, "No command is running; the last one: " + resultText(res), nil
 		}
-		res, text, err := s.awaitCommand(ctx, c, t, cmd, deadline, budget)
+		res, text, err := s.awaitCommand(ctx, c, t, cmd, deadline, budget, maxBytes)
 		return waitOut{Result: res}, text, err
 	}
-	return s.waitPattern(ctx, t, re, in.Since, deadline, budget)
+	return s.waitPattern(ctx, t, re, in.Since, deadline, budget, maxBytes)
 }
 
 // waitPattern matches the output since the cursor after each change. The
@@ -78,17 +85,19 @@ func (a *Agent) wait(ctx context.Context, s *session, in waitIn) (waitOut, strin
 // within budget and started before the deadline, so that the call returns
 // at most about a budget after its timeout. Renderings are at least
 // matchEvery apart, and at least as far apart as the last one took: at
-// most half the call's time goes to rendering when output floods.
-func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, since *int64, deadline time.Time, budget time.Duration) (waitOut, string, error) {
+// most half the call's time goes to rendering when output floods. The
+// result's output is the end of the text matched against, within maxBytes.
+func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, since *int64, deadline time.Time, budget time.Duration, maxBytes int) (waitOut, string, error) {
 	s.mu.Lock()
 	cursor := t.total
 	if since != nil {
-		cursor = *since
+		cursor = min(max(*since, 0), t.total)
 	}
 	s.mu.Unlock()
 	var match, text string
 	var simplified, ended, timedOut bool
 	checked, next := int64(-1), time.Time{}
+	var window int64 // output bytes since the cursor (text renders the last matchWindow of them)
 	for match == "" {
 		if !time.Now().Before(deadline) {
 			timedOut = true
@@ -106,6 +115,7 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 			}
 			b, _ := t.since(cursor)
 			raw, checked, fresh = string(tailOf(b, matchWindow)), t.total, true
+			window = int64(len(b))
 			return true
 		})
 		if err != nil {
@@ -124,13 +134,19 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 			match = text[loc[0]:loc[1]]
 		}
 	}
-	out := waitOut{Result: Result{Terminal: ahp.TerminalIDOf(t.uri), Output: clip(text, 8<<10), Simplified: simplified}, Match: match}
+	shown, cut := tailText(text, maxBytes-noteBytes)
+	out := waitOut{Result: Result{Terminal: ahp.TerminalIDOf(t.uri), Output: shown, Simplified: simplified,
+		OutputStart: cursor, OutputBytes: window, Truncated: cut || window > matchWindow}, Match: match}
 	s.mu.Lock()
 	out.Cursor = t.total
 	s.mu.Unlock()
 	note := ""
+	if out.Truncated {
+		out.OmittedFrom = cursor
+		note = fmt.Sprintf("\n[The output since the cursor is %d bytes: this is its end. read_terminal with mode output and since %d reads all of it, in pages.]", window, cursor)
+	}
 	if simplified {
-		note = "\n" + simplifiedNote
+		note += "\n" + simplifiedNote
 	}
 	switch {
 	case match != "":
@@ -138,7 +154,7 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 		return out, fmt.Sprintf("Matched %q.", clip(match, 200)) + note, nil
 	case timedOut:
 		out.Status = "timeout"
-		return out, fmt.Sprintf("No match within the timeout. Output since the cursor:\n%s", clip(text, 4<<10)) + note, nil
+		return out, fmt.Sprintf("No match within the timeout. Output since the cursor:\n%s", shown) + note, nil
 	}
 	out.Status = statusExited
 	return out, "The terminal was closed before the pattern appeared.", nil

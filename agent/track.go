@@ -8,9 +8,9 @@ import (
 
 // Bounds of what is kept per terminal and per command, whatever they print.
 const (
-	ringBytes = 256 << 10 // recent output of a terminal, for read and wait
-	headBytes = 8 << 10   // first bytes of a command's output
-	tailBytes = 8 << 10   // last bytes of a command's output
+	ringBytes = 256 << 10       // recent output of a terminal, for read and wait
+	headBytes = maxMaxBytes / 2 // first bytes of a command's output
+	tailBytes = maxMaxBytes / 2 // last bytes of a command's output (at least)
 )
 
 // term follows one subscribed terminal from its events: its output counted

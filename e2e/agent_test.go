@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/termhost/termhost/agent"
@@ -132,4 +133,75 @@ func TestAgentBuildTakeOverHandBack(t *testing.T) {
 	}
 	owner.waitJS("both builds in the Commands view, failed and marked as the agent's",
 		`[...document.querySelectorAll('#commands-view .command-item[data-status=failure]')].filter(r => r.dataset.exitCode === '2' && r.dataset.runBy === 'Agent · Claude Code' && r.querySelector('.agent-badge')).length === 2`, 15*time.Second)
+}
+
+// TestAgentCommandMarksOnPromptLine: the gutter mark of each command an
+// agent ran sits on the line of its prompt, where the command was typed,
+// also for a loop the agent's run_command timed out on and for a prompt of
+// read waiting for input, once the page's scrollback is full; for the page
+// that watched them run and for one that joins later.
+func TestAgentCommandMarksOnPromptLine(t *testing.T) {
+	e := newAuthEnv(t)
+	cs := mcpAgent(t, e)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	opened := callTool(ctx, cs, "open_terminal", map[string]any{"name": "marks"})
+	if opened.err != nil || opened.isError || opened.out["shellIntegration"] != true {
+		t.Fatalf("open_terminal: %+v", opened)
+	}
+	id := opened.out["id"].(string)
+	watcher := e.newPage("watcher")
+	watcher.login()
+	watcher.eval(fmt.Sprintf(`(window.__termhost.open(%q), true)`, id), nil)
+	watcher.waitPrompt(id)
+
+	// A long output first, past the page's scrollback (10000 lines): from
+	// then on every new line trims the oldest.
+	if r := callTool(ctx, cs, "run_command", map[string]any{"terminal": id, "command": "seq 1 12000", "timeoutSeconds": 60}); r.err != nil || r.isError || r.out["status"] != "finished" {
+		t.Fatalf("run_command seq: %+v", r)
+	}
+	watcher.waitLine(id, "12000", 15*time.Second)
+	commands := []struct {
+		line, status string
+		timeout      int
+	}{
+		{`for i in $(seq 1 600); do echo "tick $i"; sleep 0.2; done`, "still_running", 2},
+		// Answered once the prompt has been quiet for a while.
+		{`read -p 'Your name? ' x`, "input_awaited", 60},
+	}
+	for i, c := range commands {
+		if i > 0 {
+			// Interrupt the loop before the next command.
+			if r := callTool(ctx, cs, "send_input", map[string]any{"terminal": id, "keys": []string{"Ctrl-C"}}); r.err != nil || r.isError {
+				t.Fatalf("send_input Ctrl-C: %+v", r)
+			}
+			if r := callTool(ctx, cs, "wait_for", map[string]any{"terminal": id, "timeoutSeconds": 30}); r.err != nil || r.isError || r.out["status"] != "finished" {
+				t.Fatalf("wait_for the interrupted loop: %+v", r)
+			}
+		}
+		r := callTool(ctx, cs, "run_command", map[string]any{"terminal": id, "command": c.line, "timeoutSeconds": c.timeout})
+		if r.err != nil || r.isError || r.out["status"] != c.status {
+			t.Fatalf("run_command(%q): %+v, want %s", c.line, r, c.status)
+		}
+	}
+	late := e.newPage("late", chromedp.WithNewBrowserContext())
+	late.login()
+	late.eval(fmt.Sprintf(`(window.__termhost.open(%q), true)`, id), nil)
+	late.waitLine(id, "Your name?", 15*time.Second)
+	for _, p := range []*page{watcher, late} {
+		for _, c := range commands {
+			// The mark's line is the line the prompt and the command are on.
+			js := fmt.Sprintf(`(v => { const rec = v.commands.find(c => c.commandLine === %q); const m = rec?.marker;
+				if (!m || m.isDisposed) return '';
+				const b = v.term.buffer.active;
+				let prompt = -1;
+				for (let y = 0; y < b.length; y++) if (b.getLine(y).translateToString(true).endsWith('# ' + %q)) prompt = y;
+				return m.line === prompt ? 'ok' : 'mark on ' + m.line + ' ' + JSON.stringify(b.getLine(m.line).translateToString(true)) + ', prompt on ' + prompt; })(window.__termhost.view(%q))`,
+				c.line, c.line, id)
+			p.waitJS(fmt.Sprintf("a mark for %q", c.line), fmt.Sprintf(`(%s) !== ''`, js), 10*time.Second)
+			if got := p.evalString(js); got != "ok" {
+				t.Errorf("%s: the mark of %q: %s", p.name, c.line, got)
+			}
+		}
+	}
 }

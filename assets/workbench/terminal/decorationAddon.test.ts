@@ -14,8 +14,8 @@ type Terminal = xtermModule.Terminal;
 
 const themes = { colors: { success: '#0f0', failure: '#f00' } } as unknown as Themes;
 
-function setup(): { term: Terminal; addon: DecorationAddon; write: (s: string) => Promise<void> } {
-  const term = new Terminal({ cols: 40, rows: 10, allowProposedApi: true });
+function setup(scrollback = 1000): { term: Terminal; addon: DecorationAddon; write: (s: string) => Promise<void> } {
+  const term = new Terminal({ cols: 40, rows: 10, scrollback, allowProposedApi: true });
   const addon = new DecorationAddon(themes, new CommandHover({ copyOutput() {}, copyCommand() {} }));
   term.loadAddon(addon);
   return { term, addon, write: (s) => new Promise((r) => term.write(s, r)) };
@@ -28,7 +28,7 @@ const lineOf = (term: Terminal, rec: CommandRecord) => term.buffer.active.getLin
 describe('DecorationAddon marks', () => {
   // Each step: output written, then a command starts (placeMarker) or ends (finished).
   type Step = { out: string; start?: CommandRecord; finish?: CommandRecord };
-  const cases: { name: string; steps: () => Step[]; want: Record<string, string> }[] = [
+  const cases: { name: string; scrollback?: number; steps: () => Step[]; want: Record<string, string> }[] = [
     {
       name: 'a typed command: the line above the cursor',
       steps: () => {
@@ -64,6 +64,34 @@ describe('DecorationAddon marks', () => {
       want: { a: '$ true', b: '$ ls' },
     },
     {
+      name: 'a command line that wrapped: the row its prompt is on',
+      steps: () => {
+        const a = record('a', 'echo ' + 'x'.repeat(50));
+        return [{ out: `$ echo ${'x'.repeat(50)}\r\n`, start: a }, { out: 'x\r\n', finish: a }];
+      },
+      want: { a: '$ echo ' + 'x'.repeat(33) },
+    },
+    {
+      name: 'a full scrollback: the prompt line, though the line numbers stay put',
+      scrollback: 5,
+      steps: () => {
+        const a = record('a', 'seq 1 30');
+        const b = record('b', 'read -p name? x');
+        const c = record('c', 'loop');
+        const seq = Array.from({ length: 30 }, (_, i) => `${i + 1}\r\n`).join('');
+        return [
+          { out: '$ seq 1 30\r\n', start: a },
+          { out: seq, finish: a },
+          { out: '$ read -p name? x\r\n', start: b },
+          { out: 'name? ^C\r\n', finish: b },
+          { out: '$ loop\r\n', start: c },
+          { out: 'tick 1\r\n' },
+        ];
+      },
+      // a's line was trimmed from the scrollback (its mark is disposed).
+      want: { b: '$ read -p name? x', c: '$ loop' },
+    },
+    {
       name: 'cursor not at a line start: its line',
       steps: () => {
         const a = record('a', 'x');
@@ -74,7 +102,7 @@ describe('DecorationAddon marks', () => {
   ];
   for (const c of cases) {
     test(c.name, async () => {
-      const { term, addon, write } = setup();
+      const { term, addon, write } = setup(c.scrollback);
       const recs: CommandRecord[] = [];
       for (const s of c.steps()) {
         await write(s.out);
@@ -84,7 +112,7 @@ describe('DecorationAddon marks', () => {
         }
         if (s.finish) addon.finished(s.finish);
       }
-      const got = Object.fromEntries(recs.map((r) => [r.commandId, lineOf(term, r)]));
+      const got = Object.fromEntries(recs.filter((r) => !r.marker?.isDisposed).map((r) => [r.commandId, lineOf(term, r)]));
       assert.deepEqual(got, c.want);
       term.dispose();
     });

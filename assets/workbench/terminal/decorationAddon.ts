@@ -4,7 +4,7 @@
 // erased (`clear`) or trimmed from the scrollback: the command keeps its
 // record, and revealing it says its output was cleared (terminalView.ts).
 
-import type { ITerminalAddon, Terminal } from '@xterm/xterm';
+import type { IMarker, ITerminalAddon, Terminal } from '@xterm/xterm';
 import type { Themes } from '../theme';
 import { commandStatus, describeCommand, type CommandRecord } from './commandTracker';
 import type { CommandHover } from './commandHover';
@@ -13,8 +13,12 @@ export class DecorationAddon implements ITerminalAddon {
   #term: Terminal | undefined;
   #themes: Themes;
   #hover: CommandHover;
-  /** Where the cursor was when the last command finished (absolute line, column). */
-  #finishedAt: { line: number; x: number } | undefined;
+  /**
+   * Where the cursor was when the last command finished: a marker, not an
+   * absolute line number, since once the scrollback is full each new line
+   * trims the oldest and the same number names the next line.
+   */
+  #finishedAt: { marker: IMarker; x: number } | undefined;
 
   constructor(themes: Themes, hover: CommandHover) {
     this.#themes = themes;
@@ -29,28 +33,38 @@ export class DecorationAddon implements ITerminalAddon {
     this.#hover.hide();
   }
 
-  /** Mark where a command starts (at the cursor) and decorate it. */
+  /** Mark where a command starts (its prompt line) and decorate it. */
   placeMarker(rec: CommandRecord): void {
     const t = this.#term;
     if (!t) return;
     const b = t.buffer.active;
     // At commandExecuted the cursor sits at the start of the output line;
-    // the command line itself is the line above (lines above, for a
-    // multi-line one). Not so for a command that follows the last one with
-    // no prompt in between (the next line of a pasted block): it starts
-    // where that one's output ended.
-    const at = { line: b.baseY + b.cursorY, x: b.cursorX };
-    const continues = this.#finishedAt?.line === at.line && this.#finishedAt.x === at.x;
-    const above = continues || b.cursorX !== 0 ? 0 : Math.min(at.line, rec.commandLine.split('\n').length);
-    const offset = -above;
-    rec.marker = t.registerMarker(offset);
+    // the command line itself is on the line above, where the prompt is
+    // (lines above, for a multi-line one; rows above, for one that wrapped).
+    // Not so for a command that follows the last one with no prompt in
+    // between (the next line of a pasted block): it starts where that one's
+    // output ended.
+    const line = b.baseY + b.cursorY;
+    const f = this.#finishedAt;
+    const continues = f !== undefined && !f.marker.isDisposed && f.marker.line === line && f.x === b.cursorX;
+    let y = line;
+    if (!continues && b.cursorX === 0) {
+      for (let n = rec.commandLine.split('\n').length; n > 0 && y > 0; n--) {
+        y--;
+        while (y > 0 && b.getLine(y)?.isWrapped) y--; // a wrapped row: its line starts above
+      }
+    }
+    rec.marker = t.registerMarker(y - line);
     this.decorate(rec);
   }
 
   /** A command finished: remember where, then redraw its mark. */
   finished(rec: CommandRecord): void {
-    const b = this.#term?.buffer.active;
-    if (b) this.#finishedAt = { line: b.baseY + b.cursorY, x: b.cursorX };
+    const t = this.#term;
+    if (t) {
+      this.#finishedAt?.marker.dispose();
+      this.#finishedAt = { marker: t.registerMarker(0), x: t.buffer.active.cursorX };
+    }
     this.decorate(rec);
   }
 
@@ -102,6 +116,7 @@ export class DecorationAddon implements ITerminalAddon {
       c.decoration = undefined;
       c.marker = undefined;
     }
+    this.#finishedAt?.marker.dispose();
     this.#finishedAt = undefined;
     this.#hover.hide();
   }
