@@ -42,7 +42,7 @@ func TestAgentCommandMarkedAndHandBack(t *testing.T) {
 	var by terminals.RunBy
 	for _, part := range st.Content {
 		if part.Type == ahp.PartCommand && part.CommandLine == "echo marked" {
-			by, _ = terminals.RunByOf(part.Meta)
+			by, _ = terminals.RunByOf(p.CommandMeta(uri)[part.CommandID])
 		}
 	}
 	if want := (terminals.RunBy{Kind: "agent", Name: "Agent · test-agent"}); by != want {

@@ -53,7 +53,10 @@ type Action struct {
 	DurationMs  *int64 // terminal/commandFinished
 
 	// Meta is terminal/commandExecuted's _meta (server extensions, e.g.
-	// termhost's {"termhost/runBy": …}); the command part inherits it.
+	// termhost's {"termhost/runBy": …}). The reducer leaves it out of the
+	// state, as AHP's reducers do (a command part has no _meta): a server
+	// that keeps it for joiners sends it beside the state, in the
+	// snapshot's Meta.
 	Meta json.RawMessage
 
 	Terminals      []TerminalInfo             // root/terminalsChanged

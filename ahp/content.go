@@ -25,7 +25,6 @@ type Part struct {
 	IsComplete  bool
 	ExitCode    *int
 	DurationMs  *int64
-	Meta        json.RawMessage // _meta of a command part, from its terminal/commandExecuted
 }
 
 // Text returns the part's output text, whatever its type.
@@ -42,21 +41,20 @@ type wireUnclassified struct {
 }
 
 type wireCommand struct {
-	Type        string          `json:"type"`
-	CommandID   string          `json:"commandId"`
-	CommandLine string          `json:"commandLine"`
-	Output      string          `json:"output"`
-	Timestamp   int64           `json:"timestamp"`
-	IsComplete  bool            `json:"isComplete"`
-	ExitCode    *int            `json:"exitCode,omitempty"`
-	DurationMs  *int64          `json:"durationMs,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
+	Type        string `json:"type"`
+	CommandID   string `json:"commandId"`
+	CommandLine string `json:"commandLine"`
+	Output      string `json:"output"`
+	Timestamp   int64  `json:"timestamp"`
+	IsComplete  bool   `json:"isComplete"`
+	ExitCode    *int   `json:"exitCode,omitempty"`
+	DurationMs  *int64 `json:"durationMs,omitempty"`
 }
 
 // MarshalJSON encodes the part by its type.
 func (p Part) MarshalJSON() ([]byte, error) {
 	if p.Type == PartCommand {
-		return json.Marshal(wireCommand{p.Type, p.CommandID, p.CommandLine, p.Output, p.Timestamp, p.IsComplete, p.ExitCode, p.DurationMs, p.Meta})
+		return json.Marshal(wireCommand{p.Type, p.CommandID, p.CommandLine, p.Output, p.Timestamp, p.IsComplete, p.ExitCode, p.DurationMs})
 	}
 	return json.Marshal(wireUnclassified{p.Type, p.Value})
 }
@@ -71,7 +69,7 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 	switch w.Type {
 	case PartCommand:
 		*p = Part{Type: w.Type, CommandID: w.CommandID, CommandLine: w.CommandLine, Output: w.Output,
-			Timestamp: w.Timestamp, IsComplete: w.IsComplete, ExitCode: w.ExitCode, DurationMs: w.DurationMs, Meta: w.Meta}
+			Timestamp: w.Timestamp, IsComplete: w.IsComplete, ExitCode: w.ExitCode, DurationMs: w.DurationMs}
 	case PartUnclassified:
 		if err := json.Unmarshal(b, &u); err != nil {
 			return err

@@ -52,7 +52,7 @@ func ReduceTerminal(s TerminalState, a Action) TerminalState {
 		s.SupportsCommandDetection = boolPtr(true)
 	case TerminalCommandExecuted:
 		s.Content = append(clone(s.Content), Part{Type: PartCommand, CommandID: a.CommandID,
-			CommandLine: a.CommandLine, Timestamp: a.Timestamp, Meta: a.Meta})
+			CommandLine: a.CommandLine, Timestamp: a.Timestamp})
 		s.SupportsCommandDetection = boolPtr(true)
 	case TerminalCommandFinished:
 		for i, p := range s.Content {

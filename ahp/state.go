@@ -210,12 +210,18 @@ type Snapshot struct {
 	Resource string
 	State    any // RootState or TerminalState
 	FromSeq  int64
+	// Meta is the snapshot's _meta: server extensions about the state that
+	// are not part of it, so that the state stays what AHP's reducers make
+	// of the previous one and the actions since (termhost's
+	// {"termhost/commandMeta": …}, the _meta of the commands' actions).
+	Meta json.RawMessage
 }
 
 type wireSnapshot struct {
-	Resource string `json:"resource"`
-	State    any    `json:"state"`
-	FromSeq  int64  `json:"fromSeq"`
+	Resource string          `json:"resource"`
+	State    any             `json:"state"`
+	FromSeq  int64           `json:"fromSeq"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
 func (s Snapshot) wire(shape Shape) any {
@@ -223,7 +229,7 @@ func (s Snapshot) wire(shape Shape) any {
 	if sh, ok := st.(shaped); ok {
 		st = sh.wire(shape)
 	}
-	return wireSnapshot{s.Resource, st, s.FromSeq}
+	return wireSnapshot{s.Resource, st, s.FromSeq, s.Meta}
 }
 
 // MarshalJSON encodes the current shape.
@@ -235,11 +241,15 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 		Resource string          `json:"resource"`
 		State    json.RawMessage `json:"state"`
 		FromSeq  int64           `json:"fromSeq"`
+		Meta     json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	*s = Snapshot{Resource: w.Resource, FromSeq: w.FromSeq}
+	if len(w.Meta) > 0 && string(w.Meta) != "null" {
+		s.Meta = w.Meta
+	}
 	switch {
 	case w.Resource == RootURI:
 		var st RootState

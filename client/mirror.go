@@ -8,6 +8,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/content"
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // EventKind says what an Event reports.
@@ -174,6 +175,30 @@ func (c *Client) Terminal(channel string) (ahp.TerminalState, bool) {
 	return ts, ok && isTerm
 }
 
+// CommandMeta returns, by commandId, the _meta of the
+// terminal/commandExecuted of each command part a subscribed terminal's
+// mirrored content holds that had one (termhost's "termhost/runBy"): from
+// the actions, and for the commands of a snapshot from the snapshot's
+// _meta. AHP's reducer keeps no _meta in a command part.
+func (c *Client) CommandMeta(channel string) map[string]json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.mirrors[channel]; m != nil && m.content != nil {
+		return m.content.CommandMeta()
+	}
+	return nil
+}
+
+// snapshotCommandMeta reads a terminal snapshot's ext.MetaCommandMeta.
+func snapshotCommandMeta(meta json.RawMessage) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	var out map[string]json.RawMessage
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || json.Unmarshal(m[ext.MetaCommandMeta], &out) != nil {
+		return nil
+	}
+	return out
+}
+
 // Next returns the next event. After the client has finished, it returns the
 // queued events and then the reason (ErrClosed after Close). One goroutine
 // should drain it; while the queue is over Options.QueueBytes the client stops
@@ -276,6 +301,9 @@ func (c *Client) applyLocked(m *mirror, env ahp.Envelope, replayed bool) {
 // installLocked sets a mirror from a snapshot and applies what waited for it.
 func (c *Client) installLocked(m *mirror, snap ahp.Snapshot) {
 	m.install(snap.State, c.opts.MirrorBytes)
+	if m.content != nil {
+		m.content.SetCommandMeta(snapshotCommandMeta(snap.Meta))
+	}
 	m.seq = snap.FromSeq
 	m.pending = false
 	c.lastSeq = max(c.lastSeq, snap.FromSeq)

@@ -103,7 +103,22 @@ func (t *terminal) runByMeta() json.RawMessage {
 // hold a terminal are marked with their name, as an agent's are.
 func (m *Manager) SetPersonOf(f func(clientID string) (name string, ok bool)) { m.personOf.Store(&f) }
 
-// RunByOf reads the agent's mark of a command part or action's _meta.
+// RunByOfSnapshot reads the mark of the command commandID from a terminal
+// snapshot's _meta (ext.MetaCommandMeta): a command part of the state has
+// no _meta, as AHP's reducer makes none.
+func RunByOfSnapshot(meta json.RawMessage, commandID string) (RunBy, bool) {
+	var m map[string]ext.CommandMeta
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return RunBy{}, false
+	}
+	b, err := json.Marshal(m[ext.MetaCommandMeta][commandID])
+	if err != nil {
+		return RunBy{}, false
+	}
+	return RunByOf(b)
+}
+
+// RunByOf reads the mark of a terminal/commandExecuted's _meta.
 func RunByOf(meta json.RawMessage) (RunBy, bool) {
 	var m map[string]json.RawMessage
 	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || m[MetaRunBy] == nil {

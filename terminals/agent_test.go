@@ -15,8 +15,9 @@ import (
 
 // TestAgentCommandsMarked (issue 26): a command started while an agent's
 // tool call holds the terminal (a session claim with a toolCallId) carries
-// the agent's mark in terminal/commandExecuted, in its content part and in
-// the recording's marker; one started once the claim is narrowed does not.
+// the agent's mark in terminal/commandExecuted, in a later snapshot's _meta
+// (not in the command part: AHP's reducer makes none) and in the
+// recording's marker; one started once the claim is narrowed does not.
 // The catalogue names the agent session, for the owner's hand-back.
 func TestAgentCommandsMarked(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -59,7 +60,7 @@ func TestAgentCommandsMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	later, err := m.Subscribe(newRecorder("later"), uri) // a client arriving now sees the marks in the content
+	later, err := m.Subscribe(newRecorder("later"), uri) // a client arriving now sees the marks beside the content
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestAgentCommandsMarked(t *testing.T) {
 		if p.Type != ahp.PartCommand {
 			continue
 		}
-		by, ok := RunByOf(p.Meta)
+		by, ok := RunByOfSnapshot(later.Meta, p.CommandID)
 		marks = append(marks, p.CommandLine+"="+map[bool]string{true: by.Kind + ":" + by.Name}[ok])
 	}
 	if want := []string{"echo by-agent=agent:Agent · Tester", "echo by-owner="}; !slices.Equal(marks, want) {

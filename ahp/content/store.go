@@ -4,6 +4,7 @@
 package content
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -28,6 +29,10 @@ type part struct {
 	text     []byte // append-only: bytes once written back strings handed out
 	start    int    // bytes trimmed from the head of text
 	shared   bool   // text's bytes were handed out (Snapshot): it is never reused
+	// meta is the _meta of a command part's terminal/commandExecuted: not
+	// part of the state (AHP's reducer leaves it out), kept for CommandMeta
+	// as long as the part is.
+	meta json.RawMessage
 }
 
 // str is the part's text: its bytes are never written over while they
@@ -154,7 +159,7 @@ func (c *Store) appendData(data string) {
 
 func (c *Store) commandExecuted(a ahp.Action) {
 	c.parts = append(c.parts, &part{Part: ahp.Part{Type: ahp.PartCommand, CommandID: a.CommandID,
-		CommandLine: a.CommandLine, Timestamp: a.Timestamp, Meta: a.Meta}})
+		CommandLine: a.CommandLine, Timestamp: a.Timestamp}, meta: a.Meta})
 }
 
 func (c *Store) commandFinished(a ahp.Action) {
@@ -197,6 +202,33 @@ func (c *Store) Snapshot() []ahp.Part {
 		}
 	}
 	return out
+}
+
+// CommandMeta is the _meta of the terminal/commandExecuted of each
+// command part held that had one, by commandId (nil when none had): what a
+// joiner's snapshot carries beside the state, which has no place for it.
+func (c *Store) CommandMeta() map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for _, p := range c.parts {
+		if p.Type == ahp.PartCommand && p.meta != nil {
+			if out == nil {
+				out = map[string]json.RawMessage{}
+			}
+			out[p.CommandID] = p.meta
+		}
+	}
+	return out
+}
+
+// SetCommandMeta gives the command parts held the _meta of their
+// terminal/commandExecuted, by commandId (a store rebuilt from a snapshot,
+// FromParts, has none). Ids of parts not held are ignored.
+func (c *Store) SetCommandMeta(meta map[string]json.RawMessage) {
+	for _, p := range c.parts {
+		if m, ok := meta[p.CommandID]; ok && p.Type == ahp.PartCommand {
+			p.meta = m
+		}
+	}
 }
 
 // trim keeps the text within budget: drop whole parts from the front while more

@@ -81,8 +81,15 @@ const (
 	// MetaAgent is the catalogue entry's key naming the agent session that
 	// last held the terminal: AgentInfo.
 	MetaAgent = "termhost/agent"
-	// MetaRunBy is the key of terminal/commandExecuted (and so of the
-	// command part) marking a command an agent's tool call ran, or one run
-	// while a person signed in by SSO had control: RunBy.
+	// MetaRunBy is the key of terminal/commandExecuted marking a command an
+	// agent's tool call ran, or one run while a person signed in by SSO had
+	// control: RunBy. AHP's reducer leaves an action's _meta out of the
+	// command part it makes, so a joiner finds it in the snapshot's
+	// MetaCommandMeta, never in the state.
 	MetaRunBy = "termhost/runBy"
+	// MetaCommandMeta is the key of a terminal snapshot's own _meta (beside
+	// resource, state and fromSeq, not in the state): the _meta of the
+	// terminal/commandExecuted of each command part of the state that had
+	// one, by commandId: CommandMeta.
+	MetaCommandMeta = "termhost/commandMeta"
 )

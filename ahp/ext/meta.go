@@ -1,5 +1,7 @@
 package ext
 
+import "encoding/json"
+
 // Values of MetaSizePolicy: who sizes a terminal several clients show.
 const (
 	// SizeHolder: the claim holder sizes the pty; everyone else mirrors it.
@@ -29,3 +31,8 @@ const (
 	RunByAgent  = "agent"
 	RunByPerson = "person" // who had control when the command ran (--auth proxy)
 )
+
+// CommandMeta is the value of MetaCommandMeta: by commandId, the _meta of
+// each command's terminal/commandExecuted, for the command parts of the
+// snapshot's state that had one ({"c3": {"termhost/runBy": {…}}}).
+type CommandMeta map[string]map[string]json.RawMessage

@@ -88,6 +88,8 @@ func TestWireRoundTrip(t *testing.T) {
 		{"meta agent", "AgentInfo", ext.AgentInfo{Session: "ahp-session:/termhost-mcp/x", Chat: "ahp-chat:/termhost-mcp/x", Name: "Agent · Claude Code"},
 			`{"session":"ahp-session:/termhost-mcp/x","chat":"ahp-chat:/termhost-mcp/x","name":"Agent · Claude Code"}`},
 		{"meta run by", "RunBy", ext.RunBy{Kind: ext.RunByAgent, Name: "Agent · Claude Code"}, `{"kind":"agent","name":"Agent · Claude Code"}`},
+		{"meta command meta", "CommandMeta", ext.CommandMeta{"c3": {ext.MetaRunBy: json.RawMessage(`{"kind":"agent","name":"Agent"}`)}},
+			`{"c3":{"termhost/runBy":{"kind":"agent","name":"Agent"}}}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,12 +9,14 @@
 //   - the broken {"$ref":"#/$defs/"} entry is dropped from
 //     actions.schema.json $defs.StateAction.oneOf (ahp/upstream/README.md,
 //     "Known defects"), without which no strict compiler accepts the file;
-//   - the terminal types whose shape changed in 0.9.0 (closedDefs) are closed
-//     with "additionalProperties": false (only "_meta", AHP's extension
-//     point, stays allowed). The published schemas leave every
-//     object open (and 0.8 makes exitCode optional), so without this a 0.9+
-//     "lifecycle" or claim "chat" leaking onto a 0.8 connection, or a 0.8
-//     "exitCode" onto a 1.x one, would validate.
+//   - the terminal types whose shape changed in 0.9.0 (closedDefs) and the
+//     content parts (partDefs) are closed with "additionalProperties":
+//     false; only catalogue entries and claims, which actions carry whole,
+//     may have a "_meta", AHP's extension point (metaOpenDefs). The
+//     published schemas leave every object open (and 0.8 makes exitCode
+//     optional), so without this a 0.9+ "lifecycle" or claim "chat" leaking
+//     onto a 0.8 connection, a 0.8 "exitCode" onto a 1.x one, or a key no
+//     reducer puts in the state (a command part's "_meta"), would validate.
 //
 // On top of the schemas, Frame checks the JSON-RPC 2.0 envelope and error
 // objects, which the schemas do not describe.
@@ -26,6 +28,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +91,17 @@ func ForVersion(version string) (*Checker, error) { return New(ahp.ShapeFor(vers
 var closedDefs = []string{"TerminalState", "TerminalInfo", "TerminalClientClaim", "TerminalSessionClaim",
 	"TerminalRunningLifecycleState", "TerminalExitedLifecycleState"}
 
+// metaOpenDefs are the closed types that may carry a _meta: the objects an
+// action carries whole, which AHP's reducers keep as they are (a catalogue
+// entry in root/terminalsChanged, a claim in terminal/claimed). The others
+// (the terminal state, its lifecycle, its content parts) are built by the
+// reducers from an action's listed fields: a _meta there would be state no
+// client reducing the actions has.
+var metaOpenDefs = map[string]bool{"TerminalInfo": true, "TerminalClientClaim": true, "TerminalSessionClaim": true}
+
+// partDefs are the content parts, closed in both shapes (see metaOpenDefs).
+var partDefs = []string{"TerminalCommandPart", "TerminalUnclassifiedPart"}
+
 // notificationDefs maps server → client notification methods (other than
 // action) to their params in notifications.schema.json.
 var notificationDefs = map[string]string{
@@ -141,11 +155,13 @@ func load(fsys fs.FS, dir, name string, closeTerminalShapes bool) (*Checker, err
 			dropBrokenRef(defs)
 		}
 		if closeTerminalShapes {
-			for _, d := range closedDefs {
+			for _, d := range append(slices.Clone(closedDefs), partDefs...) {
 				if def, ok := defs[d].(map[string]any); ok {
 					def["additionalProperties"] = false
-					// _meta, AHP's extension point, stays open (termhost's catalogue extensions).
-					def["patternProperties"] = map[string]any{"^_meta$": map[string]any{"type": "object"}}
+					if metaOpenDefs[d] {
+						// _meta, AHP's extension point, stays open (termhost's catalogue extensions).
+						def["patternProperties"] = map[string]any{"^_meta$": map[string]any{"type": "object"}}
+					}
 				}
 			}
 		}

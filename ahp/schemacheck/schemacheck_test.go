@@ -228,18 +228,18 @@ func TestFrameInvalid(t *testing.T) {
 // because the terminal types are closed; see TestOfficialSchemaIsOpen).
 func legacyInvalidFrames(t *testing.T) []invalidFrame {
 	currentCatalogue := envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: catalogue[:1]}}, ahp.Current)
-	return []invalidFrame{
+	return append(unreducibleFrames(""), []invalidFrame{
 		{"current-shape TerminalInfo", currentCatalogue, "", "lifecycle"},
 		{"current-shape TerminalState", result(t, ahp.SubscribeResult{Snapshot: &terminalSnapshot}, ahp.Current), "subscribe", "oneOf"},
 		{"current-shape root snapshot", result(t, ahp.InitializeResult{ProtocolVersion: "0.8.0", Snapshots: []ahp.Snapshot{rootSnapshot}}, ahp.Current), "initialize", "lifecycle"},
 		{"session claim with chat", envelope(t, terminalAction(ahp.Action{Type: ahp.TerminalClaimed, Claim: sessionClaim}), ahp.Current), "", "chat"},
-	}
+	}...)
 }
 
 // currentInvalidFrames are ≤ 0.8 shapes on a 1.x connection.
 func currentInvalidFrames(t *testing.T) []invalidFrame {
 	legacyCatalogue := envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged, Terminals: catalogue[:1]}}, ahp.Legacy)
-	return []invalidFrame{
+	return append(unreducibleFrames(`,"lifecycle":{"status":"running"}`), []invalidFrame{
 		{"legacy-shape TerminalInfo", legacyCatalogue, "", "lifecycle"},
 		{"legacy-shape TerminalState", result(t, ahp.SubscribeResult{Snapshot: &terminalSnapshot}, ahp.Legacy), "subscribe", "oneOf"},
 		{"legacy-shape root snapshot", result(t, ahp.InitializeResult{ProtocolVersion: "1.0.0", Snapshots: []ahp.Snapshot{rootSnapshot}}, ahp.Legacy), "initialize", "lifecycle"},
@@ -248,6 +248,22 @@ func currentInvalidFrames(t *testing.T) []invalidFrame {
 		{"exitCode beside lifecycle", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"client","clientId":"c"},"lifecycle":{"status":"exited","exitCode":1},"exitCode":1}]}}}`), "", "exitCode"},
 		{"running lifecycle with exitCode", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"client","clientId":"c"},"lifecycle":{"status":"running","exitCode":1}}]}}}`), "", "lifecycle"},
 		{"lifecycle status unknown", []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1,"action":{"type":"root/terminalsChanged","terminals":[{"resource":"r","title":"t","claim":{"kind":"client","clientId":"c"},"lifecycle":{"status":"zombie"}}]}}}`), "", "lifecycle"},
+	}...)
+}
+
+// unreducibleFrames are snapshots whose terminal state has a key no AHP
+// reducer puts there (a state is what the reducers make of the actions),
+// in the shape of the connection: lifecycle is the 1.x state's, nothing
+// for 0.8.
+func unreducibleFrames(lifecycle string) []invalidFrame {
+	state := func(content, meta string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":{"snapshot":{"resource":"ahp-terminal:/1","fromSeq":0,"state":{"title":"t","content":[` + content +
+			`],"claim":{"kind":"client","clientId":"c"}` + lifecycle + meta + `}}}}`)
+	}
+	return []invalidFrame{
+		{"command part with _meta", state(`{"type":"command","commandId":"c1","commandLine":"make","output":"","timestamp":1,"isComplete":false,"_meta":{"termhost/runBy":{"kind":"agent","name":"Agent"}}}`, ""), "subscribe", "oneOf"},
+		{"unclassified part with _meta", state(`{"type":"unclassified","value":"x","_meta":{}}`, ""), "subscribe", "oneOf"},
+		{"terminal state with _meta", state("", `,"_meta":{"x":1}`), "subscribe", "oneOf"},
 	}
 }
 

@@ -195,6 +195,15 @@ export class AhpClient {
     return this.#mirrors.get(channel)?.view as S | undefined;
   }
 
+  /**
+   * The _meta of a command's terminal/commandExecuted on a terminal channel
+   * (termhost's "termhost/runBy"), while its mirror keeps the command: AHP's
+   * reducer keeps no _meta in a command part.
+   */
+  commandMeta(channel: string, commandId: string): Record<string, unknown> | undefined {
+    return this.#mirrors.get(channel)?.commandMeta(commandId);
+  }
+
   /** Server-confirmed state of a channel, if loaded. */
   confirmed<S>(channel: string): S | undefined {
     return this.#mirrors.get(channel)?.confirmed as S | undefined;
@@ -566,9 +575,10 @@ export class AhpClient {
   #loadSnapshot(s: Snapshot, reason: SnapshotReason): void {
     this.#seen(s.fromSeq);
     let m = this.#mirrors.get(s.resource);
-    if (m) m.reset(s.state, s.fromSeq);
+    if (m) m.reset(s.state, s.fromSeq, s._meta);
     else {
       m = new ChannelMirror(s.resource, s.state, s.fromSeq, this.#o.contentBudget);
+      m.setSnapshotMeta(s._meta);
       this.#mirrors.set(s.resource, m);
     }
     this.#wanted.add(s.resource);

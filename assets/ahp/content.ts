@@ -23,6 +23,12 @@ export class ContentStore {
   size = 0;
   /** Kept command parts by commandId, so that commandFinished costs O(1). */
   #commands = new Map<string, TerminalCommandPart[]>();
+  /**
+   * The _meta of a kept command's terminal/commandExecuted, by commandId:
+   * beside the parts, never in them (AHP's reducer makes a part without
+   * it), as long as the command is kept.
+   */
+  #meta = new Map<string, Record<string, unknown>>();
 
   /** A store holding copies of `parts` (a snapshot's content), trimmed to budget. */
   constructor(parts: readonly TerminalContentPart[] = [], budget = DEFAULT_CONTENT_BUDGET) {
@@ -46,7 +52,7 @@ export class ContentStore {
     this.#trim();
   }
 
-  commandExecuted(p: Omit<TerminalCommandPart, 'type' | 'output' | 'isComplete'>): void {
+  commandExecuted(p: Omit<TerminalCommandPart, 'type' | 'output' | 'isComplete'> & { _meta?: Record<string, unknown> }): void {
     const part: TerminalCommandPart = {
       type: 'command',
       commandId: p.commandId,
@@ -54,10 +60,22 @@ export class ContentStore {
       output: '',
       timestamp: p.timestamp,
       isComplete: false,
-      ...(p._meta ? { _meta: p._meta } : {}),
     };
     this.parts.push(part);
     this.#index(part);
+    if (p._meta) this.#meta.set(p.commandId, p._meta);
+  }
+
+  /** The _meta of a kept command's terminal/commandExecuted (termhost's agent mark). */
+  commandMeta(commandId: string): Record<string, unknown> | undefined {
+    return this.#meta.get(commandId);
+  }
+
+  /** Gives kept commands the _meta a snapshot carries for them beside its state (extMeta.commandMeta). */
+  setCommandMeta(meta: Record<string, Record<string, unknown>> | undefined): void {
+    for (const [id, m] of Object.entries(meta ?? {})) {
+      if (this.#commands.has(id) && m && typeof m === 'object') this.#meta.set(id, m);
+    }
   }
 
   /** Marks the kept commands with this id complete; false when none is kept (nothing changes). */
@@ -78,6 +96,7 @@ export class ContentStore {
   clear(): void {
     this.parts.length = 0;
     this.#commands.clear();
+    this.#meta.clear();
     this.size = 0;
   }
 
@@ -91,7 +110,10 @@ export class ContentStore {
     const same = this.#commands.get(p.commandId);
     const rest = same?.filter((x) => x !== p) ?? [];
     if (rest.length) this.#commands.set(p.commandId, rest);
-    else this.#commands.delete(p.commandId);
+    else {
+      this.#commands.delete(p.commandId);
+      this.#meta.delete(p.commandId);
+    }
   }
 
   /**

@@ -81,8 +81,10 @@ export const extMeta = {
   recording: 'termhost/recording',
   /** Catalogue entry: the AgentInfo of the agent session that last held the terminal. */
   agent: 'termhost/agent',
-  /** terminal/commandExecuted and its command part: RunBy of a command an agent's tool call ran. */
+  /** terminal/commandExecuted: RunBy of a command an agent's tool call ran (or run while an SSO person had control). */
   runBy: 'termhost/runBy',
+  /** A terminal snapshot's own _meta (not its state): CommandMeta, the _meta of its command parts' commandExecuted. */
+  commandMeta: 'termhost/commandMeta',
 } as const;
 
 export type MemberKind = 'owner' | 'cli' | 'agent' | 'driver' | 'viewer';
@@ -231,3 +233,6 @@ export interface RunBy {
   kind: 'agent' | 'person';
   name: string;
 }
+
+/** The value of extMeta.commandMeta: by commandId, the _meta of that command's terminal/commandExecuted. */
+export type CommandMeta = Record<string, Record<string, unknown>>;

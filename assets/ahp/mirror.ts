@@ -13,6 +13,7 @@
 // the store's own and changes in place (copy it to keep a picture of it).
 
 import { ContentStore, DEFAULT_CONTENT_BUDGET } from './content';
+import { extMeta, type CommandMeta } from './ext';
 import { reduceChannel } from './reducers';
 import { isTerminalAction, isTerminalChannel, type ActionEnvelope, type StateAction, type TerminalState, type WireAction } from './types';
 
@@ -77,11 +78,26 @@ export class ChannelMirror<S = unknown> {
   }
 
   /** Replace everything from a snapshot (subscribe, reconnect, re-initialize). */
-  reset(state: S, fromSeq: number): void {
+  reset(state: S, fromSeq: number, snapshotMeta?: Record<string, unknown>): void {
     this.confirmed = this.#install(state);
+    this.setSnapshotMeta(snapshotMeta);
     this.seq = fromSeq;
     this.pending = [];
     this.#view = undefined;
+  }
+
+  /**
+   * Takes what a snapshot's own _meta says about its state: for a terminal,
+   * the _meta of its commands' terminal/commandExecuted (extMeta.commandMeta),
+   * which the state has no place for.
+   */
+  setSnapshotMeta(snapshotMeta: Record<string, unknown> | undefined): void {
+    this.#content?.setCommandMeta(snapshotMeta?.[extMeta.commandMeta] as CommandMeta | undefined);
+  }
+
+  /** The _meta of a kept command's terminal/commandExecuted (from the action, or from the snapshot for an older one). */
+  commandMeta(commandId: string): Record<string, unknown> | undefined {
+    return this.#content?.commandMeta(commandId);
   }
 
   addPending(p: PendingAction): void {

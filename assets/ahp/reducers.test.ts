@@ -232,6 +232,18 @@ describe('terminalReducer edge cases', () => {
       },
     },
     {
+      // A server's extension on the action (termhost's agent mark) is not
+      // state: every client, termhost's or not, reduces to the same part.
+      name: 'commandExecuted with a _meta appends the same part as without',
+      state: base(),
+      actions: [{ type: 'terminal/commandExecuted', commandId: 'a', commandLine: 'make', timestamp: 1, _meta: { 'termhost/runBy': { kind: 'agent', name: 'Agent' } } }],
+      want: {
+        ...base(),
+        supportsCommandDetection: true,
+        content: [{ type: 'command', commandId: 'a', commandLine: 'make', output: '', timestamp: 1, isComplete: false }],
+      },
+    },
+    {
       name: 'cleared keeps supportsCommandDetection',
       state: { ...base(), supportsCommandDetection: true, content: [{ type: 'unclassified', value: 'x' }] },
       actions: [{ type: 'terminal/cleared' }],
@@ -246,6 +258,29 @@ describe('terminalReducer edge cases', () => {
       assert.deepEqual(s, c.want);
     });
   }
+
+  test("the mirror keeps a commandExecuted's _meta beside the state, from the action or the snapshot's _meta, while it keeps the command", () => {
+    const mark = { 'termhost/runBy': { kind: 'agent', name: 'Agent' } };
+    const snap: TerminalState = {
+      ...base(),
+      content: [{ type: 'command', commandId: 'old', commandLine: 'make', output: 'x', timestamp: 1, isComplete: true }],
+    };
+    const m = new ChannelMirror<TerminalState>('ahp-terminal:/m', deepFreeze(structuredClone(snap)), 1, 64);
+    m.setSnapshotMeta({ 'termhost/commandMeta': { old: mark, gone: mark } });
+    assert.deepEqual(m.commandMeta('old'), mark);
+    assert.equal(m.commandMeta('gone'), undefined, 'a command the content does not hold');
+    m.receive({ channel: m.channel, action: { type: 'terminal/commandExecuted', commandId: 'new', commandLine: 'ls', timestamp: 2, _meta: mark }, serverSeq: 2 }, 'me');
+    assert.deepEqual(m.commandMeta('new'), mark);
+    assert.ok(m.confirmed.content.every((p) => !('_meta' in p)), 'no _meta in the parts');
+    // The state is the official reducer's.
+    assert.deepEqual(structuredClone(m.confirmed), terminalReducer(snap, { type: 'terminal/commandExecuted', commandId: 'new', commandLine: 'ls', timestamp: 2, _meta: mark }));
+    m.receive({ channel: m.channel, action: { type: 'terminal/data', data: 'y'.repeat(100) }, serverSeq: 3 }, 'me');
+    assert.equal(m.commandMeta('old'), undefined, 'trimmed away with its command');
+    m.receive({ channel: m.channel, action: { type: 'terminal/cleared' }, serverSeq: 4 }, 'me');
+    assert.equal(m.commandMeta('new'), undefined, 'cleared with the content');
+    m.reset(deepFreeze(structuredClone(snap)), 5, { 'termhost/commandMeta': { old: mark } });
+    assert.deepEqual(m.commandMeta('old'), mark);
+  });
 
   test('unknown action and unmatched commandFinished return the same object', () => {
     const s = deepFreeze(base());

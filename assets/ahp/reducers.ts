@@ -69,6 +69,9 @@ export function terminalReducer(state: TerminalState, action: WireAction, shape:
     case 'terminal/commandDetectionAvailable':
       return { ...state, supportsCommandDetection: true };
     case 'terminal/commandExecuted': {
+      // The action's _meta (a server's extension) stays out of the part, as
+      // in AHP's own reducer: a snapshot's state is the previous one plus the
+      // actions for every client (ChannelMirror keeps it beside the state).
       const part: TerminalCommandPart = {
         type: 'command',
         commandId: action.commandId,
@@ -76,7 +79,6 @@ export function terminalReducer(state: TerminalState, action: WireAction, shape:
         output: '',
         timestamp: action.timestamp,
         isComplete: false,
-        ...(action._meta ? { _meta: action._meta } : {}),
       };
       return { ...state, content: [...state.content, part], supportsCommandDetection: true };
     }

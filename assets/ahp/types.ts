@@ -45,8 +45,6 @@ export interface TerminalCommandPart {
   isComplete: boolean;
   exitCode?: number;
   durationMs?: number;
-  /** From its terminal/commandExecuted: termhost's {"termhost/runBy": …}. */
-  _meta?: Record<string, unknown>;
 }
 
 export type TerminalContentPart = TerminalUnclassifiedPart | TerminalCommandPart;
@@ -115,6 +113,7 @@ export interface TerminalCommandExecuted {
   commandId: string;
   commandLine: string;
   timestamp: number;
+  /** A server's extensions (termhost's {"termhost/runBy": …}); the reducer keeps it out of the state. */
   _meta?: Record<string, unknown>;
 }
 export interface TerminalCommandFinished {
@@ -202,6 +201,8 @@ export interface Snapshot<S = unknown> {
   resource: URI;
   state: S;
   fromSeq: number;
+  /** A server's extensions about the state, not part of it (termhost's {"termhost/commandMeta": …}). */
+  _meta?: Record<string, unknown>;
 }
 
 export interface InitializeParams {

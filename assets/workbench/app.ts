@@ -182,7 +182,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       if (ch === ROOT_CHANNEL) return this.#onRoot(st as RootState, reason === 'reinitialize');
       const v = this.#views.get(ch);
       if (v) {
-        v.onSnapshot(st as TerminalState);
+        v.onSnapshot(st as TerminalState, (id) => c.commandMeta(ch, id));
         if (v === this.#editor.activeView) this.#layout.revealPendingDeepLink(v);
       }
       if (reason === 'reinitialize' || reason === 'reconnect') this.statusBar.render();

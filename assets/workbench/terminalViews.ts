@@ -135,7 +135,7 @@ export class TerminalViews {
     this.#host.client.subscribe(v.uri).then(
       (st) => {
         // The snapshot event already drew it; make sure on a cached mirror too.
-        if (!v.loaded && st) v.onSnapshot(st as TerminalState);
+        if (!v.loaded && st) v.onSnapshot(st as TerminalState, (id) => this.#host.client.commandMeta(v.uri, id));
       },
       (e) => {
         if (this.#views.get(v.uri) !== v) return;

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/termhost/termhost/ahp"
@@ -22,6 +23,13 @@ type State struct {
 type TerminalState struct {
 	URI   string            `json:"uri"`
 	State ahp.TerminalState `json:"state"`
+	// CommandMeta is the _meta of the commandExecuted of the content's
+	// command parts, by commandId (content.Store.CommandMeta).
+	CommandMeta map[string]json.RawMessage `json:"commandMeta,omitempty"`
+	// InfoMeta is the catalogue entry's _meta (SetInfoMeta): the restored
+	// catalogue is the one clients were given, as the replay's last
+	// root/terminalsChanged says.
+	InfoMeta json.RawMessage `json:"infoMeta,omitempty"`
 }
 
 // Export returns the hub's state. Call it once nothing publishes any more
@@ -35,7 +43,7 @@ func (h *Hub) Export() State {
 		ch := h.channels[uri]
 		ts := *ch.term
 		ts.Content = ch.content.Snapshot()
-		st.Terminals = append(st.Terminals, TerminalState{URI: uri, State: ts})
+		st.Terminals = append(st.Terminals, TerminalState{URI: uri, State: ts, CommandMeta: ch.content.CommandMeta(), InfoMeta: ch.metaJSON})
 	}
 	st.Ring = h.ring.held()
 	for ch, seq := range h.ring.evicted {
@@ -59,8 +67,16 @@ func (h *Hub) Restore(st State, scrollback int) error {
 		}
 		ts := t.State
 		store := content.FromParts(ts.Content, scrollback)
+		store.SetCommandMeta(t.CommandMeta)
 		ts.Content = nil
-		h.channels[t.URI] = &channel{uri: t.URI, subs: map[Subscriber]struct{}{}, term: &ts, content: store}
+		ch := &channel{uri: t.URI, subs: map[Subscriber]struct{}{}, term: &ts, content: store}
+		if len(t.InfoMeta) > 0 {
+			if err := json.Unmarshal(t.InfoMeta, &ch.meta); err != nil {
+				return fmt.Errorf("hub: restore: %s catalogue _meta: %w", t.URI, err)
+			}
+			ch.metaJSON = encodeMeta(ch.meta)
+		}
+		h.channels[t.URI] = ch
 		h.order = append(h.order, t.URI)
 	}
 	for _, env := range st.Ring {

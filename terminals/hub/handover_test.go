@@ -30,6 +30,11 @@ func TestExportRestore(t *testing.T) {
 				old.Publish(term1, data(strings.Repeat("x", 90)+string(rune('a'+i%26))))
 			}
 			old.Publish(term2, ahp.Action{Type: ahp.TerminalTitleChanged, Title: "two"})
+			// Extensions: a command's mark (beside the terminal's state) and
+			// the catalogue's _meta (in the root's).
+			old.Publish(term2, ahp.Action{Type: ahp.TerminalCommandExecuted, CommandID: "c1", CommandLine: "make", Timestamp: 1,
+				Meta: json.RawMessage(`{"termhost/runBy":{"kind":"agent","name":"Agent"}}`)})
+			old.SetInfoMeta(term2, "termhost/runsCommand", true)
 			b, err := json.Marshal(old.Export())
 			if err != nil {
 				t.Fatal(err)
@@ -48,7 +53,7 @@ func TestExportRestore(t *testing.T) {
 			if got, want := h.Terminals(), old.Terminals(); !reflect.DeepEqual(got, want) {
 				t.Fatalf("catalogue = %+v, want %+v", got, want)
 			}
-			for _, uri := range []string{term1, term2} {
+			for _, uri := range []string{ahp.RootURI, term1, term2} {
 				got, _ := h.Subscribe(newSub("a"), uri)
 				want, _ := old.Subscribe(newSub("a"), uri)
 				if !reflect.DeepEqual(got, want) {
@@ -59,8 +64,8 @@ func TestExportRestore(t *testing.T) {
 			if rec.Kind != tc.wantKind {
 				t.Fatalf("Reconnect = %v, want %v", rec.Kind, tc.wantKind)
 			}
-			if rec.Kind == Replayed && len(rec.Replay.Actions) != 31 {
-				t.Fatalf("replayed %d actions, want 31", len(rec.Replay.Actions))
+			if rec.Kind == Replayed && len(rec.Replay.Actions) != 32 {
+				t.Fatalf("replayed %d actions, want 32", len(rec.Replay.Actions))
 			}
 			h.Publish(term1, data("next"))
 			if got := h.Seq(); got <= old.Seq() {

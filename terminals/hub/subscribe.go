@@ -2,10 +2,12 @@ package hub
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 )
 
 // snapshotLocked returns the state of a channel as s may see it.
@@ -26,7 +28,23 @@ func (h *Hub) snapshotLocked(uri string, s Subscriber) (ahp.Snapshot, error) {
 	ch := h.channels[uri]
 	st := *ch.term
 	st.Content = ch.content.Snapshot()
-	return ahp.Snapshot{Resource: uri, State: st, FromSeq: h.seq}, nil
+	return ahp.Snapshot{Resource: uri, State: st, FromSeq: h.seq, Meta: commandMetaJSON(ch.content.CommandMeta())}, nil
+}
+
+// commandMetaJSON is a terminal snapshot's _meta: the _meta of its command
+// parts' terminal/commandExecuted (ext.MetaCommandMeta), nil when none had
+// one. It goes beside the state, not into its parts: a client reducing
+// with AHP's reducer alone keeps no _meta in a command part, and the
+// snapshot's state must equal what it makes of the actions.
+func commandMetaJSON(meta map[string]json.RawMessage) json.RawMessage {
+	if len(meta) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(map[string]map[string]json.RawMessage{ext.MetaCommandMeta: meta})
+	if err != nil {
+		panic("hub: command _meta: " + err.Error()) // it was decoded or made as JSON
+	}
+	return b
 }
 
 func (h *Hub) subscribeLocked(uri string, s Subscriber) {

@@ -41,8 +41,10 @@ test('the command tracker keeps the agent mark of executed commands and snapshot
   const meta = { 'termhost/runBy': { kind: 'agent', name: 'Agent · Claude Code' } };
   assert.equal(tr.executed({ type: 'terminal/commandExecuted', commandId: 'c1', commandLine: 'make', timestamp: 1, _meta: meta }).runBy, 'Agent · Claude Code');
   assert.equal(tr.executed({ type: 'terminal/commandExecuted', commandId: 'c2', commandLine: 'ls', timestamp: 2 }).runBy, undefined);
-  const part = { type: 'command' as const, commandId: 'c3', commandLine: 'make', output: '', timestamp: 3, isComplete: true, exitCode: 2, _meta: meta };
-  assert.equal(tr.fromPart(part).runBy, 'Agent · Claude Code');
+  // A snapshot's part has no _meta: its commandExecuted's comes beside the state.
+  const part = { type: 'command' as const, commandId: 'c3', commandLine: 'make', output: '', timestamp: 3, isComplete: true, exitCode: 2 };
+  assert.equal(tr.fromPart(part, meta).runBy, 'Agent · Claude Code');
+  assert.equal(tr.fromPart({ ...part, commandId: 'c4' }).runBy, undefined);
 });
 
 test('run-by names without direction or control characters', () => {

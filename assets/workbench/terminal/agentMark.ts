@@ -1,5 +1,6 @@
 // Agents' terminals (docs/protocol.md, "Agents"): the server marks the
-// commands an agent's tool call ran (the command's _meta "termhost/runBy")
+// commands an agent's tool call ran (terminal/commandExecuted's _meta
+// "termhost/runBy", kept beside the state: AhpClient.commandMeta)
 // and names the agent session that last held a terminal (the catalogue's
 // _meta "termhost/agent"), so the owner can hand the terminal back after
 // taking control.
@@ -11,7 +12,7 @@ import { cleanLabel } from '../label';
 /** The agent session that last held a terminal. */
 export type LastAgent = AgentInfo;
 
-/** The agent that ran a command ("Agent · Claude Code"), from its part's or action's _meta; undefined for a person's. */
+/** The agent that ran a command ("Agent · Claude Code"), from its commandExecuted's _meta; undefined for a person's. */
 export function runByOf(meta: Record<string, unknown> | undefined): string | undefined {
   const by = meta?.[extMeta.runBy] as Partial<Record<keyof RunBy, unknown>> | undefined;
   if (by?.kind !== 'agent') return undefined;

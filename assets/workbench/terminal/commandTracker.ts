@@ -97,8 +97,12 @@ export class CommandTracker {
     return rec;
   }
 
-  /** Starts over from a snapshot's command part (call in content order). */
-  fromPart(p: TerminalCommandPart): CommandRecord {
+  /**
+   * Starts over from a snapshot's command part (call in content order);
+   * `meta` is its terminal/commandExecuted's _meta, which the snapshot
+   * carries beside the state (AhpClient.commandMeta), not in the part.
+   */
+  fromPart(p: TerminalCommandPart, meta?: Record<string, unknown>): CommandRecord {
     const rec: CommandRecord = {
       commandId: p.commandId,
       commandLine: p.commandLine,
@@ -106,8 +110,8 @@ export class CommandTracker {
       isComplete: p.isComplete,
       exitCode: p.exitCode,
       durationMs: p.durationMs,
-      runBy: runByOf(p._meta),
-      runByPerson: runByPersonOf(p._meta),
+      runBy: runByOf(meta),
+      runByPerson: runByPersonOf(meta),
     };
     return this.#add(rec);
   }

@@ -292,8 +292,12 @@ export class TerminalView {
 
   // ---- protocol input ----
 
-  /** Redraw from a snapshot: clear, resize to the pty, write the content. */
-  onSnapshot(state: TerminalState): void {
+  /**
+   * Redraw from a snapshot: clear, resize to the pty, write the content.
+   * `commandMeta` gives a command's terminal/commandExecuted _meta (who ran
+   * it), kept beside the state (AhpClient.commandMeta).
+   */
+  onSnapshot(state: TerminalState, commandMeta?: (commandId: string) => Record<string, unknown> | undefined): void {
     const first = !this.loaded;
     this.state = state;
     this.loaded = true;
@@ -312,7 +316,7 @@ export class TerminalView {
       if (p.type === 'unclassified') {
         this.#queue.write(p.value, true);
       } else {
-        const rec = this.tracker.fromPart(p);
+        const rec = this.tracker.fromPart(p, commandMeta?.(p.commandId));
         this.#queue.then(() => this.#placeMarker(rec));
         this.#queue.write(p.output, true);
         if (p.isComplete) this.#queue.then(() => this.#decorations.finished(rec));
