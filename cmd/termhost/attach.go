@@ -74,7 +74,7 @@ func (a *app) attachCommand(args []string) int {
 	if err != nil {
 		return a.fail("attach", base, err)
 	}
-	s := &session{a: a, c: c, cmd: "attach", uri: uri, id: t.id, url: client.TerminalURL(base, t.id), base: base,
+	s := &session{a: a, c: c, cmd: "attach", uri: uri, id: t.id, url: client.TerminalURL(c.LinkBase(), t.id), base: base,
 		forwardStdin: true, claim: true, take: *take, viaLink: t.share != ""}
 	return s.stream(snap)
 }

@@ -122,7 +122,7 @@ func TestShareLinkURLUsesItsToken(t *testing.T) {
 	ts := newTestServer(t)
 	c := ts.dial(t)
 	id := ts.shell(t, c, "linked", c.ClientID())
-	link, err := createShare(t.Context(), c, mustParse(t, ts.URL), id, "viewer", time.Hour)
+	link, err := createShare(t.Context(), c, id, "viewer", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
