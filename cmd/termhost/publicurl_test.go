@@ -5,8 +5,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/termhost/termhost/client"
@@ -158,5 +162,46 @@ func TestPublicURLInEveryLink(t *testing.T) {
 				t.Errorf("attach: exit %d, stderr %q; want the terminal's public URL", code, stderr)
 			}
 		})
+	}
+}
+
+// TestServeLogsPublicURL: behind a reverse proxy, what serve logs and
+// prints for people (the start-up line, the login link, the line of an
+// upgrade in place) names the public URL, never the listener.
+func TestServeLogsPublicURL(t *testing.T) {
+	dir := t.TempDir()
+	s := &upgradeServer{exe: filepath.Join(dir, "termhost"), stateDir: filepath.Join(dir, "state"), log: filepath.Join(dir, "log")}
+	copyFile(t, needBinary(t), s.exe, 0o755)
+	logFile, err := os.Create(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	s.first = exec.Command(s.exe, "serve", "--listen", "127.0.0.1:0", "--shell", "/bin/bash", "--shell-integration", "off",
+		"--token", testToken, "--state-dir", s.stateDir, "--log-level", "info", "--public-url", "https://proxy.example/term/")
+	s.first.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + filepath.Join(dir, "xdg")}
+	s.first.Stdout, s.first.Stderr = logFile, logFile
+	if err := s.first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.stop(t) })
+	waitFor(t, "the login link", func() bool { return strings.Contains(s.logText(), "https://proxy.example/term/#token="+testToken+"\n") })
+	line := func(msg string) string {
+		for _, l := range strings.Split(s.logText(), "\n") {
+			if strings.Contains(l, `msg="`+msg+`"`) {
+				return l
+			}
+		}
+		return ""
+	}
+	if l := line("termhost listening"); !strings.Contains(l, " url=https://proxy.example/term/ ") || !strings.Contains(l, " websocket=wss://proxy.example/term/ws ") {
+		t.Errorf("start-up line %q, want the public URL and WebSocket", l)
+	}
+	if err := s.first.Process.Signal(syscall.SIGUSR2); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the upgrade in the log", func() bool { return line("termhost upgraded in place") != "" })
+	if l := line("termhost upgraded in place"); !strings.Contains(l, " url=https://proxy.example/term/ ") || strings.Contains(l, "127.0.0.1") {
+		t.Errorf("upgrade line %q, want the public URL", l)
 	}
 }
