@@ -71,6 +71,11 @@ type target struct {
 	id     string // as ahp.TerminalIDOf gives it: <id> of ahp-terminal:/<id>, else the whole URI
 	server string // from a URL argument, "" otherwise
 	share  string // the token of a share link URL (#share=…), "" otherwise
+	// public is set for a URL argument not on the configured server's
+	// origin: it names the terminal only if its server is the configured
+	// server's public URL (--public-url), which checkPublic checks once
+	// connected. It holds the URL without its fragment, for messages.
+	public string
 }
 
 // parseTarget accepts an id, a terminal URI (ahp-terminal:/<id> or one a
@@ -118,9 +123,10 @@ func parseTargetURL(u *url.URL, arg string) (target, error) {
 
 // oneTarget takes the single terminal argument of attach, share and kill.
 // A share link's URL brings its own server and token. Any other URL must be
-// on the configured server's origin: the owner token goes nowhere else, so a
-// pasted link to another host cannot collect it. Its base path is then used
-// unless --server was given.
+// on the configured server's origin, or its public URL (a link termhost
+// printed, checked by checkPublic once connected): the owner token goes
+// nowhere else, so a pasted link to another host cannot collect it. A URL
+// on the configured origin brings its base path unless --server was given.
 func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	if len(pos) != 1 {
 		return target{}, a.failf(f.name, "want one terminal id or URL, got %d arguments (see termhost %s --help)", len(pos), f.name), false
@@ -134,12 +140,27 @@ func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	case t.share != "":
 		f.conn.server, f.conn.shareToken = t.server, t.share
 	case !sameOrigin(t.server, f.conn.server):
-		return target{}, a.failf(f.name, "%s is not on the configured server %s, and the owner token is only sent there; "+
-			"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", redactURL(pos[0]), f.conn.server), false
+		t.public = redactURL(pos[0])
 	case !f.conn.explicit:
 		f.conn.server = t.server
 	}
 	return t, 0, true
+}
+
+// checkPublic accepts a target whose URL is not on the configured server's
+// origin only when its server is the public URL the connected server stated
+// (client.Client.PublicURL): the link termhost printed behind a proxy.
+func (a *app) checkPublic(cmd string, cf *connFlags, c *client.Client, t target) (int, bool) {
+	if t.public == "" {
+		return 0, true
+	}
+	if pub := c.PublicURL(); pub != nil && sameOrigin(t.server, pub.String()) {
+		if u, err := client.ParseServer(t.server); err == nil && u.Path == pub.Path {
+			return 0, true
+		}
+	}
+	return a.failf(cmd, "%s is not on the configured server %s, and the owner token is only sent there; "+
+		"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", t.public, cf.server), false
 }
 
 // sameOrigin reports whether two server URLs have the same scheme, host and

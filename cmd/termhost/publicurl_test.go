@@ -161,6 +161,24 @@ func TestPublicURLInEveryLink(t *testing.T) {
 			if !strings.Contains(stderr, public+"/t/"+sid) || strings.Contains(stderr, addr+tc.path+"/t/") {
 				t.Errorf("attach: exit %d, stderr %q; want the terminal's public URL", code, stderr)
 			}
+			// The links printed are taken back: the configured server
+			// stated that public URL. Another host's is still refused,
+			// before the terminal is touched.
+			code, stdout, stderr = call(t, env, "share", "https://evil.example/term/t/"+sid)
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is not on the configured server") {
+				t.Errorf("share <another host's URL>: exit %d, stdout %q, stderr %q; want it refused", code, stdout, stderr)
+			}
+			code, stdout, stderr = call(t, env, "share", public+"/t/"+sid)
+			if code != 0 || !strings.HasPrefix(stdout, public+"/t/"+sid+"#share=") {
+				t.Errorf("share <its public URL>: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+			code, _, stderr = call(t, env, "attach", public+"/t/"+sid)
+			if code != 0 || !strings.Contains(stderr, "detached from "+public+"/t/"+sid) {
+				t.Errorf("attach <its public URL>: exit %d, stderr %q", code, stderr)
+			}
+			if code, _, stderr = call(t, env, "kill", public+"/t/"+sid); code != 0 {
+				t.Errorf("kill <its public URL>: exit %d, stderr %q", code, stderr)
+			}
 		})
 	}
 }

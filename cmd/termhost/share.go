@@ -59,6 +59,9 @@ func (a *app) shareCommand(args []string) int {
 		return code
 	}
 	defer func() { _ = c.Close() }()
+	if code, ok := a.checkPublic("share", f.conn, c, t); !ok {
+		return code
+	}
 	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	defer cancel()
 	sh, err := createShareLabelled(cctx, c, t.id, *role, *label, ttl)
