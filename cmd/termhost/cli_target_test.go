@@ -135,15 +135,6 @@ func TestShareLinkURLUsesItsToken(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, s string) *url.URL {
-	t.Helper()
-	u, err := client.ParseServer(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
 func TestTokenPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, tok string) string {
