@@ -20,6 +20,9 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 	}
 	tok, err := a.resolveToken(cf, base)
 	if err != nil {
+		if cf.elsewhere != "" {
+			return nil, base, a.refuseElsewhere(cmd, cf)
+		}
 		return nil, base, a.failf(cmd, "%v", err)
 	}
 	opts.Token = tok
@@ -30,6 +33,9 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 	defer cancel()
 	c, err := client.Dial(dctx, base.String(), opts)
 	if err != nil {
+		if cf.elsewhere != "" {
+			return nil, base, a.refuseElsewhere(cmd, cf)
+		}
 		return nil, base, a.fail(cmd, base, err)
 	}
 	return c, base, 0
@@ -74,8 +80,8 @@ type target struct {
 	// public is set for a URL argument not on the configured server's
 	// origin: it names the terminal only if its server is the configured
 	// server's public URL (--public-url), which checkPublic checks once
-	// connected. It holds the URL without its fragment, for messages.
-	public string
+	// connected.
+	public bool
 }
 
 // parseTarget accepts an id, a terminal URI (ahp-terminal:/<id> or one a
@@ -140,7 +146,7 @@ func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	case t.share != "":
 		f.conn.server, f.conn.shareToken = t.server, t.share
 	case !sameOrigin(t.server, f.conn.server):
-		t.public = redactURL(pos[0])
+		t.public, f.conn.elsewhere = true, redactURL(pos[0])
 	case !f.conn.explicit:
 		f.conn.server = t.server
 	}
@@ -151,7 +157,7 @@ func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 // origin only when its server is the public URL the connected server stated
 // (client.Client.PublicURL): the link termhost printed behind a proxy.
 func (a *app) checkPublic(cmd string, cf *connFlags, c *client.Client, t target) (int, bool) {
-	if t.public == "" {
+	if !t.public {
 		return 0, true
 	}
 	if pub := c.PublicURL(); pub != nil && sameOrigin(t.server, pub.String()) {
@@ -159,8 +165,13 @@ func (a *app) checkPublic(cmd string, cf *connFlags, c *client.Client, t target)
 			return 0, true
 		}
 	}
+	return a.refuseElsewhere(cmd, cf), false
+}
+
+// refuseElsewhere refuses cf.elsewhere, a URL on another server.
+func (a *app) refuseElsewhere(cmd string, cf *connFlags) int {
 	return a.failf(cmd, "%s is not on the configured server %s, and the owner token is only sent there; "+
-		"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", t.public, cf.server), false
+		"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", cf.elsewhere, cf.server)
 }
 
 // sameOrigin reports whether two server URLs have the same scheme, host and
