@@ -33,8 +33,16 @@ type Config struct {
 	// sets opts' client id, clientInfo and subscriptions; Dial adds the
 	// credentials.
 	Dial func(ctx context.Context, opts client.Options) (*client.Client, error)
-	// Base is the server's base URL, for terminal links.
+	// Base is the server's base URL, for terminal links when the server
+	// states no public URL in its initialize result (client.PublicURL),
+	// which wins: the agent may reach the server by another address.
 	Base *url.URL
+	// LinkCredentials, when set, tells the agent how to fetch the links it
+	// returns (fullOutputUrl): termhost serve --mcp sets it, as the
+	// credential the agent sends to /mcp (the owner token as a bearer, or
+	// its sign-in through the proxy) also opens them. Without it those
+	// links open only in a browser signed in as the owner.
+	LinkCredentials string
 	// AllowAnyTerminal lets the agent use every terminal, not only those
 	// it opened.
 	AllowAnyTerminal bool
@@ -167,4 +175,16 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// linkBase is the base of the links returned to the agent: the public URL
+// the server stated on c (termhost serve --public-url), else Config.Base;
+// nil without either.
+func (a *Agent) linkBase(c *client.Client) *url.URL {
+	if c != nil {
+		if u := c.PublicURL(); u != nil {
+			return u
+		}
+	}
+	return a.cfg.Base
 }

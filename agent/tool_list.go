@@ -67,8 +67,8 @@ func (s *session) describe(c *client.Client, info ahp.TerminalInfo) Terminal {
 	if t.State == "" {
 		t.State = ahp.StatusRunning
 	}
-	if s.a.cfg.Base != nil {
-		t.URL = client.TerminalURL(s.a.cfg.Base, id)
+	if base := s.a.linkBase(c); base != nil {
+		t.URL = client.TerminalURL(base, id)
 	}
 	for _, m := range Presence(c)[info.Resource] {
 		t.Watchers = append(t.Watchers, m.Name)

@@ -35,8 +35,11 @@ type Result struct {
 	OmittedFrom   int64  `json:"omittedFrom,omitempty" jsonschema:"when truncated: the cursor where the output left out begins (read_terminal with mode output and since this reads it)"`
 	OmittedBytes  int64  `json:"omittedBytes,omitempty" jsonschema:"when truncated: how many bytes of output are left out"`
 	Simplified    bool   `json:"simplified,omitempty" jsonschema:"rendering the output as a terminal would took too long: part of it is shown with its escape sequences stripped"`
-	FullOutputURL string `json:"fullOutputUrl,omitempty" jsonschema:"the terminal's whole output as text (needs the owner's login)"`
-	Cursor        int64  `json:"cursor" jsonschema:"output position now, for read_terminal and wait_for since"`
+	FullOutputURL string `json:"fullOutputUrl,omitempty" jsonschema:"the terminal's whole output as text: fetch it as fullOutputAuth says; without fullOutputAuth it opens only in a browser signed in to termhost as the owner"`
+	// FullOutputAuth says which credential fetches FullOutputURL (see
+	// Config.LinkCredentials).
+	FullOutputAuth string `json:"fullOutputAuth,omitempty" jsonschema:"how to fetch fullOutputUrl with what you already have"`
+	Cursor         int64  `json:"cursor" jsonschema:"output position now, for read_terminal and wait_for since"`
 }
 
 // Statuses of a Result.
@@ -218,8 +221,9 @@ func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *co
 	s.mu.Lock()
 	id := ahp.TerminalIDOf(t.uri)
 	r := Result{Terminal: id, Status: status, Cursor: t.total}
-	if s.a.cfg.Base != nil {
-		r.FullOutputURL = client.TerminalURL(s.a.cfg.Base, id) + "/output.txt"
+	if base := s.a.linkBase(c); base != nil {
+		r.FullOutputURL = client.TerminalURL(base, id) + "/output.txt"
+		r.FullOutputAuth = s.a.cfg.LinkCredentials
 	}
 	if cmd == nil {
 		s.mu.Unlock()

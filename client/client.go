@@ -55,6 +55,7 @@ type Client struct {
 	clientSeq  int64
 	lastSeq    int64 // highest serverSeq seen: the legacy reconnect watermark
 	version    string
+	publicURL  *url.URL // the initialize result's ext.MetaPublicURL, if any
 	shape      ahp.Shape
 	mirrors    map[string]*mirror
 	closed     bool
@@ -112,6 +113,34 @@ func (c *Client) Version() string {
 	return c.version
 }
 
+// LinkBase is the base URL of the links people open (terminal pages,
+// recordings, output as text): the public URL the server stated in its
+// initialize result (ext.MetaPublicURL: termhost serve --public-url), else
+// the URL the client dialled. A client reaching the server over loopback
+// or behind the proxy thus prints the URL a teammate can open.
+func (c *Client) LinkBase() *url.URL {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.publicURL != nil {
+		u := *c.publicURL
+		return &u
+	}
+	u := *c.base
+	return &u
+}
+
+// PublicURL is the public base URL the server stated in its initialize
+// result (ext.MetaPublicURL), or nil when it stated none.
+func (c *Client) PublicURL() *url.URL {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.publicURL == nil {
+		return nil
+	}
+	u := *c.publicURL
+	return &u
+}
+
 // Done is closed once the client has finished (Close, or a connection lost
 // for good); Err then says why.
 func (c *Client) Done() <-chan struct{} { return c.done }
@@ -164,6 +193,9 @@ func (c *Client) initialize(ws *websocket.Conn, subs []string) *pendingCall {
 			ProtocolVersion string         `json:"protocolVersion"`
 			ServerSeq       int64          `json:"serverSeq"`
 			Snapshots       []ahp.Snapshot `json:"snapshots"`
+			Meta            struct {
+				PublicURL string `json:"termhost/publicUrl"`
+			} `json:"_meta"`
 		}
 		if err == nil {
 			if derr := json.Unmarshal(raw, &r); derr != nil {
@@ -181,6 +213,12 @@ func (c *Client) initialize(ws *websocket.Conn, subs []string) *pendingCall {
 			return nil, err
 		}
 		c.version, c.shape = r.ProtocolVersion, ahp.ShapeFor(r.ProtocolVersion)
+		// A public URL that is not a server URL is ignored: links then
+		// keep the dialled one.
+		c.publicURL = nil
+		if u, perr := ParseServer(r.Meta.PublicURL); r.Meta.PublicURL != "" && perr == nil {
+			c.publicURL = u
+		}
 		// A fallback initialize may meet a restarted server whose counter
 		// began again: its serverSeq is the new watermark.
 		c.lastSeq = r.ServerSeq

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/termhost/termhost/ahp/ext"
 )
@@ -11,7 +12,13 @@ import (
 // signed in by SSO), so a client can find itself in a terminal's presence
 // list ("You (this tab)"), and the size policy (ext.MetaSizePolicy:
 // ext.SizeHolder or SizeSmallest): under "smallest" the browser reports its
-// view's size even when it does not hold the claim.
+// view's size even when it does not hold the claim; and, with a
+// Config.PublicURL, that URL (ext.MetaPublicURL), so that a client dialling
+// over loopback or behind the proxy prints the links people can open.
 func (s *Server) initializeMeta(presenceID string) json.RawMessage {
-	return mustMarshal(map[string]string{ext.MetaPresenceID: presenceID, ext.MetaSizePolicy: s.m.SizePolicy()})
+	m := map[string]string{ext.MetaPresenceID: presenceID, ext.MetaSizePolicy: s.m.SizePolicy()}
+	if s.cfg.PublicURL != "" {
+		m[ext.MetaPublicURL] = strings.TrimRight(s.cfg.PublicURL, "/")
+	}
+	return mustMarshal(m)
 }

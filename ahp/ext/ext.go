@@ -66,6 +66,13 @@ const (
 	// MetaSizePolicy is the initialize result's key naming the server's
 	// size policy: SizeHolder or SizeSmallest.
 	MetaSizePolicy = "termhost/sizePolicy"
+	// MetaPublicURL is the initialize result's key holding the server's
+	// public base URL (termhost serve --public-url), without a trailing
+	// slash: the URL people open, which the links a client prints or
+	// returns start with, also when the client itself reaches the server
+	// by another address (loopback, behind the proxy). Absent when the
+	// server has none: links then start with the URL the client dialled.
+	MetaPublicURL = "termhost/publicUrl"
 	// MetaCommand is the createTerminal key that runs a command instead of a
 	// shell: "_meta": {"termhost/command": ["make", "build"]}.
 	MetaCommand = "termhost/command"

@@ -71,6 +71,8 @@ export const extMeta = {
   presenceId: 'termhost/presenceId',
   /** initialize result: the server's SizePolicy. */
   sizePolicy: 'termhost/sizePolicy',
+  /** initialize result: the server's public URL (--public-url), the base of the links people open; absent without one. */
+  publicUrl: 'termhost/publicUrl',
   /** createTerminal params: a command to run instead of a shell (["make", "build"]). */
   command: 'termhost/command',
   /** createTerminal params: true records the terminal from its start. */

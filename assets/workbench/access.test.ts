@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessLost, accessProbeUrl, endedMessage, expiryLabel, linksWorkForOthers, parseRole, revokedMessage, serverRestarted, shareExpiries, shareRoleNote, wsUrl, type Role } from './access';
+import { accessLost, accessProbeUrl, endedMessage, expiryLabel, linkBase, linksWorkForOthers, parseRole, revokedMessage, serverRestarted, shareExpiries, shareRoleNote, wsUrl, type Role } from './access';
 
 describe('wsUrl', () => {
   const http = { protocol: 'http:', host: '127.0.0.1:8080' };
@@ -155,4 +155,16 @@ test('Copy Link is offered only where the link works for its recipient', () => {
     ['viewer', false],
   ];
   for (const [role, want] of cases) assert.equal(linksWorkForOthers(role), want, role);
+});
+
+describe('linkBase', () => {
+  test('the public URL the server states wins, path kept, trailing slash dropped', () => {
+    assert.equal(linkBase('https://dev.example/term/', 'http://127.0.0.1:7681', ''), 'https://dev.example/term');
+    assert.equal(linkBase('https://dev.example', 'http://127.0.0.1:7681', '/term'), 'https://dev.example');
+  });
+  test('without one (or with something not an http(s) URL), the page’s own origin and base path', () => {
+    for (const stated of [undefined, '', 42, 'javascript:alert(1)', '/term', 'https:///x']) {
+      assert.equal(linkBase(stated, 'http://127.0.0.1:7681', '/term/'), 'http://127.0.0.1:7681/term', String(stated));
+    }
+  });
 });

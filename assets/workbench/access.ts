@@ -162,6 +162,16 @@ export function accessLost(role: Role, status: number, why = ''): EndedMessage |
 }
 
 /**
+ * The base of the links this page hands out (Copy Link, a dragged tab): the
+ * public URL the server states in initialize (extMeta.publicUrl, behind a
+ * reverse proxy), else this page's own origin and base path.
+ */
+export function linkBase(publicUrl: unknown, origin: string, basePath: string): string {
+  if (typeof publicUrl === 'string' && /^https?:\/\/[^/]/i.test(publicUrl)) return publicUrl.replace(/\/+$/, '');
+  return origin + basePath.replace(/\/+$/, '');
+}
+
+/**
  * Whether a plain /t/<id> link copied on this page works for whoever it is
  * passed to. The owner's does (the recipient signs in as usual, or it is the
  * owner again). A share link's viewer or driver does not know the link's

@@ -22,7 +22,7 @@ import { QuickInput, Notifications, type Notify } from './quickinput';
 import { BuildIndicator, BackgroundNotifier } from './buildstatus';
 import { formatDuration } from './format';
 import { NameMemory } from './terminalNames';
-import { serverRestarted, type Role } from './access';
+import { linkBase, serverRestarted, type Role } from './access';
 import { TerminalOps } from './terminalOps';
 import { RejectionNotice } from './rejectionNotice';
 import { CommandRegistry } from './commands';
@@ -427,7 +427,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   terminalLink(view: TerminalView): string {
-    return `${location.origin}${this.config.basePath}/t/${encodeURIComponent(view.id)}`;
+    return `${linkBase(this.client.serverMeta?.[extMeta.publicUrl], location.origin, this.config.basePath)}/t/${encodeURIComponent(view.id)}`;
   }
 
   commandLink(view: TerminalView, commandId: string): string {

@@ -17,6 +17,8 @@ export interface EditorHost {
   killTerminal(view: TerminalView): void;
   splitRight(group: EditorGroup): void;
   titleOf(view: TerminalView): string;
+  /** The terminal's page as people open it (a dragged tab's text). */
+  terminalLink(view: TerminalView): string;
   layoutChanged(): void;
   /** Who is on a terminal: avatars for its tab (terminal/presence.ts). */
   presenceOf?(view: TerminalView): HTMLElement | null;
@@ -140,7 +142,7 @@ export class EditorGroup {
       });
       tab.addEventListener('dragstart', (e) => {
         e.dataTransfer!.setData(DND_TYPE, v.uri);
-        e.dataTransfer!.setData('text/plain', location.origin + '/t/' + encodeURIComponent(v.id));
+        e.dataTransfer!.setData('text/plain', host.terminalLink(v));
         e.dataTransfer!.effectAllowed = 'move';
         this.#area.dragging = v;
         tab.classList.add('dragging');

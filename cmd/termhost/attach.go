@@ -33,8 +33,9 @@ Detach (the terminal keeps running) with either:
   ~.              a tilde then a dot, right after Enter (~~ sends one ~)
 
 The terminal may be given as an id, as ahp-terminal:/<id>, as its URL
-<server>/t/<id> on the configured server (the owner token is never sent to
-another origin, so a URL on another host is refused), or as a share link
+<server>/t/<id> on the configured server or on its --public-url (the owner
+token is never sent to another origin, so a URL on another host is refused),
+or as a share link
 <server>/t/<id>#share=… (then the link's own server and token are used).
 
 attach exits 0 when you detach, and with the remote exit code when the
@@ -64,6 +65,9 @@ func (a *app) attachCommand(args []string) int {
 		return code
 	}
 	defer func() { _ = c.Close() }()
+	if code, ok := a.checkPublic("attach", f.conn, c, t); !ok {
+		return code
+	}
 	uri := ahp.TerminalURIOf(t.id)
 	sctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	snap, err := c.Subscribe(sctx, uri)
@@ -74,7 +78,7 @@ func (a *app) attachCommand(args []string) int {
 	if err != nil {
 		return a.fail("attach", base, err)
 	}
-	s := &session{a: a, c: c, cmd: "attach", uri: uri, id: t.id, url: client.TerminalURL(base, t.id), base: base,
+	s := &session{a: a, c: c, cmd: "attach", uri: uri, id: t.id, url: client.TerminalURL(c.LinkBase(), t.id), base: base,
 		forwardStdin: true, claim: true, take: *take, viaLink: t.share != ""}
 	return s.stream(snap)
 }

@@ -163,7 +163,7 @@ func TestAttachAsViewerAndRemoteExit(t *testing.T) {
 	// Through a driver link, attach cannot take the claim from a connected
 	// client: it watches read-only and says so; "~." at the start of a line
 	// detaches.
-	link, err := createShare(t.Context(), holder, mustParse(t, ts.URL), id, "driver", time.Hour)
+	link, err := createShare(t.Context(), holder, id, "driver", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,10 @@ type connFlags struct {
 	timeout    time.Duration
 	explicit   bool   // --server was given (flag or environment)
 	shareToken string // from a share link's URL: used instead of the owner token
+	// elsewhere is a terminal URL argument on another origin than server's
+	// (without its fragment): it is refused unless the server states it
+	// as its public URL, and when the server cannot be reached.
+	elsewhere string
 }
 
 func newCmdFlags(name, synopsis, about, examples string) *cmdFlags {

@@ -20,6 +20,9 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 	}
 	tok, err := a.resolveToken(cf, base)
 	if err != nil {
+		if cf.elsewhere != "" {
+			return nil, base, a.refuseElsewhere(cmd, cf)
+		}
 		return nil, base, a.failf(cmd, "%v", err)
 	}
 	opts.Token = tok
@@ -30,6 +33,9 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 	defer cancel()
 	c, err := client.Dial(dctx, base.String(), opts)
 	if err != nil {
+		if cf.elsewhere != "" {
+			return nil, base, a.refuseElsewhere(cmd, cf)
+		}
 		return nil, base, a.fail(cmd, base, err)
 	}
 	return c, base, 0
@@ -71,6 +77,11 @@ type target struct {
 	id     string // as ahp.TerminalIDOf gives it: <id> of ahp-terminal:/<id>, else the whole URI
 	server string // from a URL argument, "" otherwise
 	share  string // the token of a share link URL (#share=…), "" otherwise
+	// public is set for a URL argument not on the configured server's
+	// origin: it names the terminal only if its server is the configured
+	// server's public URL (--public-url), which checkPublic checks once
+	// connected.
+	public bool
 }
 
 // parseTarget accepts an id, a terminal URI (ahp-terminal:/<id> or one a
@@ -118,9 +129,10 @@ func parseTargetURL(u *url.URL, arg string) (target, error) {
 
 // oneTarget takes the single terminal argument of attach, share and kill.
 // A share link's URL brings its own server and token. Any other URL must be
-// on the configured server's origin: the owner token goes nowhere else, so a
-// pasted link to another host cannot collect it. Its base path is then used
-// unless --server was given.
+// on the configured server's origin, or its public URL (a link termhost
+// printed, checked by checkPublic once connected): the owner token goes
+// nowhere else, so a pasted link to another host cannot collect it. A URL
+// on the configured origin brings its base path unless --server was given.
 func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	if len(pos) != 1 {
 		return target{}, a.failf(f.name, "want one terminal id or URL, got %d arguments (see termhost %s --help)", len(pos), f.name), false
@@ -134,12 +146,32 @@ func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	case t.share != "":
 		f.conn.server, f.conn.shareToken = t.server, t.share
 	case !sameOrigin(t.server, f.conn.server):
-		return target{}, a.failf(f.name, "%s is not on the configured server %s, and the owner token is only sent there; "+
-			"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", redactURL(pos[0]), f.conn.server), false
+		t.public, f.conn.elsewhere = true, redactURL(pos[0])
 	case !f.conn.explicit:
 		f.conn.server = t.server
 	}
 	return t, 0, true
+}
+
+// checkPublic accepts a target whose URL is not on the configured server's
+// origin only when its server is the public URL the connected server stated
+// (client.Client.PublicURL): the link termhost printed behind a proxy.
+func (a *app) checkPublic(cmd string, cf *connFlags, c *client.Client, t target) (int, bool) {
+	if !t.public {
+		return 0, true
+	}
+	if pub := c.PublicURL(); pub != nil && sameOrigin(t.server, pub.String()) {
+		if u, err := client.ParseServer(t.server); err == nil && u.Path == pub.Path {
+			return 0, true
+		}
+	}
+	return a.refuseElsewhere(cmd, cf), false
+}
+
+// refuseElsewhere refuses cf.elsewhere, a URL on another server.
+func (a *app) refuseElsewhere(cmd string, cf *connFlags) int {
+	return a.failf(cmd, "%s is not on the configured server %s, and the owner token is only sent there; "+
+		"set --server or TERMHOST_SERVER to that server if you trust it, or use a share link", cf.elsewhere, cf.server)
 }
 
 // sameOrigin reports whether two server URLs have the same scheme, host and

@@ -47,7 +47,7 @@ func heldShell(t *testing.T, ts *testServer, id string) (holder *client.Client, 
 	if _, err := holder.Subscribe(t.Context(), uri); err != nil {
 		t.Fatal(err)
 	}
-	link, err := createShareLabelled(t.Context(), holder, mustParse(t, ts.URL), id, "driver", "alice", time.Hour)
+	link, err := createShareLabelled(t.Context(), holder, id, "driver", "alice", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

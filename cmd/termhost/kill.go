@@ -32,6 +32,9 @@ func (a *app) killCommand(args []string) int {
 		return code
 	}
 	defer func() { _ = c.Close() }()
+	if code, ok := a.checkPublic("kill", f.conn, c, t); !ok {
+		return code
+	}
 	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	defer cancel()
 	if _, err := c.Call(cctx, ahp.MethodDisposeTerminal, ahp.ChannelParams{Channel: ahp.TerminalURIOf(t.id)}); err != nil {

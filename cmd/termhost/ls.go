@@ -59,7 +59,7 @@ func (a *app) lsCommand(args []string) int {
 	if len(pos) > 0 {
 		return a.failf("ls", "unexpected argument %q (see termhost ls --help)", pos[0])
 	}
-	c, base, code := a.connect(context.Background(), "ls", f.conn, client.Options{InitialSubscriptions: []string{ahp.RootURI}})
+	c, _, code := a.connect(context.Background(), "ls", f.conn, client.Options{InitialSubscriptions: []string{ahp.RootURI}})
 	if c == nil {
 		return code
 	}
@@ -78,7 +78,7 @@ func (a *app) lsCommand(args []string) int {
 		id := ahp.TerminalIDOf(info.Resource)
 		entries = append(entries, lsEntry{ID: id, Title: info.Title, State: info.Lifecycle.Status,
 			ExitCode: info.Lifecycle.ExitCode, Claim: info.Claim, Control: controlName(info, here[info.Resource]),
-			URL: client.TerminalURL(base, id), Presence: here[info.Resource]})
+			URL: client.TerminalURL(c.LinkBase(), id), Presence: here[info.Resource]})
 		if *preview {
 			var why string
 			entries[len(entries)-1].Screen, why = screenOf(c, info.Resource)

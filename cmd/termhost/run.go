@@ -91,13 +91,13 @@ func (a *app) runCommand(args []string) int {
 	if _, err := c.Call(cctx, ahp.MethodCreateTerminal, params); err != nil {
 		return a.fail("run", base, err)
 	}
-	termURL := client.TerminalURL(base, id)
+	termURL := client.TerminalURL(c.LinkBase(), id)
 	fmt.Fprintf(a.stderr, "termhost: terminal %s\n", termURL)
 	if *record {
 		fmt.Fprintf(a.stderr, "termhost: recording %s/recording.cast\n", termURL)
 	}
 	if *role != "" {
-		sh, err := createShare(cctx, c, base, id, *role, ttl)
+		sh, err := createShare(cctx, c, id, *role, ttl)
 		if err != nil {
 			// A build nobody asked to run unshared is not left behind.
 			_, _ = c.Call(cctx, ahp.MethodDisposeTerminal, ahp.ChannelParams{Channel: uri})

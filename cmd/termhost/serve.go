@@ -229,7 +229,7 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		switch {
 		case first && upgraded:
 			pause := time.Now().UnixMilli() - msg.StoppedAt
-			log.Info("termhost upgraded in place", "url", setup.scheme()+"://"+s.addr.String()+o.basePath+"/",
+			log.Info("termhost upgraded in place", "url", publicBase(o, setup, s.addr).String()+"/",
 				"from", msg.From, "version", version, "terminals", len(m.Terminals()), "pause_ms", pause)
 			writeUpgradeStatus(setup.stateDir, upgradeStatus{OK: true, From: msg.From, PauseMs: pause}, log)
 			setup.audit.Record(audit.Event{Event: audit.ServerUpgrade,
@@ -342,14 +342,7 @@ func (s *serving) stop(restart bool) {
 // place the token is shown: the owner's own terminal) and saves the token
 // for the CLI on this machine.
 func announce(o serveOptions, setup serveSetup, addr *net.TCPAddr, shell string, log *slog.Logger) {
-	public := strings.TrimRight(o.publicURL, "/")
-	if public == "" {
-		host := addr.String()
-		if addr.IP.IsUnspecified() {
-			host = net.JoinHostPort("127.0.0.1", fmt.Sprint(addr.Port))
-		}
-		public = setup.scheme() + "://" + host + strings.TrimRight(o.basePath, "/")
-	}
+	public := publicBase(o, setup, addr).String()
 	wsURL := strings.Replace(public, "http", "ws", 1) + "/ws"
 	log.Info("termhost listening", "url", public+"/", "websocket", wsURL, "shell", shell, "auth", o.authMode)
 	if o.authMode == "none" {

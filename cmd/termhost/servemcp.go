@@ -55,6 +55,9 @@ func newServeMCP(inner func() http.Handler, token, basePath string, base *url.UR
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return m.pipe.dial(ctx) }}}
 	m.agent = agent.New(agent.Config{Base: base, Logger: log.With("component", "mcp"), Version: version,
+		// /t/<id>/output.txt takes the owner token as a bearer, and a
+		// person the proxy signs in, like /mcp.
+		LinkCredentials: "send the same Authorization header you send to this MCP server (behind single sign-on, the same sign-in)",
 		PersonOf: func(h http.Header) agent.Person {
 			return agent.Person{ID: h.Get(handlers.HeaderActingPerson), Name: h.Get(handlers.HeaderActingName)}
 		},
@@ -144,7 +147,9 @@ type loopbackConn struct {
 func (loopbackConn) LocalAddr() net.Addr  { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
 func (loopbackConn) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
 
-// publicBase is the server's base URL as people reach it, for links.
+// publicBase is the server's base URL as people reach it, without a
+// trailing slash, for links and the log: --public-url, else the listener's
+// address (loopback for a wildcard one) with --base-path.
 func publicBase(o serveOptions, setup serveSetup, addr *net.TCPAddr) *url.URL {
 	if u, err := client.ParseServer(o.publicURL); o.publicURL != "" && err == nil {
 		return u

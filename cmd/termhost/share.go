@@ -59,9 +59,12 @@ func (a *app) shareCommand(args []string) int {
 		return code
 	}
 	defer func() { _ = c.Close() }()
+	if code, ok := a.checkPublic("share", f.conn, c, t); !ok {
+		return code
+	}
 	cctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 	defer cancel()
-	sh, err := createShareLabelled(cctx, c, base, t.id, *role, *label, ttl)
+	sh, err := createShareLabelled(cctx, c, t.id, *role, *label, ttl)
 	if err != nil {
 		return a.fail("share", base, err)
 	}
@@ -127,12 +130,14 @@ func describeShare(l ext.ShareInfo) string {
 	return what + ", expires " + time.UnixMilli(*l.ExpiresAt).Local().Format("2006-01-02 15:04 MST")
 }
 
-func createShare(ctx context.Context, c *client.Client, base *url.URL, id, role string, ttl time.Duration) (ext.ShareInfo, error) {
-	return createShareLabelled(ctx, c, base, id, role, "", ttl)
+func createShare(ctx context.Context, c *client.Client, id, role string, ttl time.Duration) (ext.ShareInfo, error) {
+	return createShareLabelled(ctx, c, id, role, "", ttl)
 }
 
 // createShareLabelled is createShare with a label naming who the link is for.
-func createShareLabelled(ctx context.Context, c *client.Client, base *url.URL, id, role, label string, ttl time.Duration) (ext.ShareInfo, error) {
+// A relative link (a server that does not know how people reach it) is
+// resolved against the link base (client.Client.LinkBase), keeping its path.
+func createShareLabelled(ctx context.Context, c *client.Client, id, role, label string, ttl time.Duration) (ext.ShareInfo, error) {
 	p := newShareParams(id, role, ttl)
 	p.Label = label
 	l, err := c.CreateShare(ctx, p)
@@ -143,6 +148,8 @@ func createShareLabelled(ctx context.Context, c *client.Client, base *url.URL, i
 		return ext.ShareInfo{}, fmt.Errorf("%s: unexpected result without a url", ext.MethodShareCreate)
 	}
 	if u, err := url.Parse(l.URL); err == nil && !u.IsAbs() {
+		base := c.LinkBase()
+		base.Path = strings.TrimRight(base.Path, "/") + "/"
 		l.URL = base.ResolveReference(u).String()
 	}
 	return l, nil
