@@ -157,7 +157,8 @@ func (p *page) waitJS(what, js string, timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	for {
 		ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-		raw, err := p.evalRaw(ctx, "!!("+js+")")
+		// Awaited before the test: a promise (clipboard reads) is truthy.
+		raw, err := p.evalRaw(ctx, "(async () => !!(await ("+js+")))()")
 		cancel()
 		if err == nil && string(raw) == "true" {
 			return
