@@ -288,6 +288,23 @@ func (c *conn) awaitAnswers() {
 	}
 }
 
+// awaitInput holds the reader while the input queue of the terminal uri
+// has no room for n bytes of terminal/input that this connection
+// dispatched: a paste goes on at the pace its program reads, and nothing
+// more is read from this connection meanwhile (backpressure; other
+// connections, the owner's other tabs included, go on). It returns false
+// when the connection is closing (the input is dropped with it).
+func (c *conn) awaitInput(uri string, n int) bool {
+	c.s.metrics.pacedInput.Inc()
+	c.inputPauses.Add(1)
+	c.inputPaused.Add(1)
+	c.s.pausedInput.Add(1)
+	c.s.m.AwaitInput(c.ctx, uri, n)
+	c.s.pausedInput.Add(-1)
+	c.inputPaused.Add(-1)
+	return c.ctx.Err() == nil
+}
+
 // pace waits for a token of the participant's bucket before a costly
 // request; only this connection's reader waits. An error ends the
 // connection (it is closing).

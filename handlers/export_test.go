@@ -24,6 +24,10 @@ const MaxDownloads = maxDownloads
 func (s *Server) PausedReaders() int64 { return s.paused.Load() }
 func (s *Server) UnsentAnswers() int64 { return s.heldTotal.Load() }
 
+// InputWaits is how many connections' readers wait for room for their
+// terminal/input (backpressure).
+func (s *Server) InputWaits() int64 { return s.pausedInput.Load() }
+
 // OverBudget is termhost_over_budget_total{kind}.
 func (s *Server) OverBudget(kind string) float64 {
 	var m dto.Metric

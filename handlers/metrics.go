@@ -19,6 +19,7 @@ type metrics struct {
 	skips            prometheus.Counter
 	skippedBytes     prometheus.Counter
 	paced            prometheus.Counter
+	pacedInput       prometheus.Counter
 	overBudget       *prometheus.CounterVec
 	reconnects       *prometheus.CounterVec
 	authFailures     *prometheus.CounterVec
@@ -42,6 +43,8 @@ func newMetrics(terminals func() float64) *metrics {
 			Help: "Terminal output not sent to connections that skipped ahead (a redraw of the screen went instead)."}),
 		paced: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_paced_requests_total",
 			Help: "Costly requests that waited for their participant's rate (handlers/budget.go)."}),
+		pacedInput: prometheus.NewCounter(prometheus.CounterOpts{Name: "termhost_paced_input_total",
+			Help: "Waits of a connection's terminal/input for room in its terminal's input queue (the connection is not read meanwhile)."}),
 		overBudget: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_over_budget_total",
 			Help: "Connections and downloads refused or closed over a participant's budget, by kind."}, []string{"kind"}),
 		reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_reconnects_total",
@@ -51,7 +54,7 @@ func newMetrics(terminals func() float64) *metrics {
 		permissionDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "termhost_permission_denied_total",
 			Help: "Requests and dispatches refused by role (share links), by kind."}, []string{"kind"}),
 	}
-	m.reg.MustRegister(m.connections, m.bytesIn, m.bytesOut, m.evictions, m.skips, m.skippedBytes, m.paced, m.overBudget, m.reconnects, m.authFailures, m.permissionDenied,
+	m.reg.MustRegister(m.connections, m.bytesIn, m.bytesOut, m.evictions, m.skips, m.skippedBytes, m.paced, m.pacedInput, m.overBudget, m.reconnects, m.authFailures, m.permissionDenied,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "termhost_terminals", Help: "Terminals (running or exited, not disposed)."}, terminals),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

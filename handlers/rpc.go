@@ -306,7 +306,14 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		return
 	}
 	a = c.echoable(uri, a, raw)
-	switch c.s.m.Dispatch(c, origin, uri, a, c.policy()) {
+	out := c.s.m.Dispatch(c, origin, uri, a, c.policy())
+	for out == terminals.Full { // input the terminal has no room for yet
+		if !c.awaitInput(uri, len(a.Data)) {
+			return // closing
+		}
+		out = c.s.m.Dispatch(c, origin, uri, a, c.policy())
+	}
+	switch out {
 	case terminals.RefusedByRole:
 		c.s.metrics.permissionDenied.WithLabelValues("dispatch").Inc()
 	case terminals.Accepted:

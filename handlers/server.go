@@ -180,6 +180,7 @@ type Server struct {
 	heldTotal    atomic.Int64 // unsent answer bytes of all participants but the owner
 	connected    atomic.Int64 // participants but the owner with a connection (budget.go)
 	paused       atomic.Int64 // readers waiting for their answers to be sent (awaitAnswers)
+	pausedInput  atomic.Int64 // readers waiting for room for their input (awaitInput)
 	// byPerson are the live connections whose role came from the roles
 	// directory (sso.go, applyRoles).
 	byPerson map[*conn]bool

@@ -232,6 +232,10 @@ type conn struct {
 	// lowered: the person's role was lowered since accept (applyRoles):
 	// every request is refused until the writer closes the connection.
 	lowered atomic.Bool
+	// inputPaused: the reader waits for room for input (awaitInput), as
+	// it has inputPauses times; a ping unanswered meanwhile proves nothing
+	// (its pong waits, unread, behind the paste).
+	inputPaused, inputPauses atomic.Int64
 }
 
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
@@ -585,9 +589,15 @@ func (c *conn) startPings() (stop func()) {
 	inFlight.Add(1)
 	timer = time.AfterFunc(interval, func() {
 		defer inFlight.Done()
+		pauses, paused := c.inputPauses.Load(), c.inputPaused.Load() > 0
 		ctx, cancel := context.WithTimeout(c.ctx, interval)
 		err := c.ws.Ping(ctx)
 		cancel()
+		// Only the reader takes a pong in: while it waits for room for
+		// input, a live peer's pong is not read either.
+		if err != nil && (paused || c.inputPaused.Load() > 0 || c.inputPauses.Load() != pauses) {
+			err = nil
+		}
 		if err != nil {
 			if c.ctx.Err() == nil {
 				// No clientID here: the read loop sets it while pings run.

@@ -26,7 +26,7 @@ type Config struct {
 	Env              []string // base environment for shells (default os.Environ())
 	DisposeGrace     time.Duration
 	ReplayBytes      int // replay ring budget (default 4 MiB)
-	InputQueue       int // bytes of queued keyboard input per terminal (default 1 MiB)
+	InputQueue       int // bytes of input queued per terminal (default 1 MiB; see InputStall)
 	Logger           *slog.Logger
 	Clock            shellint.Clock // nil = real clock
 	// RecordDir is where recordings are kept (<state-dir>/recordings); ""
@@ -57,6 +57,13 @@ type Config struct {
 	// integration waits for its first prompt (default 300 ms, see
 	// inputHold); input to anything else never waits.
 	InputHold time.Duration
+
+	// InputStall: input past InputQueue waits for room (the dispatch is
+	// Full, its connection is not read meanwhile: docs/protocol.md, "Input
+	// flow control"), unless the program has taken nothing from its full
+	// queue for this long (default 30 s, see inputStall): then it is
+	// refused.
+	InputStall time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -92,6 +99,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.InputQueue == 0 {
 		c.InputQueue = 1 << 20
+	}
+	if c.InputStall == 0 {
+		c.InputStall = inputStall
 	}
 	if c.InputHold == 0 {
 		c.InputHold = inputHold

@@ -1,8 +1,10 @@
 package terminals
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals/hub"
@@ -42,6 +44,11 @@ const (
 	RefusedByRole
 	// Rejected: invalid for the channel's state (rejected).
 	Rejected
+	// Full: terminal/input the terminal's input queue has no room for yet
+	// (Config.InputQueue): neither accepted nor rejected, nothing is sent.
+	// The dispatcher waits in AwaitInput, reading nothing more from its
+	// client meanwhile, and dispatches it again.
+	Full
 )
 
 // Dispatch handles a client's decoded dispatchAction (§8.3): unknown
@@ -80,7 +87,11 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 			a.Cols, a.Rows = m.sizes.want(uri, s, a.Cols, a.Rows)
 		}
 		if reason == "" && t != nil {
-			reason = m.effect(t, a)
+			var full bool
+			if reason, full = m.effect(t, a); full {
+				out = Full
+				return
+			}
 		}
 		if reason != "" {
 			m.log.Debug("dispatch rejected", "channel", ahp.Clip(uri), "type", ahp.Clip(a.Type), "client", ahp.Clip(origin.ClientID), "reason", ahp.Clip(reason))
@@ -179,18 +190,22 @@ func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin
 	return ""
 }
 
-// effect performs the side effect of an accepted terminal action.
-func (m *Manager) effect(t *terminal, a ahp.Action) string {
+// effect performs the side effect of an accepted terminal action; full:
+// input that must wait for room in the terminal's input queue.
+func (m *Manager) effect(t *terminal, a ahp.Action) (reason string, full bool) {
 	switch a.Type {
 	case ahp.TerminalInput:
-		if !t.enqueueInput(a.Data, m.cfg.InputQueue) {
-			return "input queue is full; the shell is not reading"
+		switch t.enqueueInput(a.Data, m.cfg.InputQueue, m.cfg.InputStall) {
+		case inputFull:
+			return "", true
+		case inputStalled:
+			return StalledInput(m.cfg.InputStall), false
 		}
 	case ahp.TerminalResized:
 		t.resized(a.Cols, a.Rows)
 		// An exited terminal's pty is released: its size is only state.
 		if err := t.proc.Resize(a.Cols, a.Rows); err != nil && !errors.Is(err, pty.ErrClosed) {
-			return "resize failed"
+			return "resize failed", false
 		}
 		// The recorder and the screen model follow the published resize
 		// (their taps).
@@ -198,5 +213,22 @@ func (m *Manager) effect(t *terminal, a ahp.Action) string {
 		// A rename pins the title; clearing it lets the shell set it again.
 		t.titlePinned.Store(a.Title != "")
 	}
-	return ""
+	return "", false
+}
+
+// StalledInput is the rejection reason of input to a program that has
+// taken nothing from its full input queue for stall.
+func StalledInput(stall time.Duration) string {
+	return fmt.Sprintf("input refused: the program in this terminal has read no input for %s and its input queue is full", stall)
+}
+
+// AwaitInput waits, for a dispatch of n bytes of terminal/input to uri
+// that was Full, until it may be dispatched again: the terminal's input
+// queue has room, its program has read nothing for Config.InputStall (the
+// next dispatch is refused), the terminal has ended, or ctx is done. Only
+// the caller waits: other connections and terminals go on.
+func (m *Manager) AwaitInput(ctx context.Context, uri string, n int) {
+	if t := m.live(uri); t != nil {
+		t.awaitRoom(ctx, n, m.cfg.InputQueue, m.cfg.InputStall)
+	}
 }

@@ -335,7 +335,7 @@ func (m *Manager) Adopt(h Handover, fds []int) (adopted int, err error) {
 		})
 		t.run(proc)
 		for _, b := range ht.Input {
-			t.enqueueInput(string(b), 1<<30)
+			t.enqueueInput(string(b), 1<<30, inputStall)
 		}
 		m.terms[ht.URI] = t
 		m.log.Info("terminal adopted", "terminal", ht.URI, "pid", ht.Pid)

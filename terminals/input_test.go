@@ -78,19 +78,25 @@ func TestKeystrokesKeepOrder(t *testing.T) {
 }
 
 // TestInputQueueFull: a program that does not read its input gets what
-// the queue holds (Config.InputQueue bytes, inputSlots chunks) and then
-// every input is rejected, with its reason, until it reads again; then the
-// queue drains and input is accepted again.
+// the queue holds, Config.InputQueue bytes however small the inputs (they
+// are joined into chunks), and then input is neither accepted nor refused
+// but Full: its dispatcher waits in AwaitInput. The wait ends once the
+// program reads (the input then goes in), or, if it takes nothing from
+// the full queue for Config.InputStall, the input is refused with a
+// reason that says so. (The queue held 64 chunks: a paste of 4 KiB
+// inputs was refused at 256 KiB, whatever the bound and however fast the
+// program read.)
 func TestInputQueueFull(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		chunk int
 	}{
-		{"bytes", 4 << 10}, // the 64 KiB byte bound comes first
-		{"chunks", 100},    // 64 chunks of 100 bytes: the chunk bound comes first
+		{"4KiB inputs", 4 << 10},
+		{"100-byte inputs", 100}, // 64 of them were a full queue
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := testManager(t, Config{InputQueue: 64 << 10, DisposeGrace: 100 * time.Millisecond})
+			const stall = 300 * time.Millisecond
+			m := testManager(t, Config{InputQueue: 64 << 10, InputStall: stall, DisposeGrace: 100 * time.Millisecond})
 			defer m.Close()
 			fifo := filepath.Join(t.TempDir(), "go-on")
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -115,38 +121,62 @@ func TestInputQueueFull(t *testing.T) {
 			term := m.terms[uri]
 			m.mu.Unlock()
 			accepted := 0
-			for dispatch(strings.Repeat("y", tc.chunk)) == Accepted {
-				if accepted++; accepted > 1000 {
-					t.Fatal("1000 inputs accepted by a program that does not read: the queue is not bounded")
+			var out Outcome
+			var full time.Time // before the dispatch that found the queue full
+			for full, out = time.Now(), dispatch(strings.Repeat("y", tc.chunk)); out == Accepted; full, out = time.Now(), dispatch(strings.Repeat("y", tc.chunk)) {
+				if accepted++; accepted > 10000 {
+					t.Fatal("10000 inputs accepted by a program that does not read: the queue is not bounded")
 				}
 			}
-			if !strings.Contains(rec.all(), "input queue is full; the shell is not reading") {
-				t.Fatalf("rejection without its reason: %q", rec.all())
+			if out != Full {
+				t.Fatalf("input to a full queue: %v, want Full (%q)", out, rec.all())
 			}
-			// The pty's own buffers keep taking some input after the
-			// rejection, so only what was accepted tells which bound held.
+			if strings.Contains(rec.all(), "rejectionReason") {
+				t.Fatalf("input refused before the program stalled: %q", rec.all())
+			}
+			// The pty's own buffers take a few KiB (some of them late); the
+			// queue holds the rest, up to its bound in bytes, in few chunks.
 			if q := term.queued.Load(); q > 64<<10 {
 				t.Errorf("%d bytes queued, over the 64 KiB bound", q)
 			}
-			if n := term.input.len(); n > inputSlots {
-				t.Errorf("%d chunks queued, over the bound of %d", n, inputSlots)
+			if n := term.input.len(); n > 64<<10/inputChunk+1 {
+				t.Errorf("%d chunks queued for %d bytes: small inputs are not joined", n, term.queued.Load())
 			}
-			switch tc.name {
-			case "bytes": // refused once the queue could not take another chunk
-				if accepted*tc.chunk <= 64<<10-tc.chunk {
-					t.Errorf("refused after %d bytes, before the 64 KiB bound", accepted*tc.chunk)
-				}
-			case "chunks": // refused with bytes to spare: by the chunk bound
-				if accepted < inputSlots || accepted*tc.chunk >= 64<<10-tc.chunk {
-					t.Errorf("refused after %d chunks of %d bytes, want at least %d, under the byte bound", accepted, tc.chunk, inputSlots)
-				}
+			if accepted*tc.chunk < 64<<10 {
+				t.Errorf("full after %d bytes, before the 64 KiB bound", accepted*tc.chunk)
 			}
-			// The program reads again: the queue drains, input is accepted.
+
+			// Nothing read: the wait ends after the stall bound and the input
+			// is refused, saying why. (The pty may still take a few bytes
+			// late, which makes room for some input and counts as reading.)
+			for out != Rejected {
+				if ctx.Err() != nil {
+					t.Fatalf("input to a program that does not read never refused: %v", out)
+				}
+				m.AwaitInput(ctx, uri, tc.chunk)
+				out = dispatch(strings.Repeat("z", tc.chunk))
+			}
+			if waited := time.Since(full); waited < stall {
+				t.Errorf("refused %v after the queue was full, within the %v bound", waited, stall)
+			}
+			want := "input refused: the program in this terminal has read no input for 300ms and its input queue is full"
+			if StalledInput(stall) != want || !strings.Contains(rec.all(), want) {
+				t.Fatalf("rejection without its reason %q: %q", want, rec.all())
+			}
+
+			// The program reads again: a waiting dispatch goes on once there
+			// is room, the queue drains, input is accepted.
+			waited := make(chan struct{})
+			go func() {
+				defer close(waited)
+				m.AwaitInput(ctx, uri, tc.chunk)
+			}()
 			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_ = f.Close()
+			<-waited
 			for term.queued.Load() != 0 {
 				select {
 				case <-ctx.Done():

@@ -112,7 +112,10 @@ func (m *Manager) resizeForLeaver(s Subscriber, uri string) {
 		}
 		a := ahp.Action{Type: ahp.TerminalResized, Cols: sz[0], Rows: sz[1]}
 		m.hub.Do(func(tx hub.Tx) {
-			if st, ok := tx.Terminal(u); ok && !st.Lifecycle.Exited() && (st.Cols != a.Cols || st.Rows != a.Rows) && m.effect(t, a) == "" {
+			if st, ok := tx.Terminal(u); !ok || st.Lifecycle.Exited() || st.Cols == a.Cols && st.Rows == a.Rows {
+				return
+			}
+			if reason, _ := m.effect(t, a); reason == "" {
 				tx.Publish(u, a, nil)
 			}
 		})

@@ -31,9 +31,15 @@ const (
 	keystrokeBytes = 8
 	echoWindow     = 50 * time.Millisecond
 	echoBytes      = 1 << 10
-	// inputSlots: input chunks queued while the pty's own buffer is full
-	// (the bytes are bounded by Config.InputQueue).
-	inputSlots = 64
+	// inputChunk: small inputs queued behind others are joined into
+	// chunks of up to this many bytes, so that the queue's memory is its
+	// bytes (Config.InputQueue), not one allocation per keystroke.
+	inputChunk = 64 << 10
+	// inputStall bounds how long input waits for a program that takes
+	// nothing from a full input queue (Config.InputStall): a paste into a
+	// program that reads, however slowly, never meets it; one that has
+	// stopped reading (stopped, blocked elsewhere) has its input refused.
+	inputStall = 30 * time.Second
 	drainQuiet = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
 	drainMax   = time.Second
 	// inputHold bounds how long input typed into a new shell with
@@ -134,33 +140,60 @@ func (t *terminal) run(proc *pty.Process) {
 // queue puts b, counted in queued already, on the input queue for the
 // writer, whatever its length.
 func (t *terminal) queue(b []byte) {
-	t.input.push(b, 0)
+	t.input.push(string(b))
 	t.writer.Kick()
 }
 
-// enqueueInput hands input to the writer without blocking; false when the
-// queue is full (the shell is not reading).
-func (t *terminal) enqueueInput(data string, limit int) bool {
+// inputResult is what enqueueInput did with an input.
+type inputResult int
+
+const (
+	inputAccepted inputResult = iota
+	// inputFull: no room; the dispatcher waits (awaitRoom) and tries again.
+	inputFull
+	// inputStalled: no room, and the program has taken nothing from the
+	// full queue for Config.InputStall: the input is refused.
+	inputStalled
+)
+
+// enqueueInput hands input to the writer without blocking, if the queue
+// has room for it: its bytes stay within limit, unless it is empty (one
+// input larger than the bound still goes in alone).
+func (t *terminal) enqueueInput(data string, limit int, stall time.Duration) inputResult {
 	if len(data) <= keystrokeBytes && t.writeNow(data) {
-		return true
+		return inputAccepted
 	}
-	if t.queued.Load()+int64(len(data)) > int64(limit) {
-		return false
-	}
-	// Before the shell is ready the queue holds everything typed so far, so
-	// only the bytes are bounded; after, a full queue means the shell has
-	// stopped reading.
-	slots := 0
-	if isClosed(t.ready) {
-		slots = inputSlots
+	if q := t.queued.Load(); q > 0 && q+int64(len(data)) > int64(limit) {
+		if t.input.stalled(time.Now(), stall) {
+			return inputStalled
+		}
+		return inputFull
 	}
 	t.queued.Add(int64(len(data))) // before the writer can take it
-	if !t.input.push([]byte(data), slots) {
-		t.queued.Add(-int64(len(data)))
-		return false
-	}
+	t.input.push(data)
 	t.writer.Kick()
-	return true
+	return inputAccepted
+}
+
+// awaitRoom waits until the input queue has room for n more bytes (and,
+// for a small input, until it is half empty: a paste then goes on in
+// batches, not one wake-up per chunk written), until the program has
+// taken nothing from it for stall, until the program ends, or ctx ends.
+// The caller then dispatches again.
+func (t *terminal) awaitRoom(ctx context.Context, n, limit int, stall time.Duration) {
+	below := max(min(int64(limit/2), int64(limit-n)), 0)
+	room, deadline := t.input.waitRoom(&t.queued, below, stall)
+	if room == nil {
+		return
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case <-room:
+	case <-timer.C:
+	case <-ctx.Done():
+	case <-t.proc.Done():
+	}
 }
 
 // writeNow writes a keystroke to the pty from the dispatching goroutine,
@@ -219,21 +252,31 @@ func (t *terminal) write() {
 
 // inputQueue is the input waiting for the writer: what was typed while the
 // pty's own buffer was full or before the shell was ready. Empty, it holds
-// no memory (most terminals, most of the time).
+// no memory (most terminals, most of the time). Its bytes are counted in
+// terminal.queued.
 type inputQueue struct {
 	mu     sync.Mutex
 	chunks [][]byte
+	// room is closed, and reset, once the bytes queued drop to below (the
+	// largest any waiter asked for); nil when nobody waits.
+	room  chan struct{}
+	below int64
+	// taken is when the writer last wrote input to the pty (the program
+	// read some); fullSince when a dispatch last found the queue full after
+	// that, zero once it is empty. Input waits for a program that takes
+	// nothing from its full queue for Config.InputStall, no longer.
+	taken, fullSince time.Time
 }
 
-// push appends b unless the queue has slots chunks already (0: no bound).
-func (q *inputQueue) push(b []byte, slots int) bool {
+// push appends data, joined to the last chunk when both fit in one.
+func (q *inputQueue) push(data string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if slots > 0 && len(q.chunks) >= slots {
-		return false
+	if n := len(q.chunks); n > 0 && len(q.chunks[n-1])+len(data) <= inputChunk {
+		q.chunks[n-1] = append(q.chunks[n-1], data...)
+		return
 	}
-	q.chunks = append(q.chunks, b)
-	return true
+	q.chunks = append(q.chunks, []byte(data))
 }
 
 // pop takes the first chunk; false when there is none.
@@ -241,6 +284,7 @@ func (q *inputQueue) pop() ([]byte, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.chunks) == 0 {
+		q.fullSince = time.Time{} // the program took everything
 		return nil, false
 	}
 	b := q.chunks[0]
@@ -261,15 +305,73 @@ func (q *inputQueue) takeAll() [][]byte {
 	return all
 }
 
+// stalled reports, for a dispatch that found the queue full at now,
+// whether the program has taken nothing from it for stall.
+func (q *inputQueue) stalled(now time.Time, stall time.Duration) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.fullSince.IsZero() {
+		q.fullSince = now
+	}
+	return now.Sub(q.since()) >= stall
+}
+
+// since is when the queue was last found full or last taken from, the
+// later of the two; q.mu is held.
+func (q *inputQueue) since() time.Time {
+	if q.taken.After(q.fullSince) {
+		return q.taken
+	}
+	return q.fullSince
+}
+
+// waitRoom returns a channel closed once queued drops to below, and when
+// the input stalls (see stalled); nil when it is there already.
+func (q *inputQueue) waitRoom(queued *atomic.Int64, below int64, stall time.Duration) (<-chan struct{}, time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if queued.Load() <= below {
+		return nil, time.Time{}
+	}
+	if q.room == nil {
+		q.room, q.below = make(chan struct{}), below
+	}
+	q.below = max(q.below, below)
+	since := q.since()
+	if since.IsZero() {
+		since = time.Now()
+	}
+	return q.room, since.Add(stall)
+}
+
+// took notes that the writer gave the program some input, queued being
+// the bytes still waiting, and wakes the waiters there is room for.
+func (q *inputQueue) took(queued int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.taken = time.Now()
+	if q.room != nil && queued <= q.below {
+		close(q.room)
+		q.room = nil
+	}
+}
+
+// writeInput writes a chunk to the pty, counting each part the program
+// takes out of the queue as it goes: a program that reads slowly is still
+// reading (inputQueue.stalled), and waiters get room as soon as there is.
 func (t *terminal) writeInput(b []byte) bool {
 	if len(b) <= keystrokeBytes {
 		t.keystroke.Store(time.Now().UnixNano())
 	}
-	_, err := t.proc.Write(b)
-	t.queued.Add(-int64(len(b)))
-	if err != nil {
-		t.log.Debug("pty write", "err", err)
-		return false
+	for len(b) > 0 {
+		n, err := t.proc.WriteSome(b)
+		b = b[n:]
+		if err != nil {
+			t.queued.Add(-int64(n + len(b))) // what is left is dropped
+			t.log.Debug("pty write", "err", err)
+			return false
+		}
+		t.input.took(t.queued.Add(-int64(n)))
 	}
 	return true
 }

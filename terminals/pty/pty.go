@@ -376,18 +376,29 @@ func (p *Process) Control(fn func(fd uintptr)) error {
 func (p *Process) Write(b []byte) (int, error) {
 	written := 0
 	for written < len(b) {
-		n, err := p.TryWrite(b[written:])
+		n, err := p.WriteSome(b[written:])
+		written += n
 		if err != nil {
 			return written, err
 		}
-		written += n
-		if n == 0 {
-			if err := p.awaitRoom(); err != nil {
-				return written, err
-			}
-		}
 	}
 	return written, nil
+}
+
+// WriteSome writes what the pty takes of b, waiting for room while it
+// takes nothing: it returns after at least one byte is written (unless b
+// is empty), or fails, at once after Interrupt. A writer that needs to
+// know how a slow program's reading goes calls it in a loop.
+func (p *Process) WriteSome(b []byte) (int, error) {
+	for {
+		n, err := p.TryWrite(b)
+		if err != nil || n > 0 || len(b) == 0 {
+			return n, err
+		}
+		if err := p.awaitRoom(); err != nil {
+			return 0, err
+		}
+	}
 }
 
 // awaitRoom waits until the pty takes input again, or a write deadline is

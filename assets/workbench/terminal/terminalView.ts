@@ -12,6 +12,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import type { AhpClient } from '../../ahp/client';
 import { extMeta, type SizePolicy } from '../../ahp/ext';
 import { hasExited, isTerminalAction, terminalIdOf, type ActionEnvelope, type TerminalState } from '../../ahp/types';
+import { inputParts } from '../../ahp/input';
 import { h } from '../dom';
 import type { Themes } from '../theme';
 import { WriteQueue } from '../writequeue';
@@ -106,7 +107,7 @@ export class TerminalView {
     this.#host = host;
     this.term = createXterm(host.themes, terminalSettings());
     this.#queue = new WriteQueue({ write: (d, cb) => this.term.write(d, cb) });
-    this.#gate = new InputGate(this.term, this.#queue, () => this.canType, (data) => host.client.dispatch(this.uri, { type: 'terminal/input', data }));
+    this.#gate = new InputGate(this.term, this.#queue, () => this.canType, (data) => inputParts(data).forEach((part) => host.client.dispatch(this.uri, { type: 'terminal/input', data: part })));
     const hover = new CommandHover({
       copyOutput: (rec) => void this.copyCommandOutput(rec.commandId),
       copyCommand: (rec) => void host.copyText(rec.commandLine),
