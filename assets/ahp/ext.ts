@@ -81,6 +81,8 @@ export const extMeta = {
   recording: 'termhost/recording',
   /** Catalogue entry: the AgentInfo of the agent session that last held the terminal. */
   agent: 'termhost/agent',
+  /** Catalogue entry: true while the client claim's holder has left for good and nobody took it (nobody has control). */
+  holderAway: 'termhost/holderAway',
   /** terminal/commandExecuted and its command part: RunBy of a command an agent's tool call ran. */
   runBy: 'termhost/runBy',
 } as const;
