@@ -338,7 +338,8 @@ export class Notifications {
       key !== undefined ? null : h('button.icon-button.notification-close', { type: 'button', title: 'Clear Notification', onclick: close }, svg('<svg width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" stroke-width="1.1" stroke-linecap="round"><path d="M4 4l8 8M12 4l-8 8"/></svg>')),
     );
     this.element.append(toast);
-    while (this.element.children.length > 4) this.element.querySelector(':scope > :not([data-key])')?.remove() ?? this.element.firstElementChild?.remove();
+    // Too many: the oldest goes, a question waiting for its answer last.
+    while (this.element.children.length > 4) (this.element.querySelector(':scope > :not([data-key])') ?? this.element.firstElementChild)?.remove();
     if (key === undefined) setTimeout(close, kind === 'error' ? 12_000 : 6_000);
   }
 
