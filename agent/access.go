@@ -64,7 +64,7 @@ func (s *session) inControl(c *client.Client, uri string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("a person took control of terminal %s (%s): your input is refused until they hand it back. "+
+	return fmt.Errorf("a person took control of terminal %s (controlled by %s): your input is refused until they hand it back. "+
 		"read_terminal still works; wait, or ask the user to hand the terminal back", ahp.TerminalIDOf(uri), s.holderText(c, uri, st.Claim))
 }
 
@@ -90,20 +90,33 @@ func (s *session) holds(claim ahp.Claim) bool {
 	return claim.Kind == ahp.ClaimSession && claim.Session == s.claim.Session
 }
 
-// holderText names who holds a claim, for people and agents.
+// holderText names who holds a claim, for people and agents, the way
+// presence and the workbench name them: "Agent · Claude Code (this
+// agent)", "Agent · Cursor" (another agent session), "Owner", "Alice
+// Smith", "alice@build1 (CLI)"; "nobody" when the holder is not connected to the terminal
+// (anyone who may act takes it by typing).
 func (s *session) holderText(c *client.Client, uri string, claim ahp.Claim) string {
-	switch {
-	case s.holds(claim):
-		return "this agent"
-	case claim.Kind == ahp.ClaimSession:
+	if s.holds(claim) {
+		return "Agent · " + s.name + " (this agent)"
+	}
+	present := Presence(c)[uri]
+	if claim.Kind == ahp.ClaimSession {
+		for _, m := range present {
+			if m.Kind == ext.KindAgent && m.Name != "Agent · "+s.name {
+				return m.Name
+			}
+		}
 		return "another agent session"
 	}
-	for _, m := range Presence(c)[uri] {
+	for _, m := range present {
 		if m.Control {
-			return "controlled by " + m.Name
+			if m.Kind == ext.KindCLI {
+				return m.Name + " (CLI)" // "alice@build1 (CLI)", as the workbench says
+			}
+			return m.Name
 		}
 	}
-	return "controlled by a person"
+	return "nobody"
 }
 
 // Presence is who is connected to each terminal c may see, by URI:

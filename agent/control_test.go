@@ -3,6 +3,8 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/user"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +23,13 @@ func (r *rig) person(t *testing.T, id string) *client.Client {
 	}
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// cliName is how presence names a termhost client of this user: user@host.
+func cliName() string {
+	u, _ := user.Current()
+	host, _ := os.Hostname()
+	return u.Username + "@" + host
 }
 
 // setClaim dispatches a claim change and waits until the person sees it.
@@ -69,7 +78,7 @@ func TestPersonTakesControl(t *testing.T) {
 		}
 	}
 	setClaim(t, p, uri, ahp.ClientClaim(p.ClientID()))
-	r.controlledBy(t, "controlled by root", false)
+	r.controlledBy(t, cliName()+" (CLI)")
 	r.fails(t, "send_input", map[string]any{"terminal": id, "keys": []string{"Ctrl-C"}}, "a person took control")
 	r.fails(t, "run_command", map[string]any{"terminal": id, "command": "echo hi"}, "a person took control")
 	if _, text := r.ok(t, "read_terminal", map[string]any{"terminal": id}); !strings.Contains(text, "before") {
@@ -80,7 +89,7 @@ func TestPersonTakesControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	setClaim(t, p, uri, ahp.Claim{Kind: ahp.ClaimSession, Session: agentClaim.Session, Chat: agentClaim.Chat})
-	r.controlledBy(t, "this agent", true)
+	r.controlledBy(t, "Agent · test-agent (this agent)")
 	if out, _ := r.ok(t, "wait_for", map[string]any{"terminal": id}); out["status"] != "finished" || num(out["exitCode"]) != 130 {
 		t.Fatalf("the command the person interrupted: %v", out)
 	}
@@ -192,17 +201,22 @@ func TestManyParallelCalls(t *testing.T) {
 }
 
 // controlledBy polls list_terminals, as an agent would, until its one
-// terminal's controlledBy is (or, with exact false, starts like) want.
-func (r *rig) controlledBy(t *testing.T, want string, exact bool) {
+// terminal's controlledBy is want: the holder named as presence and the
+// workbench name it, the agent itself included, and the text says so too.
+func (r *rig) controlledBy(t *testing.T, want string) {
 	t.Helper()
+	deadline := time.After(30 * time.Second)
 	for {
-		out, _ := r.ok(t, "list_terminals", nil)
+		out, text := r.ok(t, "list_terminals", nil)
 		got := out["terminals"].([]any)[0].(map[string]any)["controlledBy"].(string)
-		if got == want || !exact && got != "this agent" {
+		if got == want {
+			if !strings.Contains(text, ", controlled by "+want) {
+				t.Errorf("list_terminals text %q does not say it is controlled by %s", text, want)
+			}
 			return
 		}
 		select {
-		case <-t.Context().Done():
+		case <-deadline:
 			t.Fatalf("controlledBy %q, want %q", got, want)
 		case <-time.After(20 * time.Millisecond): // polling a tool, like an agent
 		}

@@ -20,7 +20,7 @@ type Terminal struct {
 	RunningCommand   string   `json:"runningCommand,omitempty"`
 	LastExitCode     *int     `json:"lastExitCode,omitempty" jsonschema:"exit code of the last command that finished"`
 	ShellIntegration bool     `json:"shellIntegration" jsonschema:"whether command starts, ends and exit codes are reported (run_command needs it)"`
-	ControlledBy     string   `json:"controlledBy"`
+	ControlledBy     string   `json:"controlledBy" jsonschema:"who types into it, as presence names them: Agent · <name> (this agent), a person's name, or nobody"`
 	Watchers         []string `json:"watchers"`
 	OpenedByYou      bool     `json:"openedByYou"`
 }
@@ -53,7 +53,7 @@ func (a *Agent) list(ctx context.Context, s *session, _ listIn) (listOut, string
 		if t.RunningCommand != "" {
 			fmt.Fprintf(&b, ", running %q", clip(t.RunningCommand, 60))
 		}
-		fmt.Fprintf(&b, ", %s\n", t.ControlledBy)
+		fmt.Fprintf(&b, ", controlled by %s\n", t.ControlledBy)
 	}
 	return out, strings.TrimSuffix(b.String(), "\n"), nil
 }

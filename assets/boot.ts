@@ -21,6 +21,7 @@ function readConfig(): AppConfig {
     role: parseRole(raw.role),
     serverUser: raw.serverUser ?? '',
     serverHost: raw.serverHost ?? '',
+    person: typeof raw.person === 'string' ? raw.person : '',
     scrollback: raw.scrollback ?? 0,
     playerScript: raw.playerScript ?? '',
     playerStyle: raw.playerStyle ?? '',

@@ -45,6 +45,12 @@ func claimBar(sel string) string {
 	return `document.querySelector('.terminal-view:not([hidden]) .terminal-claimbar:not([hidden]) ` + sel + `')`
 }
 
+// requestToastSel is the notification of a request for control to us.
+const requestToastSel = `.notification-toast[data-key^="control-request:"]:not(.closing)`
+
+// requestToast is the JavaScript for it.
+const requestToast = "document.querySelector('" + requestToastSel + "')"
+
 func (p *page) clickClaimBar(what, sel string) {
 	p.t.Helper()
 	p.click(what, `.terminal-view:not([hidden]) .terminal-claimbar:not([hidden]) `+sel)
@@ -91,8 +97,8 @@ func TestControlHandover(t *testing.T) {
 	})
 	t.Run("driver requests, owner grants", func(t *testing.T) {
 		driver.clickClaimBar("Request Control", ".claim-request")
-		owner.waitJS("the request", claimBar(".control-request-row")+`?.textContent.includes('alice asks for control')`, 10*time.Second)
-		owner.clickClaimBar("Grant", ".control-grant")
+		owner.waitJS("the request", requestToast+`?.textContent.includes('alice asks for control')`, 10*time.Second)
+		owner.click("Grant", requestToastSel+` button[data-action="Grant"]`)
 		driver.waitHolder(id, true)
 		owner.waitJS("the owner sees alice in control", claimBar(".claim-holder")+`?.textContent.startsWith('Controlled by alice')`, 10*time.Second)
 		driver.typeKeys(id, "echo granted-$((2*4))"+kb.Enter)
@@ -106,7 +112,8 @@ func TestControlHandover(t *testing.T) {
 	t.Run("driver requests, owner declines", func(t *testing.T) {
 		driver.clickClaimBar("Request Control", ".claim-request")
 		driver.waitJS("waiting for an answer", "!!"+claimBar(".claim-waiting"), 10*time.Second)
-		owner.clickClaimBar("Decline", ".control-decline")
+		owner.waitJS("the request", "!!"+requestToast, 10*time.Second)
+		owner.click("Decline", requestToastSel+` button[data-action="Decline"]`)
 		driver.waitJS("the refusal", `[...document.querySelectorAll('.notification-toast')].some(t => t.textContent.includes('was declined'))`, 10*time.Second)
 		if owner.evalString(fmt.Sprintf(`window.__termhost.view(%q).isHolder`, id)) != "true" {
 			t.Error("the owner lost control after declining")

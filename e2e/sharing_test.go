@@ -302,7 +302,7 @@ func TestNginxSharingUnderPrefix(t *testing.T) {
 	}
 	// Whoever has control types: the driver asks, the owner grants.
 	driver.clickClaimBar("Request Control", ".claim-request")
-	owner.clickClaimBar("Grant", ".control-grant")
+	owner.click("Grant", requestToastSel+` button[data-action="Grant"]`)
 	driver.waitHolder(id, true)
 	driver.typeKeys(id, "echo from-driver-$((1+1))"+kb.Enter)
 	owner.waitLine(id, "from-driver-2", 10*time.Second)

@@ -102,6 +102,11 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.Role = who.Role
+	if who.Person != "" {
+		// The status bar names them, and presence tells their own tabs
+		// from the owner token's other clients (the CLI).
+		page.Person = personLabel(who.Name, who.Person)
+	}
 	page.Scrollback = s.m.Config().Scrollback
 	if who.Role == auth.RoleOwner { // for the Share dialog's warning about driver links
 		page.ServerUser, page.ServerHost = shellAccount()

@@ -87,7 +87,12 @@ func (c *conn) PresenceMember() ext.Member {
 // their identity; a display name that could pass for one termhost gives
 // ("Owner") with their identity: "Owner (alice@corp.test)".
 func (c *conn) personName() string {
-	return label.Distinct(firstNonEmpty(c.name, c.person), c.person)
+	return personLabel(c.name, c.person)
+}
+
+// personLabel is personName of a person with display name name.
+func personLabel(name, person string) string {
+	return label.Distinct(firstNonEmpty(name, person), person)
 }
 
 // presenceCommand answers the ext.MethodPresence request (params ignored):

@@ -21,6 +21,7 @@ type presence struct {
 	mu      lockrank.Mutex[lockrank.Leaf]
 	count   map[string]int
 	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
+	away    map[string]bool        // clientIds whose claims are marked ext.MetaHolderAway
 	heir    func(uri, gone string) bool
 }
 
@@ -67,7 +68,17 @@ func (m *Manager) Connected(clientID string) {
 		t.Stop()
 		delete(m.presence.release, clientID)
 	}
+	back := m.presence.away[clientID]
+	delete(m.presence.away, clientID)
 	m.presence.mu.Unlock()
+	if back { // its claims have their holder again
+		mine := ahp.ClientClaim(clientID)
+		for _, a := range m.hub.Audiences() {
+			if a.Claim == mine {
+				m.hub.SetInfoMeta(a.URI, ext.MetaHolderAway, nil)
+			}
+		}
+	}
 }
 
 // Disconnected undoes Connected and returns how many connections of
@@ -219,6 +230,15 @@ func (m *Manager) releaseClaims(clientID string) {
 		next, ok := m.successor(a.Subs)
 		if !ok {
 			m.log.Info("claim holder left; nobody present may take the claim", "terminal", a.URI)
+			// Tell everyone who lists terminals that nobody has control
+			// (the side bar of a page that does not show this terminal).
+			m.presence.mu.Lock()
+			if m.presence.away == nil {
+				m.presence.away = map[string]bool{}
+			}
+			m.presence.away[clientID] = true
+			m.presence.mu.Unlock()
+			m.hub.SetInfoMeta(a.URI, ext.MetaHolderAway, true)
 			continue
 		}
 		if m.SetClaim(a.URI, gone, ahp.ClientClaim(next)) {

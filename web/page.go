@@ -22,6 +22,9 @@ type Page struct {
 	// owner pages only ("" shows "the server's user").
 	ServerUser string
 	ServerHost string
+	// Person is how a person signed in by SSO is named (their display name,
+	// as presence shows it), "" for the owner token and share links.
+	Person string
 	// Scrollback is the server's content budget per terminal in bytes; the
 	// browser keeps no more than that in its mirror (0: its default).
 	Scrollback int
@@ -39,6 +42,7 @@ type Config struct {
 	Role       string `json:"role"`
 	ServerUser string `json:"serverUser,omitempty"`
 	ServerHost string `json:"serverHost,omitempty"`
+	Person     string `json:"person,omitempty"`
 	Scrollback int    `json:"scrollback,omitempty"`
 	// The replay player's bundle and styles, loaded only when a replay opens.
 	PlayerScript string `json:"playerScript,omitempty"`
@@ -49,7 +53,7 @@ type Config struct {
 // get the replay player's URLs.
 func (p Page) config(script string) Config {
 	c := Config{BasePath: p.base(), TerminalID: p.TerminalID, Version: p.Version, Role: p.Role,
-		ServerUser: p.ServerUser, ServerHost: p.ServerHost, Scrollback: p.Scrollback}
+		ServerUser: p.ServerUser, ServerHost: p.ServerHost, Person: p.Person, Scrollback: p.Scrollback}
 	if script == appScript {
 		c.PlayerScript, c.PlayerStyle = p.asset("player.js"), p.asset("player.css")
 	}

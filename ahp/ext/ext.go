@@ -88,6 +88,12 @@ const (
 	// MetaAgent is the catalogue entry's key naming the agent session that
 	// last held the terminal: AgentInfo.
 	MetaAgent = "termhost/agent"
+	// MetaHolderAway is the catalogue entry's key (true) of a terminal
+	// whose client claim names a client that left for good (past the
+	// claim's grace) with nobody there to hand it to: nobody has control,
+	// and the first who may act and types takes it. Gone when the claim
+	// moves or its client comes back.
+	MetaHolderAway = "termhost/holderAway"
 	// MetaRunBy is the key of terminal/commandExecuted marking a command an
 	// agent's tool call ran, or one run while a person signed in by SSO had
 	// control: RunBy. AHP's reducer leaves an action's _meta out of the

@@ -84,6 +84,7 @@ func TestWireRoundTrip(t *testing.T) {
 		{"meta command", "Command", []string{"make", "build"}, `["make","build"]`},
 		{"meta record", "Record", true, `true`},
 		{"meta runs command", "RunsCommand", true, `true`},
+		{"meta holder away", "HolderAway", true, `true`},
 		{"meta recording", "Recording", ext.RecordingPaused, `"paused"`},
 		{"meta agent", "AgentInfo", ext.AgentInfo{Session: "ahp-session:/termhost-mcp/x", Chat: "ahp-chat:/termhost-mcp/x", Name: "Agent · Claude Code"},
 			`{"session":"ahp-session:/termhost-mcp/x","chat":"ahp-chat:/termhost-mcp/x","name":"Agent · Claude Code"}`},

@@ -83,6 +83,8 @@ export const extMeta = {
   recording: 'termhost/recording',
   /** Catalogue entry: the AgentInfo of the agent session that last held the terminal. */
   agent: 'termhost/agent',
+  /** Catalogue entry: true while the client claim's holder has left for good and nobody took it (nobody has control). */
+  holderAway: 'termhost/holderAway',
   /** terminal/commandExecuted: RunBy of a command an agent's tool call ran (or run while an SSO person had control). */
   runBy: 'termhost/runBy',
   /** A terminal snapshot's own _meta (not its state): CommandMeta, the _meta of its command parts' commandExecuted. */

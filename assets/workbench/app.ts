@@ -53,6 +53,8 @@ export interface AppConfig {
   /** The Unix account and host the shells run as (owner pages only; "" if unknown). */
   serverUser: string;
   serverHost: string;
+  /** A person signed in by SSO: how they are named ("Alice Smith"); "" for the owner token and share links. */
+  person?: string;
   /** The server's content budget per terminal, in bytes (0: the client default). */
   scrollback: number;
   /** The replay player's bundle and styles (player.ts), loaded on demand. */
@@ -96,8 +98,9 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   /** The server's sequence when the link last dropped (see serverRestarted). */
   #seqAtOffline = 0;
   #rejections = new RejectionNotice((text) => this.notify('error', text));
-  readonly notify: Notify = (kind, message, actions = []) =>
-    this.#toasts.show(kind, message, kind === 'error' ? icons.error : kind === 'warning' ? icons.warning : icons.info, actions);
+  readonly notify: Notify = (kind, message, actions = [], key) =>
+    this.#toasts.show(kind, message, kind === 'error' ? icons.error : kind === 'warning' ? icons.warning : icons.info, actions, key);
+  readonly dismissNotice = (key: string) => this.#toasts.dismiss(key);
 
   constructor(config: AppConfig, client: AhpClient) {
     this.config = config;
@@ -115,7 +118,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       terminalId: config.terminalId,
       ended: () => this.#refreshInputAndStatus(),
     });
-    this.control = new Control(client, this.role, this.notify, (uri) => this.#controlChanged(uri), (uri) => this.#titleOfUri(uri));
+    this.control = new Control(client, this.role, this.notify, this.dismissNotice, (uri) => this.#controlChanged(uri), (uri) => this.#titleOfUri(uri), !!config.person);
     this.#editor = new EditorArea(byId('editor'), byId('editor-empty'), this);
     this.#views = new TerminalViews(
       this.#editor,
@@ -163,6 +166,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     return {
       client: this.client,
       role: this.role,
+      person: this.config.person ?? '',
       clientId: this.clientId,
       version: this.config.version,
       endedTitle: () => this.#banner.endedTitle,
@@ -245,8 +249,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   /** Who controls a terminal, for people (SidebarHost). */
-  holderLabel(uri: string, claim: TerminalClaim): string {
-    return this.control.holderLabel(uri, claim);
+  holderLabel(uri: string, claim: TerminalClaim, away?: boolean): string {
+    return this.control.holderLabel(uri, claim, away);
   }
 
   /** Initials of who is on a terminal, for its tab (EditorHost). */
@@ -261,7 +265,15 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
    * terminals that are gone (a restart, a re-login): they do not count.
    */
   #openStartupTerminal(list: TerminalInfo[]): void {
-    if (this.role !== 'owner' || list.length > 0 || !startupTerminal()) return;
+    if (this.role !== 'owner') {
+      // A person signed in by SSO as a viewer or driver who lands on the
+      // workbench, not on a terminal: show them one (the first running),
+      // never an empty page under "shared with you to watch".
+      const running = list.find((t) => t.lifecycle?.status !== 'exited');
+      if (!this.config.terminalId && !this.activeView && running) this.openTerminal(running.resource);
+      return;
+    }
+    if (list.length > 0 || !startupTerminal()) return;
     void this.#views.create(false, true);
   }
 

@@ -17,6 +17,8 @@ export interface Action {
    */
   inTerminal?: boolean;
   when?: () => boolean;
+  /** Its key pressed while `when` is false: say why nothing happens (absent: the key goes on as if unbound). */
+  refused?: () => void;
   /** Current state of a setting, shown next to it in the palette. */
   state?: () => string;
   /** Loses something (Sign Out, Kill): last in the palette, never among the recently used. */
@@ -88,7 +90,7 @@ export class CommandRegistry {
 
   /** Keys the workbench takes from a focused terminal (xterm must ignore them). */
   isWorkbenchKey(e: KeyboardEvent): boolean {
-    return this.#bindings.some((b) => (this.skipShell(b.action) || isMac()) && matches(e, b.key) && enabled(b.action));
+    return this.#bindings.some((b) => (this.skipShell(b.action) || isMac()) && matches(e, b.key) && (enabled(b.action) || !!b.action.refused));
   }
 
   /** Run bound actions from keydown on the document; none while `paused` (a picker or dialog is open). */
@@ -105,10 +107,12 @@ export class CommandRegistry {
       if (!matches(e, b.key)) continue;
       if (inTerminal && !this.skipShell(b.action) && !isMac()) continue;
       if (inInput && b.action.id !== 'workbench.palette' && b.action.id !== 'terminal.new') continue;
-      if (!enabled(b.action)) continue;
+      const refused = !enabled(b.action) && b.action.refused;
+      if (!enabled(b.action) && !refused) continue;
       e.preventDefault();
       e.stopPropagation();
-      void b.action.run();
+      if (refused) refused();
+      else void b.action.run();
       return;
     }
   }

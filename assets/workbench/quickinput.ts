@@ -311,28 +311,40 @@ export function confirmDialog(o: { message: string; detail?: string; preview?: s
   });
 }
 
-/** Show a notification toast (Workbench.notify). */
-export type Notify = (kind: 'info' | 'error' | 'warning', message: string, actions?: { label: string; run: () => void }[]) => void;
+/**
+ * Show a notification toast (Workbench.notify). With a `key` it stays until
+ * one of its actions runs, it is closed, or dismiss(key) takes it away (a
+ * question that waits for an answer, such as a request for control).
+ */
+export type Notify = (kind: 'info' | 'error' | 'warning', message: string, actions?: { label: string; run: () => void }[], key?: string) => void;
 
 /** Notification toasts, bottom right. */
 export class Notifications {
   readonly element = h('div.notifications-toasts', { 'aria-live': 'polite' });
 
-  show(kind: 'info' | 'warning' | 'error', message: string, icon: string, actions: { label: string; run: () => void }[] = []): void {
+  show(kind: 'info' | 'warning' | 'error', message: string, icon: string, actions: { label: string; run: () => void }[] = [], key?: string): void {
+    if (key !== undefined) this.dismiss(key);
     const close = () => {
       toast.classList.add('closing');
       setTimeout(() => toast.remove(), 150);
     };
     const toast = h(
       'div.notification-toast',
-      { role: kind === 'error' ? 'alert' : 'status' },
+      { role: kind === 'error' ? 'alert' : 'status', 'data-key': key },
       svg(icon, `codicon notification-icon ${kind}`),
       h('div.notification-message', null, message),
-      h('div.notification-actions', null, ...actions.map((a) => h('button.button.secondary.small', { type: 'button', onclick: () => (a.run(), close()) }, a.label))),
-      h('button.icon-button.notification-close', { type: 'button', title: 'Clear Notification', onclick: close }, svg('<svg width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" stroke-width="1.1" stroke-linecap="round"><path d="M4 4l8 8M12 4l-8 8"/></svg>')),
+      h('div.notification-actions', null, ...actions.map((a) => h('button.button.secondary.small', { type: 'button', 'data-action': a.label, onclick: () => (a.run(), close()) }, a.label))),
+      // A question stays until it is answered: no close button.
+      key !== undefined ? null : h('button.icon-button.notification-close', { type: 'button', title: 'Clear Notification', onclick: close }, svg('<svg width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" stroke-width="1.1" stroke-linecap="round"><path d="M4 4l8 8M12 4l-8 8"/></svg>')),
     );
     this.element.append(toast);
-    while (this.element.children.length > 4) this.element.firstElementChild?.remove();
-    setTimeout(close, kind === 'error' ? 12_000 : 6_000);
+    // Too many: the oldest goes, a question waiting for its answer last.
+    while (this.element.children.length > 4) (this.element.querySelector(':scope > :not([data-key])') ?? this.element.firstElementChild)?.remove();
+    if (key === undefined) setTimeout(close, kind === 'error' ? 12_000 : 6_000);
+  }
+
+  /** Take away the toast shown with key, if it is still there. */
+  dismiss(key: string): void {
+    for (const t of this.element.querySelectorAll<HTMLElement>(':scope > [data-key]')) if (t.dataset.key === key) t.remove();
   }
 }

@@ -26,7 +26,8 @@ export interface SidebarHost {
   /** The terminal's name (terminalNames.ts): automatic or renamed, duplicates numbered. */
   nameOf(uri: string): string;
   /** Who controls a terminal, by presence label (terminal/presence.ts). */
-  holderLabel?(uri: string, claim: TerminalClaim): string;
+  /** `away`: the catalogue says the claim's holder left for good (extMeta.holderAway). */
+  holderLabel?(uri: string, claim: TerminalClaim, away?: boolean): string;
   /** The terminal's current screen as text (x-termhost/screen), for the hover preview. */
   screenOf?: ScreenSource;
 }
@@ -196,7 +197,8 @@ export class Sidebar {
   }
 
   #holderOf(t: TerminalInfo): string {
-    return this.#host.holderLabel?.(t.resource, t.claim) ?? claimLabel(t.claim, this.#host.clientId);
+    const away = t._meta?.[extMeta.holderAway] === true;
+    return this.#host.holderLabel?.(t.resource, t.claim, away) ?? (away ? 'nobody' : claimLabel(t.claim, this.#host.clientId));
   }
 
   renderCommands(view: TerminalView | undefined): void {

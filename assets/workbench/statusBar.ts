@@ -17,6 +17,8 @@ export interface StatusSource {
   /** The id this page claims terminals with. */
   readonly clientId: string;
   readonly version: string;
+  /** A person signed in by SSO: their name ("" otherwise). */
+  readonly person?: string;
   /** Set once our access ended (see ConnectionBanner). */
   endedTitle(): string | undefined;
   activeView(): TerminalView | undefined;
@@ -87,7 +89,9 @@ export class StatusBar {
     this.#set('protocol', undefined, c.protocolVersion ? `AHP ${c.protocolVersion}` : '', `Agent Host Protocol version negotiated with the server${c.serverInfo ? `\nServer: ${c.serverInfo.name} ${c.serverInfo.version ?? ''}` : ''}`);
     const roleIcon = role === 'viewer' ? icons.eye : role === 'driver' ? icons.keyboard : icons.person;
     const ended = this.#src.endedTitle(); // what ended our access, in the page's words
-    this.#set('role', roleIcon, role === 'viewer' ? 'Viewer · View Only' : roleLabels[role], `Your role: ${roleLabels[role]}\n${roleDescriptions[role]}${ended !== undefined ? `\n${ended}.` : ''}`, '');
+    // A person signed in by SSO is named, with their role: "Alice Smith · Owner".
+    const person = this.#src.person ? `${this.#src.person} · ` : '';
+    this.#set('role', roleIcon, person + (role === 'viewer' ? 'Viewer · View Only' : roleLabels[role]), `${this.#src.person ? `Signed in as ${this.#src.person}\n` : ''}Your role: ${roleLabels[role]}\n${roleDescriptions[role]}${ended !== undefined ? `\n${ended}.` : ''}`, '');
     this.#items.role!.classList.toggle('role-shared', role !== 'owner');
     this.#renderTerminal(this.#src.activeView());
     const on = this.#src.notificationsOn();

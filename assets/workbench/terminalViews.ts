@@ -6,6 +6,7 @@ import { RpcError, type AhpClient } from '../ahp/client';
 import { terminalUri, type TerminalState } from '../ahp/types';
 import type { EditorArea, EditorGroup } from './editor';
 import { newTerminalId } from './format';
+import { keyboardIdle } from './dom';
 import type { Notify } from './quickinput';
 import { TerminalView, type ViewHost } from './terminal/terminalView';
 
@@ -83,7 +84,7 @@ export class TerminalViews {
       group = this.#editor.splitGroup();
     }
     this.#editor.open(v, group, focus);
-    if (!existing) this.#subscribe(v);
+    if (!existing) this.#subscribe(v, focus);
     return v;
   }
 
@@ -131,11 +132,14 @@ export class TerminalViews {
     }
   }
 
-  #subscribe(v: TerminalView): void {
+  #subscribe(v: TerminalView, focus = false): void {
     this.#host.client.subscribe(v.uri).then(
       (st) => {
         // The snapshot event already drew it; make sure on a cached mirror too.
         if (!v.loaded && st) v.onSnapshot(st as TerminalState, (id) => this.#host.client.commandMeta(v.uri, id));
+        // Opened to be used (the side bar, the palette): the keyboard goes
+        // to it once it is drawn, unless it has gone elsewhere meanwhile.
+        if (focus && this.#editor.activeView === v && !document.querySelector('.dialog-overlay, .quick-input-widget:not([hidden])') && (keyboardIdle() || document.activeElement?.closest('#sidebar'))) v.focus();
       },
       (e) => {
         if (this.#views.get(v.uri) !== v) return;

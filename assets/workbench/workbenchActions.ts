@@ -63,8 +63,10 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   const view = () => wb.activeView!;
   const add = (a: Action) => r.register(a);
   add({ id: 'workbench.palette', category: 'View', title: 'Show All Commands', key: 'Ctrl+Shift+P or F1', inTerminal: true, run: () => wb.palette.showCommands() });
-  add({ id: 'terminal.new', category: 'Terminal', title: 'Create New Terminal', key: 'Ctrl+Shift+`', inTerminal: true, when: isOwner, run: () => wb.newTerminal() });
-  add({ id: 'terminal.split', category: 'Terminal', title: 'Split Terminal (New Terminal to the Right)', key: 'Ctrl+Shift+5', inTerminal: true, when: isOwner, run: () => wb.newTerminal(true) });
+  // A driver's or viewer's key for a new terminal says why nothing opens.
+  const ownerOpens = () => wb.notify('info', `Only the owner can open terminals; you are a ${wb.role} here.`);
+  add({ id: 'terminal.new', category: 'Terminal', title: 'Create New Terminal', key: 'Ctrl+Shift+`', inTerminal: true, when: isOwner, refused: ownerOpens, run: () => wb.newTerminal() });
+  add({ id: 'terminal.split', category: 'Terminal', title: 'Split Terminal (New Terminal to the Right)', key: 'Ctrl+Shift+5', inTerminal: true, when: isOwner, refused: ownerOpens, run: () => wb.newTerminal(true) });
   add({ id: 'terminal.open', category: 'Terminal', title: 'Open Terminal…', key: 'Ctrl+P', inTerminal: true, run: () => wb.palette.showTerminals() });
   add({ id: 'terminal.moveRight', category: 'View', title: 'Move Terminal into Group to the Right', when: hasView, run: () => void wb.openTerminal(view().uri, true) });
   add({ id: 'terminal.nextTab', category: 'View', title: 'Open Next Terminal Tab', key: 'Alt+PageDown', inTerminal: true, when: hasView, run: () => wb.focusNextTab(1) });

@@ -77,7 +77,8 @@ func (s *session) holderName() string {
 }
 
 // claimHolderName names a claim's holder for people by its presence name
-// (never its clientId): "alice (driver link)", "Owner (Firefox on Linux)",
+// (never its clientId): "alice (driver link)", "Carol Jones (driver)" (a
+// person signed in by SSO), "Owner (Firefox on Linux)",
 // "an agent session"; "a client that is not here" when the holder is not
 // connected to the terminal.
 func claimHolderName(claim ahp.Claim, present []ext.Member) string {
@@ -168,9 +169,17 @@ func (s *session) answerPending(grant bool) bool {
 	return true
 }
 
-// memberText names a presence member for a person: its label and what it is.
+// memberText names a presence member for a person: its label and what it
+// is. A person signed in by SSO is named (their role after it, as the web
+// app does: "Carol Jones (driver)"); a share link is "alice (driver link)".
 func memberText(m ext.Member) string {
 	name := label.Clean(m.Name)
+	if m.Person {
+		if m.Kind == ext.KindDriver || m.Kind == ext.KindViewer {
+			return fmt.Sprintf("%s (%s)", name, m.Kind)
+		}
+		return name
+	}
 	switch m.Kind {
 	case ext.KindDriver, ext.KindViewer:
 		return fmt.Sprintf("%s (%s link)", name, m.Kind)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/audit"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
@@ -280,5 +282,37 @@ func TestUpgradeAudited(t *testing.T) {
 	}
 	if d := events[len(events)-1].Detail; !strings.Contains(d, "from dev to upgrade-next") {
 		t.Errorf("server-upgrade detail = %q", d)
+	}
+}
+
+// TestAttachNamesSSODriver: a person signed in through the SSO proxy with
+// the driver role who asks the holder (attach) for control is named as a
+// person, with their role, not as a share link.
+func TestAttachNamesSSODriver(t *testing.T) {
+	roles, err := sso.NewDirectory(sso.Roles{Owners: []string{"alice@corp.com"}, Drivers: []string{"carol@corp.com"}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testserver.New(t, testserver.Handlers(func(c *handlers.Config) {
+		c.SSO = &sso.Proxy{Header: "X-Forwarded-Email", NameHeader: "X-Forwarded-User", Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+		c.Roles = roles
+	}))
+	ts := &testServer{Server: srv, m: srv.Manager}
+	owner := ts.dial(t)
+	uri := ahp.TerminalURI(ts.shell(t, owner, "pair", owner.ClientID()))
+	ask := true
+	p := startPty(t, ts, 80, 24, "attach", "--take", ts.URL+"/t/pair")
+	waitFor(t, "attach --take to take the claim", func() bool {
+		in, _ := ts.info(uri)
+		return in.Claim.ClientID != owner.ClientID()
+	})
+	h := http.Header{"X-Forwarded-Email": {"carol@corp.com"}, "X-Forwarded-User": {"Carol Jones"}}
+	carol := ahptest.MustDial(t, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", ahptest.Options{Header: h})
+	carol.Initialize("1.0.0", "web-carol", uri)
+	carol.MustCall(ext.MethodRequestControl, ext.RequestControlParams{Channel: ahp.RootURI, Terminal: uri, Ask: &ask})
+	p.waitOutput("Carol Jones (driver) asks for control: Ctrl-\\ y grants")
+	p.typeKeys("~.")
+	if code := p.exit(); code != 0 {
+		t.Errorf("attach exit after ~. = %d, want 0", code)
 	}
 }

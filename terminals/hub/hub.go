@@ -23,6 +23,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/content"
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/lockrank"
 )
 
@@ -282,6 +283,11 @@ func (h *Hub) publishAboutLocked(uri string, a ahp.Action, origin *ahp.Origin, a
 		switch a.Type {
 		case ahp.TerminalClaimed:
 			h.markLocked(ch, nil) // the holder that paces the shell, and presence's control, may have changed
+			// A new holder is here: the old one's absence is moot.
+			if _, ok := ch.meta[ext.MetaHolderAway]; ok {
+				delete(ch.meta, ext.MetaHolderAway)
+				ch.metaJSON = encodeMeta(ch.meta)
+			}
 			h.catalogueChangedLocked(uri)
 		case ahp.TerminalTitleChanged:
 			h.catalogueChangedLocked(uri)

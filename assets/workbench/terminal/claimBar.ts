@@ -1,7 +1,8 @@
 // The notes over a terminal: the info bar when its process has exited, and
 // the claim bar when another client sizes it ("Controlled by alice · 80×24 ·
-// Request Control"), or when someone asks us, the holder, for control
-// ("alice asks for control · Grant · Decline").
+// Request Control"), or when we took control from an agent (Hand Back).
+// Requests for control to us, the holder, are a notification (presence.ts),
+// never a bar over the terminal's first line.
 
 import { exitCodeOf, hasExited, type TerminalState } from '../../ahp/types';
 import { h, patchChildren, svg } from '../dom';
@@ -63,7 +64,6 @@ export class ClaimBar {
   }
 
   #draw(x: ClaimBarInput, bar: HTMLElement, claim: HTMLElement): void {
-    claim.classList.remove('control-request');
     bar.hidden = claim.hidden = true;
     const st = x.state;
     if (!st) return;
@@ -80,8 +80,8 @@ export class ClaimBar {
     }
     const control = x.uri ? x.control : undefined;
     if (x.isHolder) {
-      if (control && x.uri) this.#renderRequests(control, x.uri, claim);
-      if (x.handBack && claim.hidden) {
+      // Requests for control to us are told once, in a notification (presence.ts).
+      if (x.handBack) {
         claim.append(
           svg(icons.person),
           h('span.claim-holder', null, `You have control (taken from ${x.handBack.name})`),
@@ -127,25 +127,5 @@ export class ClaimBar {
       },
       actual ? 'Fit' : '1:1',
     );
-  }
-
-  /** The holder's notice: who asks for control, with Grant and Decline. */
-  #renderRequests(control: Control, uri: string, claim: HTMLElement): void {
-    const requests = control.incoming(uri);
-    if (requests.length === 0) return;
-    claim.classList.add('control-request');
-    for (const r of requests) {
-      claim.append(
-        h(
-          'div.control-request-row',
-          { 'data-request': r.requestId },
-          svg(icons.person),
-          h('span', null, `${control.label(r.from)} asks for control`),
-          h('button.link-button.control-grant', { type: 'button', onclick: () => control.answer(uri, r.requestId, true) }, 'Grant'),
-          h('button.link-button.control-decline', { type: 'button', onclick: () => control.answer(uri, r.requestId, false) }, 'Decline'),
-        ),
-      );
-    }
-    claim.hidden = false;
   }
 }

@@ -26,6 +26,16 @@ test('memberLabel: the owner sees itself as You, others see labels', () => {
   for (const [name, m, role, self, want] of cases) assert.equal(memberLabel(m, role, self), want, name);
 });
 
+test('memberLabel: to a person signed in by SSO, only they are You', () => {
+  const ownerTab: Member = { ...phone, id: 'p000000000010', device: 'Firefox on Linux' };
+  const cases: [string, Member, string][] = [
+    ['herself', ssoAlice, 'You'],
+    ["the owner token's CLI", cli, 'bob@build1 (CLI)'],
+    ["the owner token's tab", ownerTab, 'Owner (Firefox on Linux)'],
+  ];
+  for (const [name, m, want] of cases) assert.equal(memberLabel(m, 'owner', ssoAlice.id, true), want, name);
+});
+
 test('initials', () => {
   const cases: [string, string][] = [
     ['alice', 'A'],

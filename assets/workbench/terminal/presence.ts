@@ -23,14 +23,17 @@ export function membersOf(params: { members?: unknown } | undefined): Member[] {
 
 /**
  * A member for people, as seen from this page: the owner's own tabs are
- * "You (this tab)" / "You (Firefox on Linux)"; others by their label.
+ * "You (this tab)" / "You (Firefox on Linux)"; others by their label. A
+ * person signed in by SSO (selfPerson) is "You" on all their tabs, and the
+ * owner token's other clients are not them: "Owner (Firefox on Linux)",
+ * "bob@build1 (CLI)".
  */
-export function memberLabel(member: Member, role: Role, selfId: string | undefined): string {
+export function memberLabel(member: Member, role: Role, selfId: string | undefined, selfPerson = false): string {
   const m = { ...member, name: cleanLabel(member.name), device: member.device === undefined ? undefined : cleanLabel(member.device) };
   if (m.id === selfId) return m.person ? 'You' : 'You (this tab)';
   // Another person signed in by SSO is never "You", whatever their role.
   if (m.person) return m.kind === 'viewer' ? `${m.name} (viewer)` : m.name;
-  const mine = role === 'owner' && (m.kind === 'owner' || m.kind === 'cli');
+  const mine = role === 'owner' && !selfPerson && (m.kind === 'owner' || m.kind === 'cli');
   if (m.kind === 'cli') return mine ? `You (${m.name}, CLI)` : `${m.name} (CLI)`;
   if (mine) return `You (${m.device || 'another tab'})`;
   if (m.kind === 'owner') return m.device ? `${m.name} (${m.device})` : m.name;
@@ -77,6 +80,7 @@ export class Control {
   #client: AhpClient;
   #role: Role;
   #notify: Notify;
+  #dismiss: (key: string) => void;
   #changed: (uri: string) => void;
   #titleOf: (uri: string) => string;
   /** Requests waiting for our answer (we hold the claim), by terminal. */
@@ -85,11 +89,15 @@ export class Control {
   #outgoing = new Map<string, ControlNotice>();
   /** The last presence list of each terminal we subscribe to. */
   #presence = new Map<string, Member[]>();
+  /** This page is a person signed in by SSO. */
+  #person: boolean;
 
-  constructor(client: AhpClient, role: Role, notify: Notify, changed: (uri: string) => void, titleOf: (uri: string) => string) {
+  constructor(client: AhpClient, role: Role, notify: Notify, dismiss: (key: string) => void, changed: (uri: string) => void, titleOf: (uri: string) => string, person = false) {
+    this.#person = person;
     this.#client = client;
     this.#role = role;
     this.#notify = notify;
+    this.#dismiss = dismiss;
     this.#changed = changed;
     this.#titleOf = titleOf;
     client.on('notification', (method, params) => {
@@ -120,14 +128,18 @@ export class Control {
   }
 
   label(m: Member): string {
-    return memberLabel(m, this.#role, this.selfId);
+    return memberLabel(m, this.#role, this.selfId, this.#person);
   }
 
-  /** Who controls a terminal, for people: never a client that left. */
-  holderLabel(uri: string, claim: TerminalClaim | undefined): string {
+  /**
+   * Who controls a terminal, for people: never a client that left. Of a
+   * terminal we do not subscribe to (no presence), `away` is the
+   * catalogue's word that its holder left for good (extMeta.holderAway).
+   */
+  holderLabel(uri: string, claim: TerminalClaim | undefined, away = false): string {
     if (claim?.kind === 'session') return agentHolderLabel(this.members(uri), claim);
     if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
-    if (!this.#client.isSubscribed(uri)) return claim?.kind === 'client' ? 'someone else' : 'nobody';
+    if (!this.#client.isSubscribed(uri)) return claim?.kind === 'client' && !away ? 'someone else' : 'nobody';
     const holder = this.members(uri).find((m) => m.control);
     return holder ? this.label(holder) : 'nobody';
   }
@@ -189,13 +201,21 @@ export class Control {
     if (list.some((r) => r.requestId === n.requestId)) return;
     this.#incoming.set(n.terminal, [...list, n]);
     const who = this.label(n.from);
-    this.#notify('info', `${who} asks for control of “${this.#titleOf(n.terminal)}”.`, [
-      { label: 'Grant', run: () => this.answer(n.terminal, n.requestId, true) },
-      { label: 'Decline', run: () => this.answer(n.terminal, n.requestId, false) },
-    ]);
+    // One notice, the toast: it stays until answered or the request ends,
+    // and covers nothing of the terminal (a bar over it hid its first line).
+    this.#notify(
+      'info',
+      `${who} asks for control of “${this.#titleOf(n.terminal)}”.`,
+      [
+        { label: 'Grant', run: () => this.answer(n.terminal, n.requestId, true) },
+        { label: 'Decline', run: () => this.answer(n.terminal, n.requestId, false) },
+      ],
+      requestKey(n.requestId),
+    );
   }
 
   #drop(map: Map<string, ControlNotice[]>, uri: string, id: string): void {
+    if (map === this.#incoming) this.#dismiss(requestKey(id));
     const rest = (map.get(uri) ?? []).filter((r) => r.requestId !== id);
     if (rest.length) map.set(uri, rest);
     else map.delete(uri);
@@ -203,8 +223,14 @@ export class Control {
 
   /** Requests to a holder we no longer are are moot: forget them. */
   claimMoved(uri: string): void {
+    for (const r of this.incoming(uri)) this.#dismiss(requestKey(r.requestId));
     if (this.#incoming.delete(uri)) this.#changed(uri);
   }
+}
+
+/** The key of a request's toast. */
+function requestKey(requestId: string): string {
+  return `control-request:${requestId}`;
 }
 
 /** Avatars of a terminal's members, at most `max`, with the full list on hover. */

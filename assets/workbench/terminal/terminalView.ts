@@ -135,7 +135,7 @@ export class TerminalView {
       this.#claimBar.infobar,
       // Above the terminal, never over its text (the holder's control requests float).
       this.#claimBar.claimbar,
-      h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element),
+      h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element, this.#starting),
     );
     this.#sizing.observe(this.element, () => this.scheduleLayout());
     this.#focusOnTap();
@@ -294,12 +294,25 @@ export class TerminalView {
   // ---- protocol input ----
 
   /**
+   * "Shell starting…" over a running terminal that has printed nothing yet
+   * (a slow rc file: pyenv init, a network mount), gone at its first output:
+   * never a blank pane with no word of what happens.
+   */
+  #starting = h('div.terminal-starting', { hidden: true, role: 'status' }, 'Shell starting…');
+
+  #showStarting(on: boolean): void {
+    if (this.#starting.hidden === !on) return;
+    this.#starting.hidden = !on;
+  }
+
+  /**
    * Redraw from a snapshot: clear, resize to the pty, write the content.
    * `commandMeta` gives a command's terminal/commandExecuted _meta (who ran
    * it), kept beside the state (AhpClient.commandMeta).
    */
   onSnapshot(state: TerminalState, commandMeta?: (commandId: string) => Record<string, unknown> | undefined): void {
     const first = !this.loaded;
+    this.#showStarting(!hasExited(state) && state.content.length === 0);
     this.state = state;
     this.loaded = true;
     this.#queue.discardQueued();
@@ -344,9 +357,11 @@ export class TerminalView {
     const prev = this.state;
     this.state = state;
     const a = env.action;
+    if (hasExited(state)) this.#showStarting(false);
     if (!isTerminalAction(a)) return this.#otherChange(prev, state);
     switch (a.type) {
       case 'terminal/data':
+        if (!this.#starting.hidden) this.#showStarting(false);
         // Into the write queue; a skip's redraw (onSkipped) gets its mark.
         this.#skips.write(env.serverSeq, a.data, replayed);
         return; // hot path: no re-render of the chrome
