@@ -54,7 +54,7 @@ type Config struct {
 	SizePolicy string
 
 	// InputHold bounds how long input typed into a new shell with
-	// integration waits for its first prompt (default 300 ms, see
+	// integration waits for its first prompt (default 5 s, see
 	// inputHold); input to anything else never waits.
 	InputHold time.Duration
 

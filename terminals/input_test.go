@@ -301,6 +301,17 @@ func TestInputHoldIsBounded(t *testing.T) {
 			t.Errorf("the key reached the shell before its start-up ended: %q", out)
 		}
 	})
+	t.Run("seconds by default", func(t *testing.T) {
+		// Start-up files that take seconds (a version manager's init) are
+		// common: by default the hold covers them, where 300 ms let the
+		// terminal echo the keys out of place.
+		before := time.Now()
+		_, _, term, fifo := start(t, 0)
+		defer goOn(t, fifo)
+		if held := term.readyBy.Sub(before); held < 2*time.Second {
+			t.Errorf("input to a starting shell is held %v by default; want seconds", held)
+		}
+	})
 	t.Run("not past the hold", func(t *testing.T) {
 		_, rec, term, fifo := start(t, 50*time.Millisecond)
 		// The start-up still waits: the key goes in once the hold is over,

@@ -43,12 +43,13 @@ const (
 	drainQuiet = 50 * time.Millisecond // after exit: stop when the pty is quiet this long
 	drainMax   = time.Second
 	// inputHold bounds how long input typed into a new shell with
-	// integration waits for its first prompt (Config.InputHold): a shell
-	// starts in far less on a machine that is not overloaded, and a person
-	// barely notices a first keystroke echoed 300 ms late, while seconds
-	// look like a hung terminal. Past it the input goes in anyway: a shell
-	// still setting up reads it late or, at worst, loses it.
-	inputHold = 300 * time.Millisecond
+	// integration waits for its first prompt (Config.InputHold). A shell
+	// prompts within milliseconds unless its start-up files are slow, and
+	// then keys typed at once would be echoed by the terminal out of place
+	// (or dropped by the shell): held, they wait for the prompt, while the
+	// browser says the shell is starting. Past it the input goes in
+	// anyway, so a start-up file that asks a question gets its answer.
+	inputHold = 5 * time.Second
 )
 
 // terminal is one shell on a pty publishing to its hub channel. Its reader
