@@ -18,6 +18,7 @@ import (
 	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/handlers/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -492,5 +493,28 @@ func TestSSOShareLinkGivesMoreOnItsTerminal(t *testing.T) {
 		}
 		o.Initialize("1.0.0", "web-alice-link"+q)
 		o.MustCall("x-share/list", map[string]any{"channel": ahp.RootURI}) // owners only
+	}
+}
+
+// A CLI connection has one name in the audit trail, connect and disconnect
+// alike: the user@host it states, with its principal (the owner).
+func TestAuditConnectionNamedOnce(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	cli := s.mustDial(t, rawHeader{{"Authorization", "Bearer " + s.Token}})
+	cli.MustCall(ahp.MethodInitialize, map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"},
+		"clientId": "termhost-cli-abc", "clientInfo": map[string]any{"name": "termhost-cli", "title": "root@vm"}})
+	_ = cli.Conn().CloseNow()
+	var got []audit.Event
+	poll.Until(t, 30*time.Second, "the CLI's disconnect in the audit trail", func() bool {
+		got = s.events(t, audit.Filter{Events: []string{audit.Connect, audit.Disconnect}, Who: "owner"})
+		return len(got) == 2
+	})
+	for _, e := range got {
+		if e.Name != "root@vm" || e.Who != "owner" {
+			t.Errorf("%s event named %q (%s), want root@vm (owner) for connect and disconnect alike", e.Event, e.Name, e.Who)
+		}
+	}
+	if got[0].Event != audit.Connect || got[1].Event != audit.Disconnect || got[1].Time.Before(got[0].Time) {
+		t.Errorf("events %+v: want the connect, then the disconnect", got)
 	}
 }

@@ -154,8 +154,11 @@ func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 	}
 	s.metrics.connections.Inc()
 	rest.Touch() // opening a tab leaves garbage: give it back once all is quiet
-	c.record(audit.Connect, terminal, nil)
-	end = append(end, s.metrics.connections.Dec, rest.Touch, func() { c.record(audit.Disconnect, terminal, nil) })
+	c.connectedAt, c.connectedTo = time.Now(), terminal // audited once the client says who it is (recordConnect)
+	end = append(end, s.metrics.connections.Dec, rest.Touch, func() {
+		c.recordConnect()
+		c.record(audit.Disconnect, terminal, nil)
+	})
 	c.start(end)
 }
 
@@ -228,6 +231,11 @@ type conn struct {
 	person     string       // the SSO identity, or "" (sso.go)
 	name       string       // the SSO display name
 	remote     string       // the client's address, for the audit trail
+	// The connection's audited connect: its time and terminal, written
+	// once (recordConnect).
+	connectedAt time.Time
+	connectedTo string
+	connectOnce sync.Once
 	presence   connPresence // how others see it (presence.go)
 	// lowered: the person's role was lowered since accept (applyRoles):
 	// every request is refused until the writer closes the connection.
