@@ -154,7 +154,8 @@ func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 	}
 	s.metrics.connections.Inc()
 	rest.Touch() // opening a tab leaves garbage: give it back once all is quiet
-	c.connectedAt, c.connectedTo = time.Now(), terminal // audited once the client says who it is (recordConnect)
+	// The connect is audited once the client says who it is (recordConnect).
+	c.connectedAt, c.connectedTo = time.Now(), terminal
 	end = append(end, s.metrics.connections.Dec, rest.Touch, func() {
 		c.recordConnect()
 		c.record(audit.Disconnect, terminal, nil)
@@ -231,12 +232,12 @@ type conn struct {
 	person     string       // the SSO identity, or "" (sso.go)
 	name       string       // the SSO display name
 	remote     string       // the client's address, for the audit trail
+	presence   connPresence // how others see it (presence.go)
 	// The connection's audited connect: its time and terminal, written
 	// once (recordConnect).
 	connectedAt time.Time
 	connectedTo string
 	connectOnce sync.Once
-	presence   connPresence // how others see it (presence.go)
 	// lowered: the person's role was lowered since accept (applyRoles):
 	// every request is refused until the writer closes the connection.
 	lowered atomic.Bool
