@@ -253,7 +253,13 @@ func (s *Server) recordDownload(r *http.Request, who auth.Principal, uri string)
 func (c *conn) recordAction(uri string, a ahp.Action) {
 	switch a.Type {
 	case ahp.TerminalInput:
-		c.record(audit.Input, uri, func(e *audit.Event) { e.Bytes = len(a.Data) })
+		if c.s.cfg.Audit != nil {
+			// Summed per person and terminal up to the end of a line
+			// (audit.InputWindow): not a line per key.
+			e := c.auditEvent(audit.Input, uri)
+			e.Bytes = len(a.Data)
+			c.s.cfg.Audit.Input(e, strings.ContainsAny(a.Data, "\r\n"))
+		}
 	case ahp.TerminalTitleChanged:
 		c.record(audit.TerminalRenamed, uri, nil) // the title is the new one
 	case ahp.TerminalClaimed:

@@ -518,3 +518,57 @@ func TestAuditConnectionNamedOnce(t *testing.T) {
 		t.Errorf("events %+v: want the connect, then the disconnect", got)
 	}
 }
+
+// Two short commands typed a key at a time over a real connection make a
+// few input lines in the audit trail, not one per key: the bytes summed
+// per person and terminal up to each Enter (or audit.InputWindow), the
+// total exact, the bytes themselves never there.
+func TestAuditTypingSummed(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	a := s.mustDial(t, as("alice@corp.com"))
+	a.Initialize("1.0.0", "web-alice")
+	uri, _ := a.CreateTerminal("build", "web-alice", map[string]any{"name": "build"})
+	a.WaitOutput(uri, "$")
+	commands := []string{"echo one\r", "echo two\r"}
+	keys, total := 0, 0
+	start := time.Now()
+	for _, cmd := range commands {
+		for _, k := range cmd {
+			a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": string(k)})
+			keys++
+			total += len(string(k))
+		}
+	}
+	typing := time.Since(start)
+	a.WaitOutput(uri, "\rtwo\r\n") // the command's output, not its echo
+	// The last key is an Enter: every byte reaches the file without a Sync
+	// (which would write input still waiting).
+	var inputs []audit.Event
+	sum := 0
+	poll.Until(t, 30*time.Second, "every typed byte in the audit trail", func() bool {
+		b, err := os.ReadFile(s.auditPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs, sum = nil, 0
+		_ = audit.Read(bytes.NewReader(b), audit.Filter{Events: []string{audit.Input}}, func(e audit.Event) error {
+			inputs, sum = append(inputs, e), sum+e.Bytes
+			return nil
+		})
+		return sum >= total
+	})
+	for _, e := range inputs {
+		if e.Who != "alice@corp.com" || e.Terminal != uri || e.Title != "build" || e.Count != 0 {
+			t.Errorf("input line %+v: want alice's into build, not a budget summary", e)
+		}
+	}
+	// A line at each Enter, and at most one more per window that passed
+	// while typing (a slow machine may take longer than one to type).
+	most := len(commands) + int(typing/audit.InputWindow)
+	if len(inputs) > most || len(inputs) >= keys || sum != total {
+		t.Errorf("%d keys (%d bytes, typed in %v) made %d input lines of %d bytes; want at most %d lines, the bytes exact", keys, total, typing, len(inputs), sum, most)
+	}
+	if b, _ := os.ReadFile(s.auditPath); bytes.Contains(b, []byte("echo")) || bytes.Contains(b, []byte("one")) {
+		t.Error("the audit trail holds the typed bytes")
+	}
+}
