@@ -88,4 +88,3 @@ func TestAuditInputWindowEnds(t *testing.T) {
 		t.Errorf("trail = %+v, want one input line of 5 bytes", got)
 	}
 }
-
