@@ -20,6 +20,7 @@ type Log struct {
 	log    *slog.Logger
 	now    func() time.Time
 	budget budget // the participants' volume budget (budget.go)
+	typing typing // input not yet written (typing.go)
 
 	mu      sync.Mutex
 	cond    *sync.Cond // signals flushed progress and new work
@@ -45,7 +46,8 @@ func Open(path string, log *slog.Logger) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{path: path, log: log.With("component", "audit"), now: time.Now, f: f, budget: budget{window: Window}}
+	l := &Log{path: path, log: log.With("component", "audit"), now: time.Now, f: f, budget: budget{window: Window},
+		typing: typing{window: InputWindow}}
 	l.cond = sync.NewCond(&l.mu)
 	l.flusher.Add(1)
 	go l.flush()
@@ -70,10 +72,32 @@ func (l *Log) Record(e Event) {
 		e.Time = l.now()
 	}
 	e.Time = e.Time.UTC()
-	if !l.budget.admit(e, e.Time, l.append) {
+	l.admit(l.typing.takeParticipant(e)) // the participant's typing goes first
+	l.admit([]Event{e})
+}
+
+// Input records e, input of e.Bytes bytes, summed with its participant's
+// other input into the same terminal (typing.go): enter says the bytes end
+// a line (hold a CR or LF), which writes the sum at once.
+func (l *Log) Input(e Event, enter bool) {
+	if l == nil {
 		return
 	}
-	l.append([]Event{e})
+	if e.Time.IsZero() {
+		e.Time = l.now()
+	}
+	e.Time, e.Event = e.Time.UTC(), Input
+	l.admit(l.typing.add(e, enter, l.admit))
+}
+
+// admit appends each event, or counts it into its participant's summary
+// when it is over the volume budget (budget.go).
+func (l *Log) admit(events []Event) {
+	for _, e := range events {
+		if l.budget.admit(e, e.Time, l.append) {
+			l.append([]Event{e})
+		}
+	}
 }
 
 // append writes events to the buffer.
@@ -104,11 +128,13 @@ func (l *Log) appendOne(e Event) {
 	l.cond.Broadcast()
 }
 
-// Sync waits until every event recorded so far is written and fsync'd.
+// Sync writes the input waiting to be summed and waits until every event
+// recorded so far is written and fsync'd.
 func (l *Log) Sync() {
 	if l == nil {
 		return
 	}
+	l.admit(l.typing.takeAll(false))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	want := l.queued
@@ -130,12 +156,13 @@ func (l *Log) Reopen() {
 	l.Sync()
 }
 
-// Close writes the summaries of the budget's windows and what is
-// buffered, and closes the file. It is safe to call twice.
+// Close writes the input waiting, the summaries of the budget's windows
+// and what is buffered, and closes the file. It is safe to call twice.
 func (l *Log) Close() error {
 	if l == nil {
 		return nil
 	}
+	l.admit(l.typing.takeAll(true))
 	l.append(l.budget.close())
 	l.mu.Lock()
 	if l.closed {

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -138,6 +139,28 @@ func TestShellFailsToStart(t *testing.T) {
 	}
 	if n := len(ts.m.Terminals()); n != 0 {
 		t.Errorf("%d terminals after a failed spawn", n)
+	}
+}
+
+// A command that is not there, or not a program, is the client's mistake:
+// -32602 naming the program and why, not an internal error.
+func TestCommandNotFound(t *testing.T) {
+	ts := newServer(t)
+	c := ts.dial(t)
+	c.Initialize("1.0.0", "x")
+	for i, tc := range []struct{ program, want string }{
+		{"/no/such/program", `command "/no/such/program" not found`},
+		{t.TempDir(), "cannot be run"}, // a directory
+	} {
+		e := c.CallErr("createTerminal", map[string]any{"channel": fmt.Sprintf("ahp-terminal:/c%d", i),
+			"claim": map[string]any{"kind": "client", "clientId": "x"},
+			"_meta": map[string]any{terminals.MetaCommand: []string{tc.program}}}, ahp.CodeInvalidParams)
+		if !strings.Contains(e.Message, tc.want) || strings.Contains(e.Message, "internal") {
+			t.Errorf("createTerminal running %s: message %q, want one with %q", tc.program, e.Message, tc.want)
+		}
+	}
+	if n := len(ts.m.Terminals()); n != 0 {
+		t.Errorf("%d terminals after failed spawns", n)
 	}
 }
 

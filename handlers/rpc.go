@@ -200,6 +200,7 @@ func (c *conn) initialize(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	c.begin(p.ClientID, version, shape, binary)
 	c.presence.info = c.s.clientInfo(p.ClientID, p.ClientInfo)
+	c.recordConnect()
 	if c.agentName() != "" {
 		c.s.separateAgent(c, p.ClientID)
 	}
@@ -224,6 +225,7 @@ func (c *conn) reconnect(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	c.begin(p.ClientID, rec.version, rec.shape, rec.binary)
 	c.presence.info = c.s.clientInfo(p.ClientID, nil)
+	c.recordConnect()
 	if c.agentName() != "" {
 		c.s.separateAgent(c, p.ClientID)
 	}

@@ -202,6 +202,17 @@ func (c *conn) record(kind, uri string, edit func(*audit.Event)) {
 	c.s.cfg.Audit.Record(e)
 }
 
+// recordConnect puts the connection's connect in the audit trail, at the
+// time it was accepted, once: when the client has said who it is
+// (initialize or reconnect), so that it has the name its disconnect will
+// have (a CLI is its user@host, not "Owner"), or at the end for a
+// connection that never did.
+func (c *conn) recordConnect() {
+	c.connectOnce.Do(func() {
+		c.record(audit.Connect, c.connectedTo, func(e *audit.Event) { e.Time = c.connectedAt })
+	})
+}
+
 // titleOf is a terminal's title, "" when it is gone.
 func (s *Server) titleOf(uri string) string {
 	for _, t := range s.m.Terminals() {
@@ -242,7 +253,13 @@ func (s *Server) recordDownload(r *http.Request, who auth.Principal, uri string)
 func (c *conn) recordAction(uri string, a ahp.Action) {
 	switch a.Type {
 	case ahp.TerminalInput:
-		c.record(audit.Input, uri, func(e *audit.Event) { e.Bytes = len(a.Data) })
+		if c.s.cfg.Audit != nil {
+			// Summed per person and terminal up to the end of a line
+			// (audit.InputWindow): not a line per key.
+			e := c.auditEvent(audit.Input, uri)
+			e.Bytes = len(a.Data)
+			c.s.cfg.Audit.Input(e, strings.ContainsAny(a.Data, "\r\n"))
+		}
 	case ahp.TerminalTitleChanged:
 		c.record(audit.TerminalRenamed, uri, nil) // the title is the new one
 	case ahp.TerminalClaimed:

@@ -18,6 +18,7 @@ import (
 	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/handlers/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -492,5 +493,82 @@ func TestSSOShareLinkGivesMoreOnItsTerminal(t *testing.T) {
 		}
 		o.Initialize("1.0.0", "web-alice-link"+q)
 		o.MustCall("x-share/list", map[string]any{"channel": ahp.RootURI}) // owners only
+	}
+}
+
+// A CLI connection has one name in the audit trail, connect and disconnect
+// alike: the user@host it states, with its principal (the owner).
+func TestAuditConnectionNamedOnce(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	cli := s.mustDial(t, rawHeader{{"Authorization", "Bearer " + s.Token}})
+	cli.MustCall(ahp.MethodInitialize, map[string]any{"channel": ahp.RootURI, "protocolVersions": []string{"1.0.0"},
+		"clientId": "termhost-cli-abc", "clientInfo": map[string]any{"name": "termhost-cli", "title": "root@vm"}})
+	_ = cli.Conn().CloseNow()
+	var got []audit.Event
+	poll.Until(t, 30*time.Second, "the CLI's disconnect in the audit trail", func() bool {
+		got = s.events(t, audit.Filter{Events: []string{audit.Connect, audit.Disconnect}, Who: "owner"})
+		return len(got) == 2
+	})
+	for _, e := range got {
+		if e.Name != "root@vm" || e.Who != "owner" {
+			t.Errorf("%s event named %q (%s), want root@vm (owner) for connect and disconnect alike", e.Event, e.Name, e.Who)
+		}
+	}
+	if got[0].Event != audit.Connect || got[1].Event != audit.Disconnect || got[1].Time.Before(got[0].Time) {
+		t.Errorf("events %+v: want the connect, then the disconnect", got)
+	}
+}
+
+// Two short commands typed a key at a time over a real connection make a
+// few input lines in the audit trail, not one per key: the bytes summed
+// per person and terminal up to each Enter (or audit.InputWindow), the
+// total exact, the bytes themselves never there.
+func TestAuditTypingSummed(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	a := s.mustDial(t, as("alice@corp.com"))
+	a.Initialize("1.0.0", "web-alice")
+	uri, _ := a.CreateTerminal("build", "web-alice", map[string]any{"name": "build"})
+	a.WaitOutput(uri, "$")
+	commands := []string{"echo one\r", "echo two\r"}
+	keys, total := 0, 0
+	start := time.Now()
+	for _, cmd := range commands {
+		for _, k := range cmd {
+			a.Dispatch(uri, map[string]any{"type": "terminal/input", "data": string(k)})
+			keys++
+			total += len(string(k))
+		}
+	}
+	typing := time.Since(start)
+	a.WaitOutput(uri, "\rtwo\r\n") // the command's output, not its echo
+	// The last key is an Enter: every byte reaches the file without a Sync
+	// (which would write input still waiting).
+	var inputs []audit.Event
+	sum := 0
+	poll.Until(t, 30*time.Second, "every typed byte in the audit trail", func() bool {
+		b, err := os.ReadFile(s.auditPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs, sum = nil, 0
+		_ = audit.Read(bytes.NewReader(b), audit.Filter{Events: []string{audit.Input}}, func(e audit.Event) error {
+			inputs, sum = append(inputs, e), sum+e.Bytes
+			return nil
+		})
+		return sum >= total
+	})
+	for _, e := range inputs {
+		if e.Who != "alice@corp.com" || e.Terminal != uri || e.Title != "build" || e.Count != 0 {
+			t.Errorf("input line %+v: want alice's into build, not a budget summary", e)
+		}
+	}
+	// A line at each Enter, and at most one more per window that passed
+	// while typing (a slow machine may take longer than one to type).
+	most := len(commands) + int(typing/audit.InputWindow)
+	if len(inputs) > most || len(inputs) >= keys || sum != total {
+		t.Errorf("%d keys (%d bytes, typed in %v) made %d input lines of %d bytes; want at most %d lines, the bytes exact", keys, total, typing, len(inputs), sum, most)
+	}
+	if b, _ := os.ReadFile(s.auditPath); bytes.Contains(b, []byte("echo")) || bytes.Contains(b, []byte("one")) {
+		t.Error("the audit trail holds the typed bytes")
 	}
 }

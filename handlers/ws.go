@@ -154,8 +154,12 @@ func (s *Server) serveConn(c *conn, who auth.Principal, terminal string) {
 	}
 	s.metrics.connections.Inc()
 	rest.Touch() // opening a tab leaves garbage: give it back once all is quiet
-	c.record(audit.Connect, terminal, nil)
-	end = append(end, s.metrics.connections.Dec, rest.Touch, func() { c.record(audit.Disconnect, terminal, nil) })
+	// The connect is audited once the client says who it is (recordConnect).
+	c.connectedAt, c.connectedTo = time.Now(), terminal
+	end = append(end, s.metrics.connections.Dec, rest.Touch, func() {
+		c.recordConnect()
+		c.record(audit.Disconnect, terminal, nil)
+	})
 	c.start(end)
 }
 
@@ -229,6 +233,11 @@ type conn struct {
 	name       string       // the SSO display name
 	remote     string       // the client's address, for the audit trail
 	presence   connPresence // how others see it (presence.go)
+	// The connection's audited connect: its time and terminal, written
+	// once (recordConnect).
+	connectedAt time.Time
+	connectedTo string
+	connectOnce sync.Once
 	// lowered: the person's role was lowered since accept (applyRoles):
 	// every request is refused until the writer closes the connection.
 	lowered atomic.Bool

@@ -152,7 +152,9 @@ func TestManagerErrors(t *testing.T) {
 			err  error
 			want func(error) bool
 		}{"program cannot start", create("ahp-terminal:/d", `{"termhost/command": ["/nonexistent/prog"]}`), func(e error) bool {
-			return errors.As(e, &startErr) && startErr.Program == "/nonexistent/prog"
+			// The client's mistake (-32602), saying which program and why.
+			return errors.As(e, &startErr) && startErr.Program == "/nonexistent/prog" && errors.Is(e, ErrInvalid) &&
+				strings.Contains(e.Error(), `command "/nonexistent/prog" not found`)
 		}},
 	)
 	for _, tc := range cases {

@@ -32,13 +32,24 @@ var (
 )
 
 // StartError is a shell or command that could not be started. Its Program
-// is safe to show to the client that asked; Err (the errno) is for the log.
+// is safe to show to the client that asked; Err (the errno) is for the log,
+// but for a program that does not exist or cannot run, which its message
+// says. A command (not the shell) that is not there comes wrapped in
+// ErrInvalid: the client's mistake.
 type StartError struct {
 	Program string
 	Err     error
 }
 
-func (e *StartError) Error() string { return "start " + e.Program + ": " + e.Err.Error() }
+func (e *StartError) Error() string {
+	switch {
+	case errors.Is(e.Err, unix.ENOENT):
+		return fmt.Sprintf("command %q not found (no such file)", e.Program)
+	case errors.Is(e.Err, unix.EACCES):
+		return fmt.Sprintf("command %q cannot be run (not an executable file, or permission denied)", e.Program)
+	}
+	return "start " + e.Program + ": " + e.Err.Error()
+}
 func (e *StartError) Unwrap() error { return e.Err }
 
 // Manager composes the terminals: the catalogue of shells on ptys, the hub
@@ -204,8 +215,15 @@ func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
 		m.unreserve(t)
 		t.scr.close()
 		t.removeNonceFile()
+		se := &StartError{Program: inj.Argv[0], Err: err}
+		if argv != nil && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES)) {
+			// The client named a program that is not there or cannot run:
+			// its mistake (-32602), not the server's.
+			m.log.Info("spawn: no such program", "argv0", inj.Argv[0], "err", err)
+			return fmt.Errorf("%w: %w", ErrInvalid, se)
+		}
 		m.log.Error("spawn", "argv0", inj.Argv[0], "err", err)
-		return &StartError{Program: inj.Argv[0], Err: err}
+		return se
 	}
 
 	recorded := m.recordFromStart(t, state, p.Meta) // before the reader publishes anything (t.started)

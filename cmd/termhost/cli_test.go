@@ -34,6 +34,7 @@ func TestErrorsAreOneLineAndExit2(t *testing.T) {
 		{"run without command", owner, "run", nil, "no command given"},
 		{"run bad share role", owner, "run", []string{"--share", "owner", "--", "true"}, "--share: want viewer or driver"},
 		{"run missing command", owner, "run", []string{"--", "no-such-command-xyz"}, "not found in PATH (AHP error -32602)"},
+		{"run missing program", owner, "run", []string{"--", "/no/such/program"}, `command "/no/such/program" not found (no such file) (AHP error -32602)`},
 		{"run bad cwd", owner, "run", []string{"--cwd", "/nonexistent/dir", "--", "true"}, "-32602"},
 		{"attach unknown", owner, "attach", []string{"nope"}, `no terminal "nope"`},
 		{"attach two args", owner, "attach", []string{"a", "b"}, "want one terminal"},

@@ -230,8 +230,12 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		case first && upgraded:
 			pause := time.Now().UnixMilli() - msg.StoppedAt
 			log.Info("termhost upgraded in place", "url", publicBase(o, setup, s.addr).String()+"/",
-				"from", msg.From, "version", version, "terminals", len(m.Terminals()), "pause_ms", pause)
-			writeUpgradeStatus(setup.stateDir, upgradeStatus{OK: true, From: msg.From, PauseMs: pause}, log)
+				"from", msg.From, "version", version, "from_build", msg.FromBuild, "build", thisBuild(), "terminals", len(m.Terminals()), "pause_ms", pause)
+			from := msg.FromBuild
+			if from == "" { // a predecessor that did not say its build
+				from = msg.From
+			}
+			writeUpgradeStatus(setup.stateDir, upgradeStatus{OK: true, From: from, PauseMs: pause}, log)
 			setup.audit.Record(audit.Event{Event: audit.ServerUpgrade,
 				Detail: fmt.Sprintf("from %s to %s, %d terminals kept", msg.From, version, len(m.Terminals()))})
 		case first:

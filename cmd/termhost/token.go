@@ -74,9 +74,17 @@ func (s serveSetup) saveToken(log *slog.Logger) error {
 		log.Warn("the state directory was open to other users: made it private (0700)", "path", s.stateDir, "was", loose.String())
 	}
 	path := filepath.Join(s.stateDir, tokenFileName)
+	_, err = os.Stat(path)
+	replaced := err == nil
 	if err := renameio.WriteFile(path, []byte(s.token+"\n"), 0o600, renameio.WithStaticPermissions(0o600)); err != nil {
 		return fmt.Errorf("save the owner token: %w", err)
 	}
-	log.Info("a new owner token was made and saved: sessions and share links from before it are signed out", "path", path)
+	// Whether anyone is signed out by it is the sign-in state's to say
+	// (auth.Store.Restore): only when there were sessions or share links.
+	if replaced {
+		log.Info("a new owner token replaced the saved one", "path", path)
+	} else {
+		log.Info("a new owner token was made and saved", "path", path)
+	}
 	return nil
 }

@@ -73,6 +73,7 @@ const handoverCheckOK = "termhost handover-check: ok"
 type handoverMessage struct {
 	Format     int                     `json:"format"`
 	From       string                  `json:"from"`      // the old program's version
+	FromBuild  string                  `json:"fromBuild"` // and its build (thisBuild), to tell two of one version apart
 	StoppedAt  int64                   `json:"stoppedAt"` // unix ms: when it stopped serving
 	Terminals  terminals.Handover      `json:"terminals"`
 	Clients    []handlers.ClientRecord `json:"clients"`
@@ -119,7 +120,7 @@ func upgrade(ctx context.Context, exe string, exeErr error, s *serving, m *termi
 	setup.audit.Sync() // the exec would lose what is still buffered (the disconnects just now)
 	paused, err := m.Pause(connected)
 	if err == nil {
-		err = execSuccessor(ctx, exe, paused, handoverMessage{Format: handoverFormat, From: version, StoppedAt: stopped.UnixMilli(),
+		err = execSuccessor(ctx, exe, paused, handoverMessage{Format: handoverFormat, From: version, FromBuild: thisBuild(), StoppedAt: stopped.UnixMilli(),
 			Terminals: paused.State, Clients: clients, OwnerToken: setup.token, Listener: int(lnFile.Fd()), FDs: paused.FDs}, log)
 	}
 	// Only on failure: the exec replaced this program otherwise.
@@ -258,8 +259,8 @@ func handoverCheckCommand(args []string) int {
 type upgradeStatus struct {
 	Pid     int    `json:"pid"`
 	OK      bool   `json:"ok"`
-	Version string `json:"version"`           // running now
-	From    string `json:"from,omitempty"`    // before the upgrade
+	Version string `json:"version"`           // running now: its build (thisBuild)
+	From    string `json:"from,omitempty"`    // before the upgrade: its build
 	PauseMs int64  `json:"pauseMs,omitempty"` // from stop to serving again
 	Error   string `json:"error,omitempty"`
 }
@@ -267,7 +268,7 @@ type upgradeStatus struct {
 const upgradeStatusName = "termhost.upgrade"
 
 func writeUpgradeStatus(dir string, st upgradeStatus, log *slog.Logger) {
-	st.Pid, st.Version = os.Getpid(), version
+	st.Pid, st.Version = os.Getpid(), thisBuild()
 	b, _ := json.Marshal(st)
 	if err := writeFileAtomic(filepath.Join(dir, upgradeStatusName), b); err != nil {
 		log.Warn("upgrade status", "err", err)
@@ -398,7 +399,7 @@ func runUpgrade(stateDir string, pid int, timeout time.Duration) (string, error)
 			if !st.OK {
 				return "", fmt.Errorf("process %d serves on without upgrading: %s", pid, st.Error)
 			}
-			return fmt.Sprintf("termhost upgraded in place: process %d now runs %s (was %s); clients were without service for %d ms",
+			return fmt.Sprintf("termhost upgraded in place: process %d now runs %s, was %s; clients were without service for %d ms",
 				st.Pid, st.Version, st.From, st.PauseMs), nil
 		}
 		n, _ := unix.Poll([]unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}, 50)

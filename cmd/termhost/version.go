@@ -1,10 +1,15 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"time"
 )
 
 // versionText is what termhost --version prints: the release (-ldflags
@@ -47,3 +52,58 @@ func printVersion(w io.Writer) {
 	bi, _ := debug.ReadBuildInfo()
 	fmt.Fprintln(w, versionText(version, bi))
 }
+
+// buildText names one build, so that two of the same version (two builds
+// of a checkout, both "dev") tell apart: the version, then the binary's
+// SHA-256 (its first 12 hex digits) and modification time (when it was
+// built or installed), and the commit with -dirty when the build recorded
+// one.
+func buildText(release string, bi *debug.BuildInfo, sum string, built time.Time) string {
+	v := strings.TrimPrefix(versionText(release, bi), "termhost ")
+	v, _, _ = strings.Cut(v, " (")
+	var extra []string
+	if sum != "" {
+		b := "binary " + sum
+		if !built.IsZero() {
+			b += ", built " + built.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		extra = append(extra, b)
+	}
+	if bi != nil {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				rev := s.Value[:min(12, len(s.Value))]
+				for _, m := range bi.Settings {
+					if m.Key == "vcs.modified" && m.Value == "true" {
+						rev += "-dirty"
+					}
+				}
+				extra = append(extra, "commit "+rev)
+			}
+		}
+	}
+	if len(extra) == 0 {
+		return v
+	}
+	return v + " (" + strings.Join(extra, "; ") + ")"
+}
+
+// thisBuild is buildText of the running program: its binary is read through
+// /proc/self/exe, the file it runs even when a new one replaced it at its
+// path.
+var thisBuild = sync.OnceValue(func() string {
+	bi, _ := debug.ReadBuildInfo()
+	var sum string
+	var built time.Time
+	if f, err := os.Open("/proc/self/exe"); err == nil {
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err == nil {
+			sum = hex.EncodeToString(h.Sum(nil))[:12]
+		}
+		if st, err := f.Stat(); err == nil {
+			built = st.ModTime()
+		}
+		_ = f.Close()
+	}
+	return buildText(version, bi, sum, built)
+})

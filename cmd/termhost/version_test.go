@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestVersionText(t *testing.T) {
@@ -66,5 +69,47 @@ func TestHelpAndVersionFlags(t *testing.T) {
 				t.Errorf("termhost %v: %q, want one line", tc.args, out)
 			}
 		})
+	}
+}
+
+// TestBuildText: two builds of one version tell apart by their binary's
+// hash and time, and by the commit when the build recorded it.
+func TestBuildText(t *testing.T) {
+	built := time.Date(2026, 12, 7, 11, 52, 13, 0, time.UTC)
+	vcs := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}
+	for _, tc := range []struct {
+		name, release string
+		bi            *debug.BuildInfo
+		sum           string
+		want          string
+	}{
+		{"a checkout", "dev", vcs, "1a2b3c4d5e6f", "dev (binary 1a2b3c4d5e6f, built 2026-12-07 11:52:13 UTC; commit 0123456789ab-dirty)"},
+		{"no VCS", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "9f8e7d6c5b4a", "dev (binary 9f8e7d6c5b4a, built 2026-12-07 11:52:13 UTC)"},
+		{"a release", "v1.4.0", nil, "", "v1.4.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := built
+			if tc.sum == "" {
+				b = time.Time{}
+			}
+			if got := buildText(tc.release, tc.bi, tc.sum, b); got != tc.want {
+				t.Errorf("buildText = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if this := thisBuild(); !regexp.MustCompile(`^\S+ \(binary [0-9a-f]{12}, built `).MatchString(this) {
+		t.Errorf("thisBuild() = %q, want the version, the binary's hash and time", this)
+	}
+}
+
+// checkUpgradeMessage checks termhost upgrade's report: it names process
+// pid and both builds, upgrade-next and dev, which it tells apart.
+func checkUpgradeMessage(t *testing.T, out string, pid int) {
+	t.Helper()
+	re := regexp.MustCompile(fmt.Sprintf(`process %d now runs upgrade-next \(binary ([0-9a-f]{12}), built [^)]*\), was dev \(binary ([0-9a-f]{12}), built `, pid))
+	m := re.FindStringSubmatch(out)
+	if m == nil || m[1] == m[2] {
+		t.Fatalf("termhost upgrade said %q, want process %d now runs upgrade-next, was dev, each with its binary's own hash", out, pid)
 	}
 }

@@ -26,6 +26,9 @@ func TestBashCommandsWithoutTrapOrPrompt(t *testing.T) {
 		{name: "subshell with output", keys: "(echo sub; exit 5)\r", want: []cmd{{"(echo sub; exit 5)", code(5)}}},
 		{name: "false", keys: "false\r", want: []cmd{{"false", code(1)}}},
 		{name: "bash -c exit", keys: "bash -c 'exit 4'\r", want: []cmd{{"bash -c 'exit 4'", code(4)}}},
+		// A line bash cannot parse is a command that failed, like any other.
+		{name: "syntax error", keys: "if then\r", want: []cmd{{"if then", code(2)}}},
+		{name: "syntax error after a comment", keys: "(exit 2)\r# a note\rfi\r", want: []cmd{{"(exit 2)", code(2)}, {"fi", code(2)}}},
 		{
 			name: "pasted lines", keys: fmt.Sprintf(paste, "echo one\necho two\n"),
 			want: []cmd{{"echo one", code(0)}, {"echo two", code(0)}}, wantO: "two",

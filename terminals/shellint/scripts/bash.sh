@@ -207,6 +207,15 @@ __ahpsh_precmd() {
 		__ahpsh_history_line
 		__ahpsh_escape "$__ahpsh_out"
 		builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a\e]633;D;%s;%s\a' "$__ahpsh_out" "$__ahpsh_nonce" "$__ahpsh_nonce" "$st" "$__ahpsh_nonce"
+	elif ((st == 2)); then
+		# A line bash could not parse (`if then`) runs nothing: no trap, no
+		# command number, only $? = 2 and the line in history. A comment
+		# line also runs nothing (and keeps the $? of the command before).
+		__ahpsh_history_line
+		if [[ -n $__ahpsh_out && ${__ahpsh_out#"${__ahpsh_out%%[![:space:]]*}"} != '#'* ]]; then
+			__ahpsh_escape "$__ahpsh_out"
+			builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a\e]633;D;%s;%s\a' "$__ahpsh_out" "$__ahpsh_nonce" "$__ahpsh_nonce" "$st" "$__ahpsh_nonce"
+		fi
 	fi
 	__ahpsh_escape "$PWD"
 	builtin printf '\e]633;P;Cwd=%s;%s\a' "$__ahpsh_out" "$__ahpsh_nonce"
