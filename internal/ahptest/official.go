@@ -9,7 +9,7 @@ import (
 
 // ReduceOfficial applies a to a channel's state as a client that knows
 // nothing of termhost does: with AHP's own reducers only (the TypeScript
-// SDK's rootReducer and terminalReducer, spec §9.3 and §10.6), on the JSON
+// SDK's rootReducer and terminalReducer, ahp/upstream's fixtures), on the JSON
 // as received. Unlike ahp.ReduceRoot and ahp.ReduceTerminal, which decode
 // into termhost's Go types first, it keeps what the official reducers keep
 // and nothing else: an object an action carries whole (a claim, the
@@ -112,7 +112,7 @@ func reduceTerminalOfficial(s, a map[string]any, legacy bool) map[string]any {
 	return s // terminal/input and unknown types
 }
 
-// appendOfficial is §10.6's terminal/data: into an incomplete command's
+// appendOfficial is the official terminal/data: into an incomplete command's
 // output, else the unclassified tail, else a new unclassified part.
 func appendOfficial(content []any, d string) []any {
 	out := append([]any{}, content...)
