@@ -14,24 +14,29 @@ import (
 	"github.com/termhost/termhost/internal/ahptest"
 )
 
-// dataFrom is the terminal output a client received on uri from the first
-// frame holding from on: the same frames for every client subscribed
-// before from was typed.
-func dataFrom(t *testing.T, c *client, uri, from string) []ahp.Envelope {
+// dataBetween is the terminal output a client received on uri from the
+// first frame holding from to the frame where the output since then first
+// holds until: the same frames for every client subscribed before from was
+// typed that has seen until (what follows, a prompt, may reach one client
+// before another).
+func dataBetween(t *testing.T, c *client, uri, from, until string) []ahp.Envelope {
 	t.Helper()
 	var out []ahp.Envelope
+	var seen strings.Builder
 	for _, e := range c.Envelopes() {
 		if e.Channel != uri || e.Action.Type != ahp.TerminalData || e.RejectionReason != "" {
 			continue
 		}
 		if out != nil || strings.Contains(e.Action.Data, from) {
 			out = append(out, e)
+			seen.WriteString(e.Action.Data)
+			if strings.Contains(seen.String(), until) {
+				return out
+			}
 		}
 	}
-	if out == nil {
-		t.Fatalf("no output holding %q", from)
-	}
-	return out
+	t.Fatalf("no output from %q to %q", from, until)
+	return nil
 }
 
 // TestBinaryData (issue 28, point 4): a client that asks for
@@ -71,7 +76,7 @@ func TestBinaryData(t *testing.T) {
 			}
 			binBytes, textBytes := binWire.Load()-w0, textWire.Load()-t0
 
-			want := dataFrom(t, text, uri, "sta''rt")
+			want := dataBetween(t, text, uri, "sta''rt", "done\r\n")
 			sum := func(envs []ahp.Envelope) [32]byte {
 				h := sha256.New()
 				for _, e := range envs {
@@ -80,7 +85,7 @@ func TestBinaryData(t *testing.T) {
 				return [32]byte(h.Sum(nil))
 			}
 			for name, c := range map[string]*client{"binary": bin, "null capability": null} {
-				got := dataFrom(t, c, uri, "sta''rt")
+				got := dataBetween(t, c, uri, "sta''rt", "done\r\n")
 				if !slices.EqualFunc(got, want, func(a, b ahp.Envelope) bool {
 					return a.ServerSeq == b.ServerSeq && a.Action.Data == b.Action.Data
 				}) || sum(got) != sum(want) {
