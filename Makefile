@@ -34,7 +34,7 @@ lint:
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
 	  echo "not gofmt-ed (run gofmt -w): $$unformatted" >&2; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags lockrank ./lockrank/
+	$(GO) vet -tags lockrank ./internal/lockrank/
 	$(GO) tool staticcheck ./...
 	$(GO) mod tidy -diff
 

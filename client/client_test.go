@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/bench/wirecount"
+	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/client"
 )
 

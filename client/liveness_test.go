@@ -9,7 +9,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestDeadLinkDetected (issue 13 point 1): a path that stops forwarding

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/termhost/termhost/agent"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/client"
 )
 

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

@@ -14,7 +14,7 @@ import (
 )
 
 // The volume TestBrowserMemoryBounded pushes through one terminal. `make
-// test` uses the default; the benchmark figure in BENCHMARKS.md is
+// test` uses the default; the benchmark figure in docs/BENCHMARKS.md is
 // go test -timeout 40m -run TestBrowserMemoryBounded -v ./e2e/ -args -browser-memory-mib=1024
 var browserMemoryMiB = flag.Int("browser-memory-mib", 64, "MiB of output TestBrowserMemoryBounded pushes through one terminal")
 

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // nginxPath finds nginx. Missing nginx fails the test: the reverse-proxy

@@ -16,7 +16,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

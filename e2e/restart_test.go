@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // restartServer stops the server as a restart does (its WebSockets close,

@@ -24,10 +24,10 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
 	"github.com/termhost/termhost/internal/poll"
 )

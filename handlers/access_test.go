@@ -14,7 +14,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // metric returns the value of one Prometheus series from /metrics.

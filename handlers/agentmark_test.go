@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

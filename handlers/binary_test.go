@@ -10,7 +10,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/bench/wirecount"
+	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/internal/ahptest"
 )
 

@@ -14,9 +14,9 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/bench/wirecount"
+	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestCompression: a client offering permessage-deflate as browsers do gets

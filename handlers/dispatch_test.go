@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestRejections: every refused dispatch gets a rejection envelope with the

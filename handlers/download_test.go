@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )

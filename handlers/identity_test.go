@@ -15,7 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/ahptest"
 	"github.com/termhost/termhost/internal/poll"
 )

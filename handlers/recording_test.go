@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"
 )

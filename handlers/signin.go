@@ -17,7 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/auth"
 )
 

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/handlers/sso"
-	"github.com/termhost/termhost/lockrank"
+	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/web"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/lockrank"
+	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/recording"
 )

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/lockrank"
+	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/screen"
 )

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/label"
 )
 

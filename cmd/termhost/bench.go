@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/termhost/termhost/bench"
+	"github.com/termhost/termhost/internal/bench"
 	"github.com/termhost/termhost/client"
 )
 

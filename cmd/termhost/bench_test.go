@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/termhost/termhost/bench"
+	"github.com/termhost/termhost/internal/bench"
 	"github.com/termhost/termhost/handlers"
 )
 

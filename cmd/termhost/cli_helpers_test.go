@@ -14,7 +14,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/termhost/termhost/agent"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/termhost/termhost/agent"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestRunNoticesDeadLink (issue 13 point 1): termhost run behind a path

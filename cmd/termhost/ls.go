@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/termhost/termhost/agent"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"

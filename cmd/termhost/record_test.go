@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"
 )

@@ -17,11 +17,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
-	"github.com/termhost/termhost/handover"
+	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"
 )
@@ -92,7 +92,7 @@ func (o *serveOptions) flags() *flagSet {
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive HTTP connection stays open")
 	fs.StringVar(&o.stateDir, "state-dir", "", "keep sign-ins (owner sessions and share links, hashed) in this `directory` so that they survive a restart (default $XDG_STATE_HOME/termhost, else ~/.local/state/termhost)")
 	fs.BoolVar(&o.recordAll, "record-all", false, "record every terminal as an asciicast v2 file in <state-dir>/recordings, deleted when the terminal is closed")
-	fs.BoolVar(&o.screenModel, "screen-model", true, "keep a model of each terminal's screen so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (fed on demand; see BENCHMARKS.md)")
+	fs.BoolVar(&o.screenModel, "screen-model", true, "keep a model of each terminal's screen so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (fed on demand; see docs/BENCHMARKS.md)")
 	fs.Var(&o.recordMax, "record-max", "largest recording per terminal, a `size` such as 64MiB: recording stops there")
 	fs.BoolVar(&o.mcp, "mcp", false, "also serve termhost mcp's agent tools over MCP's Streamable HTTP transport at <base>/mcp, for the owner token only (see termhost mcp --help)")
 	o.ssoFlags(fs)

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/sso"
 )
 

@@ -17,10 +17,10 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/audit"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/statefile"
+	"github.com/termhost/termhost/internal/statefile"
 )
 
 // tokenFileName is the owner token's file in the state directory: kept

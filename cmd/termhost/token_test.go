@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
 )
 

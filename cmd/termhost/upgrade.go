@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handover"
+	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"
 )

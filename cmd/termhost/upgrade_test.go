@@ -18,7 +18,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/handover"
+	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/internal/poll"
 )
 

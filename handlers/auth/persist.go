@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/lockrank"
-	"github.com/termhost/termhost/statefile"
+	"github.com/termhost/termhost/internal/lockrank"
+	"github.com/termhost/termhost/internal/statefile"
 )
 
 // StateFileName is the sign-in document in the state directory.

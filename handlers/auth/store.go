@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/termhost/termhost/lockrank"
+	"github.com/termhost/termhost/internal/lockrank"
 )
 
 // SessionLifetime is how long an owner session lasts.

@@ -8,7 +8,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
 )
 

@@ -4,14 +4,14 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/termhost/termhost/bench"
+	"github.com/termhost/termhost/internal/bench"
 	"github.com/termhost/termhost/terminals/csibound"
 )
 
 // BenchmarkBenchWorkload: the mixed text termhost bench's throughput step
 // cats (ASCII, SGR colours, UTF-8), in 32 KiB reads, through the
 // rewriter; against the server's CPU per byte of that step (about 11 s/GiB,
-// 10 ns/byte, in BENCHMARKS.md).
+// 10 ns/byte, in docs/BENCHMARKS.md).
 func BenchmarkBenchWorkload(b *testing.B) {
 	src := bench.MixedText(32 << 10)
 	size := csibound.Size{Cols: 80, Rows: 24}

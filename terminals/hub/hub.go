@@ -24,7 +24,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/content"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/lockrank"
+	"github.com/termhost/termhost/internal/lockrank"
 )
 
 // Errors that callers map to JSON-RPC codes.

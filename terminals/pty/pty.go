@@ -289,7 +289,7 @@ func (p *Process) pastDeadline(deadline *time.Time) error {
 // again (and checks the deadline). The master stays out of the runtime
 // poller, which watches a descriptor edge-triggered for its whole life and
 // so woke an idle scheduler thread for each chunk the tty pushed during a
-// flood while the reader was busy reading (BENCHMARKS.md, "The pty master
+// flood while the reader was busy reading (docs/BENCHMARKS.md, "The pty master
 // out of the runtime poller"); the watcher watches it only while a reader
 // or writer waits for it.
 func (p *Process) await(fd int, events uint32, deadline *time.Time) error {
@@ -518,7 +518,7 @@ func (p *Process) Close() error {
 // wait for its flip-buffer worker), and the runtime's bookkeeping for a
 // syscall that might block cost more than the read: during a flood sysmon
 // kept waking to check the reader's syscall and hand its P to another
-// thread (BENCHMARKS.md, "The pty master out of the runtime poller").
+// thread (docs/BENCHMARKS.md, "The pty master out of the runtime poller").
 func rawRead(fd int, b []byte) (int, error) {
 	r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 	if e != 0 {

@@ -15,7 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/handlers/testserver"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 func TestMain(m *testing.M) {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/bench/wirecount"
+	"github.com/termhost/termhost/internal/bench/wirecount"
 )
 
 // client is a minimal AHP client for measuring: one goroutine uses it, frames

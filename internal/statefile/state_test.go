@@ -13,7 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/termhost/termhost/statefile"
+	"github.com/termhost/termhost/internal/statefile"
 )
 
 // crashWriterEnv makes the test binary a process that saves documents in a
