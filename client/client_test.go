@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/bench/wirecount"
 )
 
 func TestDialInitializes(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 )
 
 // mcpAgent is an MCP client ("Claude Code") connected in memory to

@@ -7,8 +7,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestCopyLinkUsesPublicURL: the owner's page, opened at the server's own

@@ -24,12 +24,12 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // idp stands in for oauth2-proxy's endpoints: /oauth2/sign_in?as=alice&rd=/x

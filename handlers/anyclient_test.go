@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // debugLogs sends every server log line, debug included, to buf.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/bench/wirecount"
 )
 
 // dataBetween is the terminal output a client received on uri from the

@@ -16,8 +16,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // closedWith checks that c was closed with code and a reason containing want.

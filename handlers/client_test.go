@@ -7,8 +7,8 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/internal/testserver"
 )
 

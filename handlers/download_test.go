@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/poll"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/bench/wirecount"
 	"github.com/termhost/termhost/handlers"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/bench/wirecount"
+	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
 

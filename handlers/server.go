@@ -16,9 +16,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/terminals"
 )

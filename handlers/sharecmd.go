@@ -6,8 +6,8 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/internal/audit"
 )
 
 func infoOf(sh *auth.Share) ext.ShareInfo {

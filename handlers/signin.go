@@ -17,8 +17,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/internal/audit"
 )
 
 // The owner cookie holds a random session id; each share cookie holds that

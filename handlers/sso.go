@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/web"
 )

@@ -15,12 +15,12 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/label"
+	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/internal/rest"
-	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/terminals"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/termhost/termhost/internal/bench"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/bench"
 )
 
 const benchAbout = `termhost bench: measure throughput, CPU per GiB, bytes on the wire (plain and

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/termhost/termhost/internal/bench"
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/bench"
 )
 
 // TestBenchServeFlags: the flags termhost bench starts `termhost serve`

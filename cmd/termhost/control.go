@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/internal/label"
 	"github.com/termhost/termhost/terminals"
 )

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 )
 
 // waitControlNotice takes c's events until an x-termhost/controlRequest of

@@ -12,10 +12,10 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/internal/label"
 )
 

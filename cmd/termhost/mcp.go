@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 )
 
 const mcpAbout = `Serve termhost's terminals to a coding agent over the Model Context Protocol

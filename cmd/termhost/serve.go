@@ -17,10 +17,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"

@@ -14,9 +14,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/agent"
 )
 
 // serveMCP is termhost serve --mcp: the agent's tools over MCP's

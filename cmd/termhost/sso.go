@@ -10,8 +10,8 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/internal/audit"
 )
 
 // ssoFlags are serve's flags for --auth proxy and the audit trail.

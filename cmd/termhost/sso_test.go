@@ -17,11 +17,11 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/audit"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestServeSSORefusesBadSetup: --auth proxy without a trusted proxy (or

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // serveOnce runs the built binary's serve command with the state directory

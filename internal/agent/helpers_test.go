@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )

@@ -9,9 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )

@@ -9,9 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 )
 
 // TestToolsNeverShowSecrets (issue 26.3): an agent never gets the owner

@@ -8,8 +8,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 func TestMain(m *testing.M) {

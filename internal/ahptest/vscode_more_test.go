@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/internal/ahptest"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // TestVSCodeSession drives the VS Code look-alike through its whole life on

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/termhost/termhost/internal/agent"
 	ahpclient "github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/agent"
 )
 
 // MCP is an agent's round trip through termhost mcp's tools (package
