@@ -13,7 +13,7 @@ import (
 	"github.com/termhost/termhost/terminals/recording"
 )
 
-// TestAgentCommandsMarked (issue 26): a command started while an agent's
+// TestAgentCommandsMarked: a command started while an agent's
 // tool call holds the terminal (a session claim with a toolCallId) carries
 // the agent's mark in terminal/commandExecuted, in a later snapshot's _meta
 // (not in the command part: AHP's reducer makes none) and in the

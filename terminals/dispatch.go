@@ -36,7 +36,8 @@ type Outcome int
 
 // Outcomes of Dispatch.
 const (
-	// Dropped: the channel does not exist or the connection may not see it (§8.3).
+	// Dropped: the channel does not exist or the connection may not see it
+	// (silently, as AHP says for a dispatch to an unknown channel).
 	Dropped Outcome = iota + 1
 	// Accepted: applied and echoed.
 	Accepted
@@ -51,7 +52,7 @@ const (
 	Full
 )
 
-// Dispatch handles a client's decoded dispatchAction (§8.3): unknown
+// Dispatch handles a client's decoded dispatchAction: unknown
 // channels are dropped silently; anything refused gets a rejection envelope
 // sent to s only; an accepted action has its side effect, is reduced and is
 // echoed with its origin to every subscriber of the channel, except
@@ -118,7 +119,8 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 }
 
 // Reject sends a rejection envelope for a to s only; it takes a serverSeq
-// but is not replayed (§8.4). Used for actions that could not be decoded.
+// but is not replayed (docs/protocol.md#termhost-decisions: rejections go to
+// the dispatcher only). Used for actions that could not be decoded.
 func (m *Manager) Reject(s Subscriber, origin ahp.Origin, uri string, a ahp.Action, reason string) {
 	m.hub.SendTo(s, ahp.Envelope{Channel: uri, Action: a, Origin: &origin, RejectionReason: reason})
 }

@@ -37,7 +37,7 @@ func waitFDs(t *testing.T, want int) {
 	}
 }
 
-// TestExitReleasesPty (issue 13 point 5): a terminal whose shell exits
+// TestExitReleasesPty: a terminal whose shell exits
 // releases its pty master, its input writer and its goroutines at once;
 // its content and lifecycle stay subscribable until it is disposed.
 func TestExitReleasesPty(t *testing.T) {
@@ -118,7 +118,7 @@ func TestExitReleasesPty(t *testing.T) {
 
 func sameCode(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
-// TestRunsCommandMeta (issue 25 point 7): a terminal that runs a command
+// TestRunsCommandMeta: a terminal that runs a command
 // instead of a shell says so in its catalogue _meta (the workbench then
 // does not blame shell integration for listing no commands); a shell's
 // terminal does not.

@@ -25,7 +25,7 @@ func promptTerminal(ctx context.Context, t *testing.T, m *Manager, uri string) *
 	return rec
 }
 
-// TestPauseResume (issue 13 point 3, a failed hand-over): a paused manager
+// TestPauseResume (a failed hand-over): a paused manager
 // refuses Create and stops its writer; Resume carries on with the same
 // shell, input queued during the pause included.
 func TestPauseResume(t *testing.T) {
@@ -59,7 +59,7 @@ func TestPauseResume(t *testing.T) {
 	}
 }
 
-// TestAdopt (issue 13 point 3): a second manager adopts a paused
+// TestAdopt: a second manager adopts a paused
 // terminal from duplicated descriptors (as SCM_RIGHTS gives them): same
 // serverSeq and content, input and output work, the exit code is read from
 // the pidfd although this manager did not start the shell.

@@ -34,8 +34,8 @@ func (l *lockedBuffer) String() string {
 }
 
 // hostileLinksScript paints every cell of the screen with one of two
-// 64 KiB OSC 8 links, alternating (issue 22 point 1: 139 KB of such output
-// made a 126 MB redraw and took the server down). Each link is set once;
+// 64 KiB OSC 8 links, alternating (139 KB of such output once made a
+// 126 MB redraw and took the server down). Each link is set once;
 // the cells are reached by cursor moves, so the output stays small.
 const hostileLinksScript = `
 a=$(head -c 65536 /dev/zero | tr '\0' a); b=$(head -c 65536 /dev/zero | tr '\0' b)
@@ -52,7 +52,7 @@ printf '\e]8;;\e\\\e]2;%s\a' "$(head -c 1048576 /dev/zero | tr '\0' t)"
 printf '\e[H'; echo PAINT''ED; read -r _
 `
 
-// TestHostileOutputThroughAPty (issue 22 point 1, end to end): a real shell
+// TestHostileOutputThroughAPty (end to end): a real shell
 // on a real pty prints the output that took the server down (two 64 KiB
 // links on alternating cells and a 1 MiB title, on a screen resized to
 // 1000×1000 first); a joiner then gets a snapshot bounded by a small

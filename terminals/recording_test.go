@@ -90,7 +90,7 @@ func recordingMeta(m *Manager, uri string) string {
 	return "no terminal"
 }
 
-// TestRecordingRoundTrip (issue 16 point 6): a terminal created with
+// TestRecordingRoundTrip: a terminal created with
 // _meta termhost/record writes an asciicast v2 file that follows the
 // format's rules, holds exactly the terminal's output, a marker per
 // command with its command line, the resizes and the exit; it stays until
@@ -245,7 +245,7 @@ func TestSetRecording(t *testing.T) {
 	}
 }
 
-// TestRecordingsAcrossUpgradeAndCrash (issue 22 point 6): recordings follow
+// TestRecordingsAcrossUpgradeAndCrash: recordings follow
 // their terminal in every path. An adopted terminal (an upgrade) goes on
 // recording into its file, which its disposal deletes; at start-up the
 // recordings of terminals that are gone (a crash) are deleted.

@@ -10,7 +10,7 @@ import (
 	"github.com/termhost/termhost/terminals/screen"
 )
 
-// TestRedrawKeepsCommandOutput (issue 23 point 4): a joiner's redraw never
+// TestRedrawKeepsCommandOutput: a joiner's redraw never
 // lands in a command's output, and the content, written in order, still
 // draws the watcher's screen, before and after more output.
 func TestRedrawKeepsCommandOutput(t *testing.T) {

@@ -86,7 +86,7 @@ printf '\e[20;3H\e[1;32mALL-''DRAWN\e[0m\e[12;7H\e[5 q\e]0;final''title\a'
 read -r _
 `
 
-// TestJoinerGetsExactScreen (issue 16 point 4): a client that subscribes
+// TestJoinerGetsExactScreen: a client that subscribes
 // after a full-screen program pushed more than twice the scrollback through
 // the screen gets the screen a client that watched from the start has:
 // every cell and its style, the cursor, the alternate screen, the modes and

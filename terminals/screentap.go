@@ -164,7 +164,7 @@ func jsonSize(parts []ahp.Part) int {
 
 // withRedraw places a screen redraw in a snapshot's content so that the
 // content, written in order, ends on the screen, and no command's output
-// holds a byte the command did not print (issue 23 point 4):
+// holds a byte the command did not print:
 //
 //   - after an unclassified part: at the end of its value;
 //   - after a completed command: in a new unclassified part, where the next
@@ -174,8 +174,8 @@ func jsonSize(parts []ahp.Part) int {
 //     whole output, that is the redraw of the screen where the command
 //     started, and the output follows it. Otherwise (the output was
 //     trimmed, or no start redraw) it is the redraw of the screen now, and
-//     this snapshot leaves out what the command printed so far, as the
-//     spec lets a server trim content: the redraw draws it. What the
+//     this snapshot leaves out what the command printed so far, as
+//     AHP lets a server trim content: the redraw draws it. What the
 //     command prints from now on goes into its output, as for every client.
 func withRedraw(parts []ahp.Part, scr screen.State) []ahp.Part {
 	out := slices.Clone(parts)

@@ -6,7 +6,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// TestScreenTapFollowsResizes (issue 24 point 1): the screen model learns
+// TestScreenTapFollowsResizes: the screen model learns
 // every size the terminal takes from the resizes its channel publishes (its
 // tap), whoever resized it: the holder, the smallest view, a view leaving.
 func TestScreenTapFollowsResizes(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/termhost/termhost/terminals/hub"
 )
 
-// TestSizePolicySmallest (issue 25 point 4): under SizeSmallest every
+// TestSizePolicySmallest: under SizeSmallest every
 // connection that may type reports its view's size and the pty gets the
 // smallest columns and rows; when the smallest leaves, the terminal grows
 // back at once; viewers do not count. Under SizeHolder (the default) only

@@ -18,7 +18,8 @@ import (
 	"github.com/termhost/termhost/terminals/shellint"
 )
 
-// Coalescing bounds for terminal/data (shell-integration spec §7.8).
+// Coalescing bounds for terminal/data: output is joined for at most 5 ms
+// (the window VS Code's pty host batches with) or 64 KiB.
 const (
 	coalesceWindow = 5 * time.Millisecond
 	coalesceBytes  = 64 << 10

@@ -142,7 +142,7 @@ func stuckTerminal(t *testing.T, m *Manager) string {
 	return uri
 }
 
-// TestDisposeWithStuckInput (issue 10 point 17): a program that never reads
+// TestDisposeWithStuckInput: a program that never reads
 // its stdin and a megabyte of queued input hang neither disposeTerminal nor
 // Close (SIGTERM): the writer blocked in write(2) on the pty is woken.
 func TestDisposeWithStuckInput(t *testing.T) {
@@ -170,7 +170,7 @@ func TestDisposeWithStuckInput(t *testing.T) {
 	}
 }
 
-// TestCloseRacingCreate (issue 10 point 17): a Create in flight while Close
+// TestCloseRacingCreate: a Create in flight while Close
 // runs leaves no live shell behind.
 func TestCloseRacingCreate(t *testing.T) {
 	for round := range 40 {
@@ -209,7 +209,7 @@ func (m *Manager) reserved(uri string) bool {
 	return m.terms[uri] != nil
 }
 
-// TestProgramTitleBounded (issue 10 point 18): a title a program sets with an
+// TestProgramTitleBounded: a title a program sets with an
 // OSC sequence stays within ahp.MaxTitle like a client's rename (the
 // shell-integration processor keeps at most 256 characters).
 func TestProgramTitleBounded(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// TestExportRestore (issue 13 point 3): a hub restored from another's
+// TestExportRestore: a hub restored from another's
 // exported state, through JSON as a hand-over sends it, continues its
 // serverSeq, has the same snapshots and replays what a client missed
 // before the hand-over; the ring's evictions stay known (a snapshot, not a

@@ -33,10 +33,11 @@ var (
 	ErrInvalid  = errors.New("invalid request")  // -32602
 )
 
-// Flow control (shell-integration spec §7.9): a terminal's reader stops
+// Flow control: xterm.js discards what it has not parsed past about 50 MB,
+// so a fast program must wait for its reader. A terminal's reader stops
 // reading the pty while its claim holder has more than HighWater bytes
 // unsent, until it is below LowWater. Other subscribers never slow the
-// shell; they skip ahead (skip.go).
+// shell; they skip ahead (skip.go; docs/decisions/0021-holder-paces-the-pty.md).
 const (
 	HighWater = 2 << 20
 	LowWater  = 256 << 10
@@ -224,9 +225,9 @@ func (tx Tx) Publish(uri string, a ahp.Action, origin *ahp.Origin) {
 }
 
 // SendTo gives env the next serverSeq and delivers it to s alone, without
-// reducing or replaying it: a rejection (§8.4), or the echo of an accepted
-// terminal/input to its dispatcher. §8.3 says to broadcast every accepted
-// action, but input is a reducer no-op (§8.5): only the dispatcher's
+// reducing or replaying it: a rejection, or the echo of an accepted
+// terminal/input to its dispatcher. AHP broadcasts every accepted action,
+// but input is a reducer no-op: only the dispatcher's
 // write-ahead reconciliation needs the echo, while any other connection (a
 // viewer link) would receive the keystrokes, passwords typed at a no-echo
 // prompt included.

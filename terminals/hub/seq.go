@@ -5,7 +5,7 @@ import "time"
 // serverSeq is a hybrid logical clock: the microseconds since the Unix
 // epoch (read from the monotonic clock), raised to the previous value + 1
 // when two values fall in the same microsecond. It is the one monotonic
-// counter AHP asks for (spec §6: gaps are normal), but its value tells the
+// counter AHP asks for (gaps are allowed), but its value tells the
 // time, not how many actions the server has sequenced: a connection that
 // sees only one terminal (a share link) cannot count keystrokes, output or
 // joins on the others from the gaps between the values it sees. Only a

@@ -8,7 +8,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// TestSeqTellsNothingOfOtherTerminals (issue 22, point 2): what a link
+// TestSeqTellsNothingOfOtherTerminals: what a link
 // scoped to term1 can read of serverSeq (the seq of a rejection of its own
 // dispatch, a fresh subscribe's fromSeq, the gap between two envelopes of
 // its terminal) moves with time only, not with the keystroke echoes and

@@ -203,7 +203,7 @@ func BenchmarkRecorderOutput(b *testing.B) {
 	r.Close("")
 }
 
-// TestContinue (issue 22 point 6): a recording reopened after an upgrade
+// TestContinue: a recording reopened after an upgrade
 // goes on in the same file: a cut last line is dropped, the header kept,
 // times go on, the note and the size come first.
 func TestContinue(t *testing.T) {

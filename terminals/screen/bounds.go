@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Bounds on what a program's output can make the model do (issue 22): the
+// Bounds on what a program's output can make the model do: the
 // emulator's size, the redraw's size and the title are capped, so that the
 // model's memory and the redraw it builds stay a small multiple of the
 // screen's cells whatever the stream.

@@ -10,8 +10,8 @@ import (
 )
 
 // alternatingLinks paints every cell of a cols×rows screen with one of two
-// urlLen-byte hyperlinks, alternating from cell to cell (issue 22: two
-// 64 KiB URLs on 80×24 made a 126 MB redraw).
+// urlLen-byte hyperlinks, alternating from cell to cell (two 64 KiB URLs
+// on 80×24 once made a 126 MB redraw).
 func alternatingLinks(cols, rows, urlLen int) string {
 	u := [2]string{"https://a/" + strings.Repeat("a", urlLen), "https://b/" + strings.Repeat("b", urlLen)}
 	var b strings.Builder
@@ -128,7 +128,7 @@ func TestPeekBuildsNoRedraw(t *testing.T) {
 
 // TestIdleResizeKeepsScreen: an idle model keeps a checkpoint instead of
 // its emulator and holds no goroutine; a resize then must not lose the
-// screen (issue 22 point 8).
+// screen.
 func TestIdleResizeKeepsScreen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := New(40, 5)

@@ -12,7 +12,7 @@ import (
 // record of which rows wrapped. So the model keeps the output it applied
 // since it started (up to maxReplay bytes) and, on a resize of the main
 // screen, builds its emulator anew at the new size from that output: plain
-// text wraps at the new width as xterm.js rewraps it (issue 23 point 7).
+// text wraps at the new width as xterm.js rewraps it.
 //
 // The alternate screen is not reflowed by xterm.js: there vt's resize is
 // right, and the main screen under it is rebuilt once the program leaves it.

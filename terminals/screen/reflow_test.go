@@ -26,7 +26,7 @@ func screenOf(rows int, lines ...[]string) []string {
 }
 
 // TestResizeReflows: a line that wrapped is rewrapped at the new width, as
-// xterm.js reflows it (issue 23 point 7): joined on one row when the screen
+// xterm.js reflows it: joined on one row when the screen
 // widens, cut into more rows when it narrows. vt's resize alone keeps the
 // rows as they were cut at 46 columns.
 func TestResizeReflows(t *testing.T) {

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// confCase is one conformance case of §10.3–10.6. reads are separated as
-// with "|" in the spec; eof means the process exits after the last read.
+// confCase is one conformance case: the events a Processor must produce
+// for reads, the output as the pty delivered it; eof means the process
+// exits after the last read.
 // exited(n) is not listed: reporting the exit is the caller's job.
 type confCase struct {
 	num      int
@@ -33,7 +34,7 @@ func conformanceCases() []confCase {
 	A70k := strings.Repeat("A", 70000)
 	t5k := strings.Repeat("t", 5000)
 	return []confCase{
-		// 10.3 Stripping and pass-through
+		// Stripping and pass-through
 		{num: 1, mode: S, reads: r("hello\r\n"), want: []Event{evData("hello\r\n")}},
 		{num: 2, mode: S, reads: r("\x1b[31mred\x1b[0m"), want: []Event{evData("\x1b[31mred\x1b[0m")}},
 		{num: 3, mode: S, reads: r("x" + osc("633;A") + "y"), want: []Event{evData("xy")}},
@@ -51,7 +52,7 @@ func conformanceCases() []confCase {
 		{num: 15, mode: S, reads: r("\xc2\x9d633;A;N1\xc2\x9c"), want: []Event{evData("\xc2\x9d633;A;N1\xc2\x9c")}},
 		{num: 16, mode: S, reads: r("a\x00b"), want: []Event{evData("a\x00b")}},
 
-		// 10.4 Chunk boundaries, terminators, malformed sequences
+		// Chunk boundaries, terminators, malformed sequences
 		{num: 17, mode: S, reads: r("ab\x1b", "]633;A;N1\acd"), want: []Event{evData("ab"), evDetect(), evData("cd")}, readData: r("ab", "cd")},
 		{num: 18, mode: S, reads: r(osc("633;E;ls;N1")+"\x1b]6", "33;C;N1\ax"), want: []Event{evDetect(), evExec("cmd-1", "ls"), evData("x")}},
 		{num: 19, mode: S, reads: r(osc("633;E;ls;N1")+osc("633;C;N1")+"\x1b]633;D;0;N1\x1b", "\\next"), want: []Event{evDetect(), evExec("cmd-1", "ls"), evFin("cmd-1", code(0), 100), evData("next")}},
@@ -73,7 +74,7 @@ func conformanceCases() []confCase {
 		{num: 35, mode: S, reads: r("\x1b]2;" + t5k + "\a"), want: []Event{evData("\x1b]2;" + t5k + "\a")}},
 		{num: 36, mode: S, reads: r("a\x1b"), eof: true, want: []Event{evData("a\x1b")}},
 
-		// 10.5 Command lifecycle and trust
+		// Command lifecycle and trust
 		{num: 37, mode: S, reads: r(osc("633;P;Cwd=/home/u;N1")+osc("633;A;N1")+"$ "+osc("633;B;N1"), osc("633;E;ls\\x20-la;N1")+osc("633;C;N1"), "file1\r\n", osc("633;D;0;N1")),
 			want: []Event{evDetect(), evCwd("file:///home/u"), evData("$ "), evExec("cmd-1", "ls -la"), evData("file1\r\n"), evFin("cmd-1", code(0), 200)}},
 		{num: 38, mode: S, reads: r(osc("633;E;echo\\x20hi;N1") + osc("633;C;N1") + "hi\r\n" + osc("633;D;0;N1")), want: []Event{evDetect(), evExec("cmd-1", "echo hi"), evData("hi\r\n"), evFin("cmd-1", code(0), 0)}},
@@ -115,7 +116,7 @@ func conformanceCases() []confCase {
 		{num: 74, mode: S, reads: r(osc("633;E;echo 1\necho 2;N1") + osc("633;C;N1")), want: []Event{evDetect(), evExec("cmd-1", "echo 1\necho 2")}},
 		{num: 75, mode: S, reads: r(osc("633;E;printf\\x20\\x1b[31m;N1") + osc("633;C;N1")), want: []Event{evDetect(), evExec("cmd-1", "printf \x1b[31m")}},
 
-		// 10.6 cwd, title, UTF-8
+		// cwd, title, UTF-8
 		{num: 76, mode: S, reads: r(osc("633;P;Cwd=/w;N1") + osc("633;P;Cwd=/w;N1")), want: []Event{evDetect(), evCwd("file:///w")}},
 		{num: 77, mode: S, reads: r(osc("633;P;Cwd=/home/a\\x3bb c#d;N1")), want: []Event{evDetect(), evCwd("file:///home/a;b%20c%23d")}},
 		{num: 78, mode: S, reads: r(osc("633;P;Cwd=/a=b;N1")), want: []Event{evDetect(), evCwd("file:///a=b")}},
@@ -210,7 +211,7 @@ func TestConformance(t *testing.T) {
 			input := strings.Join(c.reads, "")
 			want := normalize(c.want, true)
 
-			// As specified, with the reads and clock of §10.1.
+			// With the reads as listed, read k at 100·k ms.
 			got, perRead := run(t, c.opts(), c.pin, c.reads, c.eof)
 			if g := normalize(got, true); !slices.Equal(g, want) {
 				t.Fatalf("reads %q:\n got  %v\n want %v", c.reads, g, want)
@@ -220,7 +221,8 @@ func TestConformance(t *testing.T) {
 			}
 			checkInvariants(t, c, input, got)
 
-			// Invariant 1: every single split and one byte per read.
+			// The same events (durations aside) for every single split of the
+			// input and for one byte per read.
 			wantNoDur := normalize(c.want, false)
 			check := func(reads []string, what string) {
 				got, _ := run(t, c.opts(), c.pin, reads, c.eof)
@@ -237,7 +239,9 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// checkInvariants checks §10.2 invariants 2–4 on one run's events.
+// checkInvariants checks what must hold for any input: no stripped
+// sequence left in the data, and the data equal to the input byte for byte
+// when fidelityApplies (run checks valid UTF-8 and the memory bound).
 func checkInvariants(t *testing.T, c confCase, input string, got []Event) {
 	t.Helper()
 	data := joinData(got)

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzScanner drives the whole Processor (decoder, scanner, interpreter)
-// and checks the §10.2 invariants: no panic, the same events for any split
+// and checks what must hold for any input: no panic, the same events for any split
 // (whole, three reads, one byte per read), no shell-integration sequence
 // left in the data, valid UTF-8, bounded memory, and byte fidelity for
 // input without stripped sequences.

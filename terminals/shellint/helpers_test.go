@@ -16,7 +16,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// osc and oscST build sequences as in §10.1.
+// osc and oscST build an OSC ended by BEL and by ST.
 func osc(p string) string   { return "\x1b]" + p + "\a" }
 func oscST(p string) string { return "\x1b]" + p + "\x1b\\" }
 
@@ -31,7 +31,8 @@ func evFin(id string, exit *int, dur int64) Event {
 func evCwd(u string) Event   { return Event{Kind: CwdChanged, Cwd: u} }
 func evTitle(t string) Event { return Event{Kind: TitleChanged, Title: t} }
 
-// format renders an event in the notation of §10.1.
+// format renders an event as the tests compare it: data("…"), detect,
+// exec(id, "line"), fin(id, exit or -, durationMs), cwd("uri"), title("t").
 func format(e Event) string {
 	switch e.Kind {
 	case Data:
@@ -55,7 +56,7 @@ func format(e Event) string {
 }
 
 // normalize concatenates adjacent data events, drops timestamps and, unless
-// keepDur, durations; it returns the §10.1 notation.
+// keepDur, durations; it returns the events as format renders them.
 func normalize(evs []Event, keepDur bool) []string {
 	var out []string
 	var data strings.Builder
@@ -70,7 +71,7 @@ func normalize(evs []Event, keepDur bool) []string {
 			data.WriteString(e.Text)
 			continue
 		}
-		if e.Kind == PromptEnd { // a flush hint outside the spec's events (see TestPromptEnd)
+		if e.Kind == PromptEnd { // a flush hint, in no conformance case (see TestPromptEnd)
 			continue
 		}
 		flush()
@@ -101,8 +102,8 @@ func (c *testClock) Now() time.Time { return c.t }
 
 var epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// run feeds reads to a fresh processor; read k happens at epoch + 100·k ms
-// (§10.1). It checks per-write invariants (memory bound, valid UTF-8, no
+// run feeds reads to a fresh processor; read k happens at epoch + 100·k ms,
+// so a command's durationMs is 100 × the reads between its C and D. It checks per-write invariants (memory bound, valid UTF-8, no
 // empty data, no adjacent data events inside one write) and returns all
 // events plus the data emitted during each read.
 func run(t testing.TB, opts Options, pin string, reads []string, eof bool) ([]Event, []string) {
@@ -159,8 +160,8 @@ func checkWrite(t testing.TB, got []Event, input string) {
 	}
 }
 
-// markerViolation reports a stripped family left in client data (§10.2
-// invariant 2), parsing identifiers the way xterm.js does (any number of
+// markerViolation reports a stripped family left in client data (no client
+// may see a shell-integration sequence), parsing identifiers the way xterm.js does (any number of
 // digits, numeric value): a complete OSC 633 or 133 (identifier followed by
 // ';', BEL, ESC or the end), an OSC 7 with a payload, or 1337;CurrentDir.
 func markerViolation(data string) string {
@@ -197,7 +198,7 @@ func markerViolation(data string) string {
 	}
 }
 
-// fidelityApplies reports whether §10.2 invariant 4 applies to in: valid
+// fidelityApplies reports whether the data must equal in byte for byte: valid
 // UTF-8, no stripped family, no OSC ended by a bare ESC, no ESC ESC.
 func fidelityApplies(in []byte) bool {
 	if !utf8.Valid(in) || bytes.Contains(in, []byte{0x1b, 0x1b}) {

@@ -72,7 +72,7 @@ func Plain(shell string, args, env []string) Injection {
 	}
 }
 
-// Inject prepares bash, zsh or fish to run with shell integration (§8). dir
+// Inject prepares bash, zsh or fish to run with shell integration. dir
 // is a private (0700, owned by us) per-server directory; the scripts are
 // written under dir/<content hash>/ and reused across terminals. args may
 // be empty or a login request (-l, --login, optionally with -i); anything

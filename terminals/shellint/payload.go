@@ -54,7 +54,7 @@ func hexVal(c byte) (byte, bool) {
 	return 0, false
 }
 
-// unescape633 decodes a 633 value (§5.1): `\\` is a backslash, `\xHH` (or
+// unescape633 decodes a 633 value as the shells escape it: `\\` is a backslash, `\xHH` (or
 // `\XHH`) is the byte HH, any other backslash stays. The bytes are then
 // decoded as UTF-8 with replacement.
 func unescape633(b []byte) string {
@@ -108,7 +108,8 @@ func percentDecode(s string) ([]byte, bool) {
 	return out, true
 }
 
-// parseOSC7 extracts the local path from an OSC 7 payload (§5.3).
+// parseOSC7 extracts the local path from an OSC 7 payload
+// (file://host/path; host must be this machine).
 func parseOSC7(payload []byte, isLocal func(host string) bool) (string, bool) {
 	rest, ok := strings.CutPrefix(string(payload), "file://")
 	if !ok {
@@ -133,7 +134,7 @@ func parseOSC7(payload []byte, isLocal func(host string) bool) (string, bool) {
 const maxTitle = 256
 
 // sanitizeTitle removes C0, DEL and C1 controls, trims white space and cuts
-// the title to maxTitle code points (§5.5). b is valid UTF-8.
+// the title to maxTitle code points. b is valid UTF-8.
 func sanitizeTitle(b []byte) string {
 	var sb strings.Builder
 	sb.Grow(len(b))
@@ -156,7 +157,7 @@ func sanitizeTitle(b []byte) string {
 	return s
 }
 
-// FileURI formats an absolute path as a file URI (§7.5): every byte except
+// FileURI formats an absolute path as a file URI, the form of AHP's cwd: every byte except
 // A–Z a–z 0–9 - . _ ~ / : @ $ & + , ; = is percent-encoded (upper-case hex).
 // This is what net/url produces for url.URL{Scheme: "file", Path: path}.
 func FileURI(path string) string {

@@ -2,9 +2,9 @@
 // it decodes pty output as UTF-8, strips the shell-integration escape
 // sequences (OSC 633, 133, 7 and 1337;CurrentDir), turns them into command,
 // cwd and title events, and injects integration scripts into bash, zsh and
-// fish. It follows the shell-integration design note (stripping, the
-// trust levels and the nonce, command detection, injection); its
-// conformance cases are replayed by this package's tests.
+// fish. Program output is untrusted: in a shell it injected, only 633
+// sequences that carry the terminal's nonce change state (see Mode), and
+// no client ever sees a shell-integration sequence.
 package shellint
 
 import (
@@ -55,7 +55,8 @@ type Event struct {
 	Title       string
 }
 
-// Mode is the trust mode of a terminal (§6.3).
+// Mode is the trust mode of a terminal: which sequences it believes
+// (docs/decisions/0020-shell-integration-trust.md).
 type Mode int
 
 const (
@@ -116,7 +117,8 @@ type command struct {
 	startWall int64
 }
 
-// Processor turns pty output into Events (§3, §4, §7). It is owned by one
+// Processor turns pty output into Events: UTF-8 decoding, the
+// escape scanner, then the interpreter of the sequences. It is owned by one
 // goroutine; it does no locking.
 type Processor struct {
 	dec decoder
@@ -296,7 +298,7 @@ func (p *Processor) announce() {
 	p.emit(Event{Kind: CommandExecuted, ID: p.run.id, CommandLine: p.run.line, Timestamp: p.run.startWall})
 }
 
-// finish ends the running command (§7.2 D rule).
+// finish ends the running command, as a D sequence does.
 func (p *Processor) finish(exit *int) {
 	if !p.run.emitted {
 		if exit == nil && !p.run.sawOutput {

@@ -11,7 +11,7 @@ const (
 	esc = 0x1b
 )
 
-// Capture caps (§4.2): payload bytes kept for an OSC we interpret.
+// Capture caps: payload bytes kept for an OSC we interpret.
 const (
 	capMarker = 65536 // OSC 633 and OSC 133
 	capCwd    = 16384 // OSC 7 and OSC 1337;CurrentDir
@@ -74,7 +74,7 @@ const (
 	sDiscardEsc
 )
 
-// scanner is the streaming escape scanner of §4: it splits valid UTF-8
+// scanner is the streaming escape scanner: it splits valid UTF-8
 // into data and captured OSCs, strips the shell-integration families and
 // passes everything else through. Memory held between writes is bounded by
 // the largest capture cap plus a few bytes.
@@ -134,7 +134,8 @@ func (s *scanner) fwdHeldEsc(in []byte, i int) {
 
 // hole is called when the scanner strips a sequence: if the client's
 // parser is in the middle of an escape sequence, a CAN aborts it so the
-// bytes after the hole are read as in the original stream (§4.4 rule 2).
+// bytes after the hole are read as in the original stream: `ESC [ 3` + a stripped OSC + `1m`
+// must not reach the client as `ESC [ 3 1 m` (red text).
 func (s *scanner) hole() {
 	if s.trk.mid() {
 		s.fwd(canBytes, true)
@@ -183,7 +184,7 @@ func (s *scanner) classify() {
 	s.st = sPass
 }
 
-// inEsc handles in[i] with one ESC held (state Esc of §4.2).
+// inEsc handles in[i] with one ESC held (state sEsc).
 func (s *scanner) inEsc(in []byte, i int) {
 	switch in[i] {
 	case ']':
@@ -207,7 +208,7 @@ func (s *scanner) complete(term []byte) {
 		s.fwd(semiBytes, true)
 		s.fwd(s.payload, false)
 		if term == nil {
-			term = belBytes // keep the client's parser in step (§4.4 rule 1)
+			term = belBytes // a BEL ends the client's OSC where ours ended
 		}
 		s.fwd(term, true)
 	}
@@ -401,7 +402,9 @@ func (s *scanner) write(in []byte) {
 				s.fwdHeldEsc(in, i)
 				s.st = sGround
 			} else {
-				s.fwd(belBytes, true) // §4.4 rule 1
+				// This ESC is not ST: end the OSC with a BEL, or the client's
+				// parser stays in it and swallows what the ESC starts.
+				s.fwd(belBytes, true)
 				s.inEsc(in, i)
 			}
 			i++

@@ -8,7 +8,7 @@ import (
 
 // Commands bash runs without a DEBUG trap before them (a subshell) or
 // without a prompt between them (the lines of a multi-line paste) are each
-// reported, with their command line and exit status (issue 15, point 11).
+// reported, with their command line and exit status.
 func TestBashCommandsWithoutTrapOrPrompt(t *testing.T) {
 	type cmd struct {
 		line string

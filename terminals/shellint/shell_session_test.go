@@ -15,7 +15,7 @@ import (
 	"github.com/creack/pty"
 )
 
-// Real-shell tests (§10.7): bash, zsh and fish run in a pty through Inject
+// Real-shell tests: bash, zsh and fish run in a pty through Inject
 // and a Processor; the tests type commands and assert the events. This file
 // is their harness: a shell session in a pty and its waits; shell_test.go
 // has the scenarios, shell_startup_test.go the user's startup files and

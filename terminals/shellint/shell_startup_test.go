@@ -12,7 +12,7 @@ import (
 // The user's own startup files, hooks and options with the integration.
 
 // TestUserStartupFiles: the user's files still run, never see the nonce,
-// and a fake marker they print creates no command (§10.7 items 12, 13).
+// and a fake marker they print creates no command.
 func TestUserStartupFiles(t *testing.T) {
 	tests := []struct {
 		shell string

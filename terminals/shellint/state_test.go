@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestStateResume (issue 23 point 8): a processor stopped after any read and
+// TestStateResume: a processor stopped after any read and
 // resumed from its State, after a JSON round trip as at an upgrade, gives
 // the same events as one that saw the whole stream: ids go on, a command
 // running at the cut finishes with its line and duration, cwd and title
