@@ -9,7 +9,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestAgentMarksOnTheWire (issue 26): a command run while an agent's tool
+// TestAgentMarksOnTheWire: a command run while an agent's tool
 // call holds the terminal reaches 1.x and 0.8 clients with its
 // "termhost/runBy" _meta, and the catalogue names the agent session (a 0.8
 // client's chat-less one with its session as chat, the claim a 1.x owner

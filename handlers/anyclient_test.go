@@ -1,6 +1,6 @@
 package handlers_test
 
-// Issue 12: any AHP client, VS Code's included — the shapes real clients
+// Any AHP client works, VS Code's included — the shapes real clients
 // send (?tkn=, URIs of their own scheme, channel-less reconnect, the
 // `terminal` alias, a desktop app's Origin).
 
@@ -47,7 +47,7 @@ func get(t *testing.T, url string, headers ...string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// Point 1: ?tkn= is a credential on the WebSocket upgrade only, never logged,
+// ?tkn= is a credential on the WebSocket upgrade only, never logged,
 // limited like any other.
 func TestQueryTokenOnUpgradeOnly(t *testing.T) {
 	var logs testserver.SyncBuffer
@@ -119,7 +119,7 @@ func TestQueryTokenOnUpgradeOnly(t *testing.T) {
 	})
 }
 
-// Point 2: a terminal URI of the client's choosing is kept verbatim in the
+// A terminal URI of the client's choosing is kept verbatim in the
 // catalogue, pages, share links; unknown → -32008, malformed or reserved →
 // -32602.
 func TestClientChosenTerminalURIs(t *testing.T) {
@@ -218,7 +218,7 @@ func TestClientChosenTerminalURIs(t *testing.T) {
 	})
 }
 
-// Point 4: VS Code's desktop renderer is a page of vscode-file://vscode-app;
+// VS Code's desktop renderer is a page of vscode-file://vscode-app;
 // --allowed-origin with that value lets it open the WebSocket.
 func TestDesktopAppOrigin(t *testing.T) {
 	const origin = "vscode-file://vscode-app"
@@ -248,7 +248,7 @@ func TestDesktopAppOrigin(t *testing.T) {
 	}
 }
 
-// Point 3 and the VS Code-like client: create → input → output → resize →
+// A VS Code-like client: create → input → output → resize →
 // reconnect (socket cut) → dispose, with ?tkn=, a URI of its own scheme and
 // a channel-less reconnect; every frame schema-checked by ahptest.
 func TestVSCodeClient(t *testing.T) {

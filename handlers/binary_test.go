@@ -39,7 +39,7 @@ func dataBetween(t *testing.T, c *client, uri, from, until string) []ahp.Envelop
 	return nil
 }
 
-// TestBinaryData (issue 28, point 4): a client that asks for
+// TestBinaryData: a client that asks for
 // x-termhost/binaryData in initialize gets terminal output as binary
 // messages, the rest as JSON; it holds the same envelopes, byte for byte, as
 // a JSON client of the same terminal (colours, invalid UTF-8, 600 KB), for

@@ -139,7 +139,7 @@ func TestControlRequestWhenHolderLeaves(t *testing.T) {
 // TestControlSurvivesHolderBlip: a holder whose connections all dropped
 // keeps the claim for the grace period (a network blip, an eviction, an
 // upgrade's reconnect): a pending request stays pending, and a driver can
-// neither take the claim nor type (issue 22 point 5).
+// neither take the claim nor type.
 func TestControlSurvivesHolderBlip(t *testing.T) {
 	ts, owner, driver, uri := controlSetup(t,
 		testserver.Handlers(func(c *handlersConfig) { c.ControlAutoGrant = time.Hour }),
@@ -173,7 +173,7 @@ func TestControlSurvivesHolderBlip(t *testing.T) {
 
 // TestControlRequestsPerLink: however many connections of one share link
 // ask, the holder is asked once; a terminal has a bounded number of
-// pending requests (issue 22 point 5).
+// pending requests.
 func TestControlRequestsPerLink(t *testing.T) {
 	ts, owner, driver, uri := controlSetup(t, testserver.Handlers(func(c *handlersConfig) { c.ControlAutoGrant = time.Hour }))
 	tok := shareLabelled(t, owner, uri, "driver", "bob")
@@ -292,7 +292,7 @@ func TestControlRequestEndsWhenClaimMoves(t *testing.T) {
 	waitNotice(t, owner, "cancelled")
 }
 
-// TestOnlyHolderTypes (issue 23 point 5): the claim holder types and
+// TestOnlyHolderTypes: the claim holder types and
 // sizes; a driver without control is refused (a rejection envelope) and
 // its command never runs; the owner's other tab too, until it takes
 // control, which it always may.
@@ -364,7 +364,7 @@ func TestNobodyHoldsFirstTypistGetsControl(t *testing.T) {
 	driver.WaitOutput(uri, "free-8")
 }
 
-// TestDriverCannotGiveToSession (issue 22 point 5): a driver holding the
+// TestDriverCannotGiveToSession: a driver holding the
 // claim cannot hand it to an agent session (made up or not): only the
 // owner gives a terminal to an agent.
 func TestDriverCannotGiveToSession(t *testing.T) {
@@ -386,7 +386,7 @@ func TestDriverCannotGiveToSession(t *testing.T) {
 	}
 }
 
-// TestShareLinkCannotPoseAsOwner (issue 22 point 5): a share link's client
+// TestShareLinkCannotPoseAsOwner: a share link's client
 // names itself in clientInfo; presence shows its link's label and never
 // that name.
 func TestShareLinkCannotPoseAsOwner(t *testing.T) {

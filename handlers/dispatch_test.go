@@ -14,7 +14,7 @@ import (
 // other clients keep working. Every frame passes the schemas of the
 // connection's version (the client's checkFrames): a rejection echoes a
 // client-dispatchable action and carries a no-op for anything the schema
-// cannot hold (issue 12 point 6).
+// cannot hold.
 func TestRejections(t *testing.T) {
 	for _, version := range []string{"0.8.0", "1.0.0"} {
 		t.Run(version, func(t *testing.T) { testRejections(t, version) })
@@ -38,7 +38,7 @@ func testRejections(t *testing.T, version string) {
 		echo   string // the action type the rejection carries; "" = the dispatched one
 	}{
 		// Known server-only actions valid in the receiver's schema are echoed
-		// as dispatched (issue 23 point 3).
+		// as dispatched.
 		{"server-only data", map[string]any{"type": "terminal/data", "data": "forged"}, "cannot be dispatched", ""},
 		{"server-only cwd", map[string]any{"type": "terminal/cwdChanged", "cwd": "file:///"}, "cannot be dispatched", ""},
 		{"server-only command", map[string]any{"type": "terminal/commandExecuted", "commandId": "x", "commandLine": "rm", "timestamp": 1}, "cannot be dispatched", ""},
@@ -165,7 +165,7 @@ func TestClaims(t *testing.T) {
 }
 
 // TestTwoSubscribers: both see the same envelopes in the same order; the echo
-// of one client's input reaches that client only (issue 10 point 1).
+// of one client's input reaches that client only.
 func TestTwoSubscribers(t *testing.T) {
 	ts := newServer(t)
 	a := ts.dial(t)

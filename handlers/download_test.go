@@ -50,7 +50,7 @@ func bigRecording(t *testing.T, size int, opts ...serverOption) (*testServer, st
 	return ts, uri
 }
 
-// TestDownloadMemoryBounded (issue 22 point 4): a download of a large
+// TestDownloadMemoryBounded: a download of a large
 // recording streams it: the server allocates a small fraction of the file
 // for either format (it used to read the whole file, then parse it).
 func TestDownloadMemoryBounded(t *testing.T) {
@@ -81,7 +81,7 @@ func TestDownloadMemoryBounded(t *testing.T) {
 	}
 }
 
-// TestDownloadLimit (issue 22 point 4): downloads in progress are bounded;
+// TestDownloadLimit: downloads in progress are bounded;
 // one more is refused with 503 and Retry-After, and served once a slot is
 // free again.
 func TestDownloadLimit(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 // echoable prepares a decoded server-only action (terminal/data,
 // terminal/exited, …), which is always rejected, for its rejection envelope:
-// it is echoed as dispatched (§8.4 "the same action") when that envelope
+// it is echoed as dispatched (AHP's "the same action") when that envelope
 // validates against the official schema of the receiver's protocol version;
 // otherwise it becomes an unknown action, for which the rejection carries
 // the channel's no-op (docs/protocol.md, "Rejections"). Only the dispatcher

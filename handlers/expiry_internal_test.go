@@ -69,7 +69,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 	}
 }
 
-// Point 14: a share link's connections are cut at its expiry, timed from
+// A share link's connections are cut at its expiry, timed from
 // the earliest expiry (re-planned on create and revoke), and the link is
 // refused from that instant.
 func TestShareExpiryCutsConnectionsOnTime(t *testing.T) {

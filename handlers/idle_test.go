@@ -11,7 +11,7 @@ import (
 	"github.com/termhost/termhost/internal/poll"
 )
 
-// TestIdleTabGoroutines (issue 28, idle memory): a tab at rest (its own
+// TestIdleTabGoroutines: idle memory is mostly goroutine stacks, so a tab at rest (its own
 // connection, its terminal at a prompt) holds one goroutine of the server:
 // the connection's reader. The terminal's pty reader (parked in the shared
 // watcher once the pty has been quiet for 2 s), the connection's writer,

@@ -180,7 +180,7 @@ func TestStaleHolderReleased(t *testing.T) {
 	}
 }
 
-// TestDetachedHolderReleasedAtOnce (issue 25 point 4): a holder that says
+// TestDetachedHolderReleasedAtOnce: a holder that says
 // goodbye (a normal close, as `termhost attach` sends when you detach)
 // hands the claim on at once, so the tab still there gets the terminal's
 // size back; a dropped connection keeps it for the claim grace.

@@ -32,7 +32,7 @@ func presenceCount(uri string, n int) func(*ahp.Message) bool {
 	}
 }
 
-// TestJoinCostFlat (issue 22, point 3): what a join and a leave on one
+// TestJoinCostFlat: what a join and a leave on one
 // terminal cost an owner tab (root and that terminal subscribed), byte for
 // byte on the wire, is the same with 1 terminal as with 50 terminals and
 // 10 viewers on another one; those viewers receive nothing. (The full
@@ -94,7 +94,7 @@ func TestJoinCostFlat(t *testing.T) {
 	}
 }
 
-// TestConnectionLimits (issue 22, point 3): one share link, or the share
+// TestConnectionLimits: one share link, or the share
 // links of one address, cannot open connections without bound: past the
 // limit a new connection is closed with 4029 and a reason that says why.
 // The owner is not limited.

@@ -55,7 +55,7 @@ func waitDownload(t *testing.T, url, token string, ok func(download) bool) downl
 	}
 }
 
-// TestRecordingDownloads (issue 16 point 6): recording.cast and output.txt
+// TestRecordingDownloads: recording.cast and output.txt
 // follow the terminal's access rules, and x-termhost/record is the
 // owner's toggle, shown in the catalogue's _meta.
 func TestRecordingDownloads(t *testing.T) {

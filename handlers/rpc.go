@@ -53,7 +53,7 @@ func (c *conn) handle(frame []byte) error {
 		}
 		frame := ahp.EncodeError(msg.ID, rpcErr)
 		if rpcErr.Code == ahp.CodeUnsupportedProtocolVersion {
-			// Answer, then close (§5.1).
+			// Answer, then close: the version cannot change on this socket.
 			c.answer(frame)
 			return errUnsupportedVersion
 		}
@@ -289,7 +289,7 @@ func (c *conn) denied(kind, msg string) *ahp.Error {
 
 // dispatch decodes a dispatched action and hands it to the manager. An
 // action that cannot be decoded is rejected to its dispatcher, when the
-// channel is one it may see (others are dropped, §8.3); a refusal by role
+// channel is one it may see (a dispatch to any other is dropped silently, as AHP says); a refusal by role
 // is counted here, outside the hub lock.
 func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 	if err := ahp.CheckChannel(uri); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestRPCErrorIsSafe (issue 11 point 8): an internal error's message never
+// TestRPCErrorIsSafe: an internal error's message never
 // carries the raw error (paths, errnos, internals go to the log); the
 // manager's own errors keep their messages and codes.
 func TestRPCErrorIsSafe(t *testing.T) {

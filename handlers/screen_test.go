@@ -11,7 +11,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestScreenPreview (issue 16 point 5): x-termhost/screen returns a
+// TestScreenPreview: x-termhost/screen returns a
 // terminal's current screen as text to its owner and to a share link of
 // that terminal, and nothing of any other terminal.
 func TestScreenPreview(t *testing.T) {

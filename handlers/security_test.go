@@ -55,7 +55,7 @@ func trustLoopbackProxy(_ *terminalsConfig, hc *handlersConfig) {
 	hc.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 }
 
-// Point 7: without authentication only loopback Host names are served (DNS
+// Without authentication only loopback Host names are served (DNS
 // rebinding), and a proxy setup is refused.
 func TestNoAuthServesOnlyLoopbackHosts(t *testing.T) {
 	ts := newServer(t, func(_ *terminalsConfig, hc *handlersConfig) { hc.NoAuth, hc.OwnerToken = true, "" })
@@ -97,7 +97,7 @@ func TestNoAuthServesOnlyLoopbackHosts(t *testing.T) {
 	}
 }
 
-// Point 8: Secure follows the public URL; two servers on one host name keep
+// Secure follows the public URL; two servers on one host name keep
 // separate cookies.
 func TestCookieSecureAndPerServerNames(t *testing.T) {
 	cases := []struct {
@@ -160,7 +160,7 @@ func TestCookieSecureAndPerServerNames(t *testing.T) {
 	})
 }
 
-// Point 9: sign-in and sign-out refuse what another site's page could send.
+// Sign-in and sign-out refuse what another site's page could send.
 func TestLoginAndLogoutRequireSameOriginJSON(t *testing.T) {
 	ts := newServer(t)
 	jsonCT := []string{"Content-Type", "application/json"}
@@ -212,7 +212,7 @@ func TestLoginAndLogoutRequireSameOriginJSON(t *testing.T) {
 	}
 }
 
-// Point 10: every failed credential counts against the address the trusted
+// Every failed credential counts against the address the trusted
 // proxy saw; the limit answers 429 with Retry-After and spares other addresses.
 func TestFailedCredentialsAreRateLimited(t *testing.T) {
 	ts := newServer(t, trustLoopbackProxy)
@@ -284,7 +284,7 @@ func TestFailedCredentialsAreRateLimited(t *testing.T) {
 	})
 }
 
-// Point 11: behind a trusted proxy, a configured public origin is the only
+// Behind a trusted proxy, a configured public origin is the only
 // browser origin; a forwarded Host does not widen it.
 func TestUpgradeOriginMatchesPublicURLBehindProxy(t *testing.T) {
 	configs := map[string]serverOption{
@@ -315,7 +315,7 @@ func TestUpgradeOriginMatchesPublicURLBehindProxy(t *testing.T) {
 	}
 }
 
-// Point 19: security headers on every page; HSTS only for an https public URL.
+// Security headers on every page; HSTS only for an https public URL.
 func TestSecurityHeaders(t *testing.T) {
 	const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 		"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
@@ -343,7 +343,7 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 }
 
-// Point 20: source maps only for the owner.
+// Source maps only for the owner.
 func TestSourceMapsOnlyForOwner(t *testing.T) {
 	ts := newServer(t)
 	owner := ts.dial(t)

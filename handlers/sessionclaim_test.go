@@ -8,7 +8,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// TestChatlessSessionClaim (issue 12 point 5): a session claim without chat,
+// TestChatlessSessionClaim: a session claim without chat,
 // valid from a 0.8 client, reaches 1.x clients with the session URI as its
 // chat in the catalogue, snapshots, terminal/claimed and replays (every frame
 // checked against the 1.x schemas by the client's checkFrames); 1.x clients

@@ -16,8 +16,9 @@ import (
 	"github.com/termhost/termhost/internal/poll"
 )
 
-// integrationSeqs are the sequences no client may ever see (§1 of the shell
-// integration spec): OSC 633, OSC 133, OSC 7 and OSC 1337;CurrentDir.
+// integrationSeqs are the shell-integration sequences, which the server
+// strips (ours carry the terminal's nonce): no client may ever see OSC 633,
+// OSC 133, OSC 7 or OSC 1337;CurrentDir.
 var integrationSeqs = regexp.MustCompile("\x1b\\](?:633;|133;|7;|1337;CurrentDir)[^\x07\x1b]*(?:\x07|\x1b\\\\)")
 
 func forbidden(s string) string {
@@ -38,9 +39,9 @@ func shellPath(t *testing.T, name string) string {
 	return p
 }
 
-// TestShellIntegrationOverWebSocket runs the spec's real-shell scenarios for
-// bash, zsh and fish through the whole server, as a client that only knows
-// the AHP digest sees them.
+// TestShellIntegrationOverWebSocket runs real-shell scenarios for bash, zsh
+// and fish through the whole server, as a client that knows only AHP sees
+// them.
 func TestShellIntegrationOverWebSocket(t *testing.T) {
 	for _, name := range []string{"bash", "zsh", "fish"} {
 		t.Run(name, func(t *testing.T) { // not parallel: interrupts are timing-sensitive under load
@@ -147,7 +148,7 @@ func TestShellIntegrationOverWebSocket(t *testing.T) {
 				t.Fatalf("no answer to Ctrl-C; raw output ends %q", tail(string(rawSince(0))))
 			}
 			// Under load bash sometimes drops the first key after an interrupt
-			// at the prompt (known issue, see the closing note); Ctrl-U is a
+			// at the prompt; Ctrl-U is a
 			// harmless first key.
 			c.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "\x15"})
 			run("echo aft''er-2")

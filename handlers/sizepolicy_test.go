@@ -10,7 +10,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestSizePolicyOverAHP (issue 25 point 4): initialize tells a client the
+// TestSizePolicyOverAHP: initialize tells a client the
 // size policy; under "smallest" a client that does not hold the claim
 // resizes too, the pty gets the smallest size (the echo carries it), and
 // it grows back when that client detaches.

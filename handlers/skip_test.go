@@ -303,7 +303,7 @@ func screenText(e *vt.Emulator) string {
 	return strings.Join(lines, "\n")
 }
 
-// TestSlowViewersSkipAhead (issue 28 point 3): ten viewers that decode and
+// TestSlowViewersSkipAhead: ten viewers that decode and
 // draw every frame, and one that stops reading, watch a flood. Nobody is
 // cut off: whoever falls behind skips ahead to the screen, and once the
 // flood ends every viewer's screen equals the claim holder's, which got

@@ -174,7 +174,7 @@ const (
 	otherToken   = "restart-owner-token-2"
 )
 
-// Issue 13 point 2: owner sessions survive a restart with the same owner
+// Owner sessions survive a restart with the same owner
 // token, and only with it; a signed-out session stays signed out.
 func TestOwnerSessionsSurviveRestart(t *testing.T) {
 	for _, c := range []struct {
@@ -182,7 +182,7 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 		logout     bool
 		restartTok string
 		want       int
-		why        string // the 401's Termhost-Ended (issue 25 point 2)
+		why        string // the 401's Termhost-Ended
 	}{
 		{"same token keeps the session", false, restartToken, http.StatusOK, ""},
 		{"changed token signs owners out", false, otherToken, http.StatusUnauthorized, auth.EndedTokenChanged},
@@ -219,7 +219,7 @@ func TestOwnerSessionsSurviveRestart(t *testing.T) {
 	}
 }
 
-// Issue 13 point 2: share links keep their state across a restart: live
+// Share links keep their state across a restart: live
 // ones work while their terminal lives, revoked and expired ones stay dead
 // (and are still known as once valid, not counted as guesses).
 func TestShareLinksAcrossRestart(t *testing.T) {
@@ -232,7 +232,7 @@ func TestShareLinksAcrossRestart(t *testing.T) {
 		// after runs with the second server, before the link is tried.
 		after   func(r *restartRig)
 		wantLet bool
-		why     string // the 401's Termhost-Ended (issue 25 point 2)
+		why     string // the 401's Termhost-Ended
 	}{
 		{"live link still works", func(r *restartRig, s *Server) string {
 			_, tok, _ := s.auth.Shares.Create(restartTerminal, auth.RoleViewer, time.Hour)
@@ -381,7 +381,7 @@ func TestStateFilePrivate(t *testing.T) {
 	}
 }
 
-// TestStateFileTampered (issue 22 point 7): what the server loads is
+// TestStateFileTampered: what the server loads is
 // checked. A share link edited to "owner" in the file is dropped, not made
 // an owner credential; a file of an unknown version is set aside, not
 // overwritten; a state directory open to others is made private.

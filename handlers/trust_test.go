@@ -16,7 +16,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestInputEchoOnlyToDispatcher (issue 10 point 1): what the owner types at
+// TestInputEchoOnlyToDispatcher: what the owner types at
 // a `read -s` prompt reaches no other connection: not a viewer watching
 // live, not another owner connection, not a viewer that subscribes or
 // reconnects (replay from 0, per-channel replay) afterwards. The dispatcher
@@ -91,7 +91,7 @@ func TestInputEchoOnlyToDispatcher(t *testing.T) {
 	}
 }
 
-// TestClientIDBoundToPrincipal (issue 10 point 4): a clientId belongs to the
+// TestClientIDBoundToPrincipal: a clientId belongs to the
 // principal (the owner, one share link) that first used it, or on whose
 // behalf a claim names it; anyone else using it is refused with -32602.
 func TestClientIDBoundToPrincipal(t *testing.T) {
@@ -184,7 +184,7 @@ func rpcRequest(id int, method string, params map[string]any) map[string]any {
 	return map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}
 }
 
-// TestViewerNeverPacesOwner (issue 10 point 4): a viewer that stops reading
+// TestViewerNeverPacesOwner: a viewer that stops reading
 // never pauses the shell, whether it tried the holder's clientId or the
 // claim names its own.
 func TestViewerNeverPacesOwner(t *testing.T) {
@@ -228,7 +228,7 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 	}
 }
 
-// TestOwnerTakesClaim (issue 10 point 5): the owner takes the claim from a
+// TestOwnerTakesClaim: the owner takes the claim from a
 // connected driver; the driver sees the change with the owner's origin; a
 // driver cannot take it back from the connected owner.
 func TestOwnerTakesClaim(t *testing.T) {
@@ -274,7 +274,7 @@ func TestOwnerTakesClaim(t *testing.T) {
 	}
 }
 
-// TestClientStringLimits (issue 10 point 18): every client-supplied string
+// TestClientStringLimits: every client-supplied string
 // is bounded: requests over a bound fail with -32602, dispatches are
 // rejected with a reason; strings at the bound are accepted.
 func TestClientStringLimits(t *testing.T) {
@@ -362,7 +362,7 @@ func TestClientStringLimits(t *testing.T) {
 	}
 }
 
-// TestRingCountsWholeEnvelope (issue 10 point 18): long titles count against
+// TestRingCountsWholeEnvelope: long titles count against
 // the replay budget, so a client renaming a terminal again and again cannot
 // make the ring hold more than its budget.
 func TestRingCountsWholeEnvelope(t *testing.T) {
@@ -386,7 +386,7 @@ func TestRingCountsWholeEnvelope(t *testing.T) {
 	}
 }
 
-// TestBinaryFrameRefused (issue 10 point 21): a binary message closes the
+// TestBinaryFrameRefused: a binary message closes the
 // connection with 1003 instead of being parsed as JSON.
 func TestBinaryFrameRefused(t *testing.T) {
 	ts := newServer(t)
@@ -404,7 +404,7 @@ func TestBinaryFrameRefused(t *testing.T) {
 	}
 }
 
-// TestLogsClipClientStrings (issue 10 point 22): a 100 KB clientId, method,
+// TestLogsClipClientStrings: a 100 KB clientId, method,
 // action type or channel never reaches the log whole.
 func TestLogsClipClientStrings(t *testing.T) {
 	var logs testserver.SyncBuffer
@@ -440,7 +440,7 @@ func TestLogsClipClientStrings(t *testing.T) {
 	}
 }
 
-// TestDisposeAnswersWithStuckInput (issue 10 point 17): a driver's megabyte
+// TestDisposeAnswersWithStuckInput: a driver's megabyte
 // of input to a program that does not read delays neither disposeTerminal
 // nor the owner's next ping (each bounded by the client's wait deadline;
 // before the fix disposeTerminal never answered).

@@ -11,13 +11,13 @@ import (
 	"github.com/termhost/termhost/internal/ahptest"
 )
 
-// TestJoinersSeeTheirOwnArrival (issue 23, points 1 and 2): a client that
+// TestJoinersSeeTheirOwnArrival: a client that
 // drops and reconnects with its clientId while another one initializes,
 // both with the root and a terminal, gets everything after its snapshot or
 // replay, in order, and nothing before the answer that carries it; at the
 // next catalogue change (a rename, seq M) every live client has the same
 // root state at M, and knows the same presence list for the terminal, one
-// that lists itself. The race the issue reported did not show on the
+// that lists itself. The race this guards against did not show on the
 // server before 8114fe9 either (60 runs); the test fails at once on the two
 // ways it could happen: a joiner not held while its answer is prepared
 // (5 of 5 runs), the joiner's presence published before it subscribes

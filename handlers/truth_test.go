@@ -14,7 +14,7 @@ import (
 	"github.com/termhost/termhost/internal/ahptest"
 )
 
-// TestOneTruth (issue 23, points 1 and 2): with joins, leaves and
+// TestOneTruth: with joins, leaves and
 // reconnects in parallel with catalogue changes and output, on every
 // connection and channel serverSeq only grows, the first action after a
 // snapshot or replay is the next one the server published on that channel

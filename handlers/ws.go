@@ -482,7 +482,7 @@ var errBinaryFrame = errors.New("binary frame")
 // in order: handling one grows the stack (dispatch, encoding, the hub) to
 // 8 KiB or more, which the runtime keeps while the reader waits for the
 // next message deep in coder/websocket; a fresh goroutine waits with 4 KiB,
-// an idle tab's largest part (issue 28). One goroutine start per message.
+// an idle tab's largest part. One goroutine start per message.
 func (c *conn) read() {
 	if err := c.readOne(); err != nil {
 		c.finish(err)
