@@ -70,7 +70,7 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[
 	return r
 }
 
-// TestAgentBuildTakeOverHandBack (issue 26): an agent runs a failing build
+// TestAgentBuildTakeOverHandBack: an agent runs a failing build
 // in a terminal the owner watches live, named as the agent; the owner takes
 // control mid-build and the agent's next call is refused; the owner hands
 // the terminal back and the agent's build ends with exit code 2, marked as

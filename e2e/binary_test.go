@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// TestOutputAsBinary (issue 28, point 4): the workbench asks for terminal
+// TestOutputAsBinary: the workbench asks for terminal
 // output as binary WebSocket messages; coloured output, decoded from them,
 // draws as colour (no escape shows as text) and text typed after it still
 // works.

@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// Command tracking in the browser (issue 15, point 11): subshells and
+// Command tracking in the browser: subshells and
 // commands that fail are decorated with their exit code, pasted lines are
 // listed in full, and a command whose output was cleared says so.
 

@@ -79,7 +79,7 @@ func TestControlHandover(t *testing.T) {
 		t.Errorf("driver's status bar = %q, want the holder's label", s)
 	}
 
-	// Issue 23 point 5: the page says "Controlled by Owner · Request
+	// The page says "Controlled by Owner · Request
 	// Control", and that is what happens: the driver's keys do not run.
 	t.Run("a driver without control cannot type", func(t *testing.T) {
 		if s := driver.evalString(fmt.Sprintf(`String(window.__termhost.view(%q).term.options.disableStdin)`, id)); s != "true" {

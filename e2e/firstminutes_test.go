@@ -13,7 +13,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestFirstMinutes (issue 25 point 7): closing the Share dialog gives the
+// TestFirstMinutes: closing the Share dialog gives the
 // keyboard back to the terminal, not to the Share button; a terminal that
 // `termhost run` started with a command does not blame shell integration for
 // listing no commands; a phone's empty editor offers commands to tap, not

@@ -1,6 +1,6 @@
 package e2e
 
-// The first minute (issue 15 points 1-5, 8, 13): a first visit signs in
+// The first minute: a first visit signs in
 // with 200 pages and no console error, opens a focused terminal and stays
 // under the download budget; every new terminal takes the keyboard, and it
 // comes back to the terminal after pickers and dialogs.
@@ -23,7 +23,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// firstVisitBudget is the most a first visit may transfer (issue 15, point 8).
+// firstVisitBudget is the most a first visit may transfer.
 const firstVisitBudget = 200 * 1024
 
 // addInitScript runs js in every document of the tab before its own scripts.
@@ -124,7 +124,7 @@ func (p *page) typeHere(id, marker string) {
 	p.waitLine(id, marker+"-42", 10*time.Second)
 }
 
-// Points 1, 2, 8: the owner's login link and a share link, opened in fresh
+// The owner's login link and a share link, opened in fresh
 // browsers at 1400×900, answer 200 with no console error; the owner's lands
 // on a terminal with the keyboard in it; the download stays under budget.
 func TestFirstVisit(t *testing.T) {
@@ -192,7 +192,7 @@ func TestFirstVisit(t *testing.T) {
 	if n := s.evalString(`String(window.__termhost.views().length)`); n != "1" {
 		t.Errorf("a share link's page opened %s terminals, want only its own", n)
 	}
-	// Point 13: a driver is not offered a link the recipient could not open.
+	// A driver is not offered a link the recipient could not open.
 	var offered bool
 	s.eval(`!!window.__termhost.commandEnabled('terminal.copyLink')`, &offered)
 	if offered {
@@ -205,7 +205,7 @@ func TestFirstVisit(t *testing.T) {
 	}
 }
 
-// Point 4: after a wrong login link, the right one pasted into the same tab
+// After a wrong login link, the right one pasted into the same tab
 // (only the fragment changes: no reload) signs in.
 func TestRightLinkAfterWrongOne(t *testing.T) {
 	e := newAuthEnv(t)
@@ -244,7 +244,7 @@ func TestLoginLinkToATerminal(t *testing.T) {
 	}
 }
 
-// Points 2 and 5: every way of creating a terminal leaves the keyboard in
+// Every way of creating a terminal leaves the keyboard in
 // it; the keyboard comes back after the palette (cancelled or run), a
 // dialog, Kill and Take Control; Ctrl+P in a terminal opens Quick Open.
 func TestNewTerminalsTakeTheKeyboard(t *testing.T) {
@@ -351,7 +351,7 @@ func TestNewTerminalsTakeTheKeyboard(t *testing.T) {
 	})
 }
 
-// Point 3: New Terminal while the link is down is created once it is up,
+// New Terminal while the link is down is created once it is up,
 // focused, never lost.
 func TestNewTerminalWhileConnectingIsQueued(t *testing.T) {
 	e := newEnv(t)
@@ -371,7 +371,7 @@ func TestNewTerminalWhileConnectingIsQueued(t *testing.T) {
 	p.typeHere(id, "queued")
 }
 
-// Point 2: a first visit with no terminal running opens one, focused; a
+// A first visit with no terminal running opens one, focused; a
 // deep link or a running terminal does not add one.
 func TestStartupTerminal(t *testing.T) {
 	e := newEnv(t)

@@ -35,7 +35,7 @@ func (p *page) withClientTimings() {
 	}
 }
 
-// TestDeadLinkShowsReconnecting (issue 13 point 1): a network path that
+// TestDeadLinkShowsReconnecting: a network path that
 // stops forwarding without closing (a frozen proxy) is noticed within the
 // ping interval + timeout: the page says Reconnecting…, never "Connected",
 // and blocks input; once the path comes back (resume), or its held

@@ -26,7 +26,7 @@ var browserMemoryMiB = flag.Int("browser-memory-mib", 64, "MiB of output TestBro
 // byte (200 MB of output grew the heap by 222 MB).
 func TestBrowserMemoryBounded(t *testing.T) {
 	const (
-		maxGrowth = 64 << 20 // from the start, xterm's scrollback included (issue 13)
+		maxGrowth = 64 << 20 // from the start, xterm's scrollback included
 		// Once xterm's scrollback is full, what grows with the volume. A mirror
 		// that kept everything would grow by 2× the volume (UTF-16); a loaded
 		// machine's renderer and GC leave up to ~30 MiB of noise (seen:

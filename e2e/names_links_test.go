@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// Terminal names and links in the browser (issue 15, points 10 and 12).
+// Terminal names and links in the browser.
 
 // terminalNames reads the names the side bar and the tabs show, by terminal id.
 func (p *page) terminalNames() (sidebar, tabs map[string]string) {
@@ -39,7 +39,7 @@ func (p *page) waitName(id, want string) {
 		fmt.Sprintf(`document.querySelector('#terminals-view .terminal-item[data-terminal=%q] .row-label')?.textContent === %q`, id, want), 10*time.Second)
 }
 
-// TestTerminalNames (issue 23 point 9): a terminal has one name, the
+// TestTerminalNames: a terminal has one name, the
 // server's title — on its tab, in the side bar, in the rename box and in
 // termhost ls (the catalogue) — whatever its cwd or running program; a
 // program's title changes it, a rename wins over that, and a reload keeps it.

@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// TestPaletteNeverSignsOut (issue 25 point 6): Ctrl+Shift+P then Enter
+// TestPaletteNeverSignsOut: Ctrl+Shift+P then Enter
 // must not sign the owner out. The palette lists recently used commands
 // first, destructive ones (Sign Out, Kill) last, and Sign Out asks first;
 // the sign-in page then takes a pasted login link.

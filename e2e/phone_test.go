@@ -1,6 +1,6 @@
 package e2e
 
-// Issue 15 point 6: the workbench on a 390×844 phone (touch, 3× pixels) —
+// The workbench on a 390×844 phone (touch, 3× pixels) —
 // the side bar a drawer, a status bar whose items never overlap, the
 // on-screen key row, a tap anywhere in the terminal focusing it, a large
 // terminal sized elsewhere kept legible and pannable — and the desktop

@@ -20,7 +20,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestReplayPlayer (issue 16 point 7): a terminal recorded from its start,
+// TestReplayPlayer: a terminal recorded from its start,
 // as `termhost run --record` creates it (_meta termhost/record), runs two
 // commands with shell integration and exits with code 3. Its share link,
 // opened by a viewer after the exit, still shows it; the Replay button opens
@@ -132,7 +132,7 @@ func recordedTerminal(t *testing.T, id string, cols, rows int) (*env, *page) {
 	return e, owner
 }
 
-// TestReplayWideRecording (issue 25 point 5): a 200-column recording
+// TestReplayWideRecording: a 200-column recording
 // replays at a legible size (the commands list makes room, the player
 // scrolls instead of shrinking the text), starts by itself, and Escape
 // closes it after a click in the player.

@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// TestSidebarScreenPreview (issue 16 point 5): hovering a terminal's row in
+// TestSidebarScreenPreview: hovering a terminal's row in
 // the side bar shows its current screen, from the server's screen model
 // (on by default): what a hidden terminal printed, a full-screen program's
 // screen, updated while the pointer stays; it goes when the pointer leaves.
@@ -40,7 +40,7 @@ func TestSidebarScreenPreview(t *testing.T) {
 		}
 		p.shot("sidebar-preview")
 	})
-	p.run(t, "readable and inside the window", func(t *testing.T) { // issue 25 point 7: it was 9 px
+	p.run(t, "readable and inside the window", func(t *testing.T) { // a 9 px preview was unreadable
 		var got struct{ Font, Left, Right, Top, Bottom, W, H float64 }
 		p.eval(`(e => { const r = e.getBoundingClientRect(); return {Font: parseFloat(getComputedStyle(e).fontSize), Left: r.left, Right: r.right, Top: r.top, Bottom: r.bottom, W: innerWidth, H: innerHeight}; })(document.querySelector('pre.screen-preview'))`, &got)
 		if got.Font < 12 {

@@ -13,7 +13,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestRecordingUI (issue 16 point 6): the owner starts a recording from the
+// TestRecordingUI: the owner starts a recording from the
 // command palette, the side bar shows the red dot, the download commands
 // fetch the .cast and the plain text, and stopping removes the dot.
 func TestRecordingUI(t *testing.T) {

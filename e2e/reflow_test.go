@@ -22,7 +22,7 @@ const viewport = `(id => { const t = window.__termhost.view(id)?.term; if (!t) r
   for (let y = 0; y < t.rows; y++) out.push((b.getLine(b.baseY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
   return out; })(%q)`
 
-// TestScreensAfterResizesMatchXterm (issue 23 point 7): a long command line
+// TestScreensAfterResizesMatchXterm: a long command line
 // and its output wrap in a narrow terminal; the watching browser's terminal
 // is made wide, then narrower than at first, and xterm.js rewraps them each
 // time. The server's preview (x-termhost/screen) and a browser joining after

@@ -36,7 +36,7 @@ func (e *env) restartServer(configure func(*handlers.Config)) {
 	e.proxy.Accept()
 }
 
-// Issue 13 point 2: after a restart with the same owner token and state
+// After a restart with the same owner token and state
 // directory, an open tab reconnects without the sign-in page, says that
 // termhost restarted and drops the terminals of before; it is not signed
 // out, and it can open a new terminal at once.
@@ -122,7 +122,7 @@ func (e *env) restartKeepingTerminals(configure func(*handlers.Config)) {
 	e.proxy.Accept()
 }
 
-// Issue 13 point 2: share links live as long as their terminal. A viewer link
+// Share links live as long as their terminal. A viewer link
 // made before a restart that kept its terminal (an upgrade) opens the same
 // terminal afterwards, in a browser that never used it before, and an open
 // owner tab stays signed in.
@@ -151,7 +151,7 @@ func TestShareLinkSurvivesRestartWithItsTerminal(t *testing.T) {
 	viewer.waitLine(id, "after-42", 10*time.Second)
 }
 
-// Issue 25 points 2 and 3: after a plain restart (same token, shells gone)
+// After a plain restart (same token, shells gone)
 // the owner's tab says so and opens a new terminal, as on a first visit; a
 // viewer of a terminal that did not survive is told that, not "revoked".
 // A restart with a new owner token signs the owner out and says why.
@@ -176,7 +176,7 @@ func TestRestartSaysWhatHappened(t *testing.T) {
 
 	e.restartServer(configure)
 	owner.waitJS("the restart notice", `(document.getElementById('restart-banner')?.textContent ?? '').includes('terminals from before the restart are gone')`, 30*time.Second)
-	// Point 3: a terminal opens, as none runs; focused, ready to type.
+	// A terminal opens, as none runs; focused, ready to type.
 	id2 := owner.waitFocusedPrompt()
 	if id2 == id {
 		t.Fatalf("the focused terminal after the restart is the old one %q", id)
@@ -190,7 +190,7 @@ func TestRestartSaysWhatHappened(t *testing.T) {
 	owner.waitJS("the owner's ended message", `(document.getElementById('ended-overlay')?.dataset.title ?? '') === 'Signed out: the owner token changed'`, 40*time.Second)
 	owner.shot("owner-after-new-token")
 
-	// Point 3: signing in again with the new login link, in the same tab
+	// Signing in again with the new login link, in the same tab
 	// (its saved tabs name terminals that are gone), opens a terminal.
 	e.token = token
 	owner.login()

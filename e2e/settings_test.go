@@ -1,6 +1,6 @@
 package e2e
 
-// Settings and keyboard access (issue 15 points 7 and 9): the renderer falls
+// Settings and keyboard access: the renderer falls
 // back to the DOM on a software GPU (headless Chromium's is SwiftShader) and
 // the status bar says why; terminal settings apply live and persist; screen
 // reader mode from the palette, announced; copy on selection and right
@@ -47,7 +47,7 @@ func (p *page) viewInfo(id string) viewInfo {
 	return viewInfo{}
 }
 
-// Point 7: "auto" uses the DOM on SwiftShader, "webgl" forces WebGL, and the
+// "auto" uses the DOM on SwiftShader, "webgl" forces WebGL, and the
 // size item's tooltip names the renderer and why; a change applies live.
 func TestRendererFallback(t *testing.T) {
 	e := newEnv(t)
@@ -131,7 +131,7 @@ func (p *page) typeInto(sel, text string) {
 	p.do(chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)), typeText(text+"\r"))
 }
 
-// Point 9: the gear opens the Settings editor; font size, cursor, scrollback
+// The gear opens the Settings editor; font size, cursor, scrollback
 // and screen reader mode apply at once to the open terminal (which refits),
 // survive a reload, and Escape gives the keyboard back to the terminal.
 func TestSettingsApplyLiveAndPersist(t *testing.T) {
@@ -190,7 +190,7 @@ func TestSettingsApplyLiveAndPersist(t *testing.T) {
 	}
 }
 
-// Point 9: "Toggle Screen Reader Accessibility Mode" from the palette turns
+// "Toggle Screen Reader Accessibility Mode" from the palette turns
 // xterm's screen reader mode on in every terminal and says so in a live region.
 func TestScreenReaderModeFromPalette(t *testing.T) {
 	e := newEnv(t)
@@ -222,7 +222,7 @@ func TestScreenReaderModeFromPalette(t *testing.T) {
 	}
 }
 
-// Point 9: copy on selection, and right click "copyPaste" (copy the
+// Copy on selection, and right click "copyPaste" (copy the
 // selection, else paste) and "nothing".
 func TestCopyOnSelectionAndRightClick(t *testing.T) {
 	e := newEnv(t)
@@ -333,7 +333,7 @@ const describeFocus = `(() => {
   return { desc, visible, name, outline, seen, path: path.join(' ') };
 })()`
 
-// Point 9: keyboard only. With Tab moving focus (Ctrl+M, VS Code's Toggle
+// Keyboard only. With Tab moving focus (Ctrl+M, VS Code's Toggle
 // Tab Key Moves Focus, so Tab can leave the terminal), Tab walks every
 // control of the workbench; each focused one is visible, has an accessible
 // name and a focus outline. The walk also reaches every visible control.

@@ -1,6 +1,6 @@
 package e2e
 
-// Issue 10, browser side: replayed history never types into the shell,
+// What the browser does with untrusted output and with sharing: replayed history never types into the shell,
 // OSC 52, the Share dialog's driver warning, pages under the CSP, and no
 // test hook on production pages.
 
@@ -104,7 +104,7 @@ func (p *page) waitLoaded(id string) {
 	p.eval(`window.__termhost.drained().then(() => true)`, nil)
 }
 
-// Issue 10 point 2: the questions in a terminal's history are answered by
+// The questions in a terminal's history are answered by
 // nobody — not by an owner page loading it, a second owner page, a reload,
 // a viewer, nor a page resuming by reconnect replay; the shell's input line
 // stays empty.
@@ -200,7 +200,7 @@ func (p *page) clipboard() string {
 	return s
 }
 
-// Issue 10 point 3: ESC]52;c;? is never answered; a program writes the
+// ESC]52;c;? is never answered; a program writes the
 // clipboard only with the setting on (off by default, kept in
 // localStorage) and never from replayed history. Also: the focused page
 // still answers a live question (a program reading the cursor position).
@@ -265,7 +265,7 @@ func TestClipboardOSC52(t *testing.T) {
 	p.waitJS("the cursor position report", fmt.Sprintf(`(window.__termhost.buffer(%q) || '').split('\n').some(l => /^cpr:\d+;\d+$/.test(l.trim()))`, id), 10*time.Second)
 }
 
-// Issue 10 point 6: the Share dialog selects the viewer role by default and
+// The Share dialog selects the viewer role by default and
 // says, when driver is picked, that a driver link is the server user's shell.
 func TestShareDialogWarnsAboutDriverLinks(t *testing.T) {
 	e := newAuthEnv(t)
@@ -337,7 +337,7 @@ func headerOf(t *testing.T, url, name string) string {
 	return resp.Header.Get(name)
 }
 
-// Issue 10 point 19: the login page, the workbench and a share link's page
+// The login page, the workbench and a share link's page
 // get a CSP with script-src 'self' and run under it without a violation
 // (the login script is a bundle now, not inline).
 func TestPagesRunUnderCSP(t *testing.T) {
@@ -370,7 +370,7 @@ func TestPagesRunUnderCSP(t *testing.T) {
 // appBundleRE finds the app's script in a page.
 var appBundleRE = regexp.MustCompile(`src="(/static/dist/app[^"]*\.js\?v=[0-9a-f]+)"`)
 
-// Issue 10 point 20: a production server (TestHooks off) serves pages
+// A production server (TestHooks off) serves pages
 // without window.__termhost, an app bundle without the hook, and not the
 // test build at all.
 func TestProductionPageHasNoTestHook(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
-// TestWatcherReadableSize (issue 25 point 4): a CLI attached at 200×50 holds
+// TestWatcherReadableSize: a CLI attached at 200×50 holds
 // a terminal the browser watches. The browser's text stays legible (scaled
 // no smaller than 10 px), the claim bar sits above the terminal instead of
 // over its first lines, a "1:1" choice shows the real size with the pane
@@ -68,7 +68,7 @@ func TestWatcherReadableSize(t *testing.T) {
 	})
 }
 
-// TestSizePolicySmallestInBrowser (issue 25 point 4): under
+// TestSizePolicySmallestInBrowser: under
 // --size-policy smallest a browser that does not hold the claim still sizes
 // the terminal down to its pane, so it shows the terminal unscaled; the
 // wide CLI holding the claim sees the smaller size.

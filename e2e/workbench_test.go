@@ -106,7 +106,7 @@ func TestCreateTypeAndShare(t *testing.T) {
 	b.shot("workbench-dark-second-viewer")
 
 	// The owner can always take control, even while the holder is
-	// connected (issue 10, point 5): this tab now sizes the pty, and the
+	// connected: this tab now sizes the pty, and the
 	// former holder shows who does.
 	b.click("Take Control", `.terminal-view:not([hidden]) .terminal-claimbar button`)
 	b.waitJS("our claim", fmt.Sprintf(`window.__termhost.view(%q).isHolder`, id), 5*time.Second)
