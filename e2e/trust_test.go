@@ -1,8 +1,8 @@
 package e2e
 
-// What the browser does with untrusted output and with sharing: replayed history never types into the shell,
-// OSC 52, the Share dialog's driver warning, pages under the CSP, and no
-// test hook on production pages.
+// What the browser does with untrusted output and with sharing: replayed
+// history never types into the shell, OSC 52, the Share dialog's driver
+// warning, pages under the CSP, and no test hook on production pages.
 
 import (
 	"context"

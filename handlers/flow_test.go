@@ -10,7 +10,8 @@ import (
 )
 
 // TestFlow runs a client-owned shell's whole life at every protocol version a
-// client may offer: create, subscribe, type, resize, rename, clear, exit 3, dispose.
+// client may offer: create, subscribe, type, resize, rename, clear, exit 3,
+// dispose.
 func TestFlow(t *testing.T) {
 	versions := []string{"0.5.1", "0.5.2", "0.6.0", "0.7.0", "0.8.0", "0.9.0", "0.10.0", "1.0.0", "1.1.0"}
 	for _, version := range versions {

@@ -11,13 +11,13 @@ import (
 	"github.com/termhost/termhost/internal/poll"
 )
 
-// TestIdleTabGoroutines: idle memory is mostly goroutine stacks, so a tab at rest (its own
-// connection, its terminal at a prompt) holds one goroutine of the server:
-// the connection's reader. The terminal's pty reader (parked in the shared
-// watcher once the pty has been quiet for 2 s), the connection's writer,
-// the terminal's input writer and the shell's exit waiter run only while
-// they have work; the screen model's goroutine ends a while after the last
-// output and is not counted here (screen's TestIdleResizeKeepsScreen).
+// TestIdleTabGoroutines: idle memory is mostly goroutine stacks, so a tab at
+// rest (its own connection, its terminal at a prompt) holds one goroutine of
+// the server: the connection's reader. The terminal's pty reader (parked in
+// the shared watcher once the pty has been quiet for 2 s), the connection's
+// writer, the terminal's input writer and the shell's exit waiter run only
+// while they have work; the screen model's goroutine ends a while after the
+// last output and is not counted here (screen's TestIdleResizeKeepsScreen).
 func TestIdleTabGoroutines(t *testing.T) {
 	ts := newServer(t)
 	const tabs = 12

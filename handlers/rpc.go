@@ -287,10 +287,10 @@ func (c *conn) denied(kind, msg string) *ahp.Error {
 	return ahp.Errorf(ahp.CodePermissionDenied, "%s", msg)
 }
 
-// dispatch decodes a dispatched action and hands it to the manager. An
-// action that cannot be decoded is rejected to its dispatcher, when the
-// channel is one it may see (a dispatch to any other is dropped silently, as AHP says); a refusal by role
-// is counted here, outside the hub lock.
+// dispatch decodes a dispatched action and hands it to the manager. An action
+// that cannot be decoded is rejected to its dispatcher, when the channel is
+// one it may see (a dispatch to any other is dropped silently, as AHP says);
+// a refusal by role is counted here, outside the hub lock.
 func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 	if err := ahp.CheckChannel(uri); err != nil {
 		c.s.m.Reject(c, origin, uri, rawAction(raw), err.Error())

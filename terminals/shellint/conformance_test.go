@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// confCase is one conformance case: the events a Processor must produce
-// for reads, the output as the pty delivered it; eof means the process
-// exits after the last read.
-// exited(n) is not listed: reporting the exit is the caller's job.
+// confCase is one conformance case: the events a Processor must produce for
+// reads, the output in the pieces the pty delivered it in; eof means the
+// process exits after the last read. exited(n) is not listed: reporting the
+// exit is the caller's job.
 type confCase struct {
 	num      int
 	mode     Mode // Strict (nonce N1) or Lenient

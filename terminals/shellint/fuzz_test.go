@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// FuzzScanner drives the whole Processor (decoder, scanner, interpreter)
-// and checks what must hold for any input: no panic, the same events for any split
-// (whole, three reads, one byte per read), no shell-integration sequence
-// left in the data, valid UTF-8, bounded memory, and byte fidelity for
-// input without stripped sequences.
+// FuzzScanner drives the whole Processor (decoder, scanner, interpreter) and
+// checks what must hold for any input: no panic, the same events for any
+// split (whole, three reads, one byte per read), no shell-integration
+// sequence left in the data, valid UTF-8, bounded memory, and byte fidelity
+// for input without stripped sequences.
 func FuzzScanner(f *testing.F) {
 	for _, c := range conformanceCases() {
 		in := strings.Join(c.reads, "")

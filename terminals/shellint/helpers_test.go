@@ -103,9 +103,10 @@ func (c *testClock) Now() time.Time { return c.t }
 var epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // run feeds reads to a fresh processor; read k happens at epoch + 100·k ms,
-// so a command's durationMs is 100 × the reads between its C and D. It checks per-write invariants (memory bound, valid UTF-8, no
-// empty data, no adjacent data events inside one write) and returns all
-// events plus the data emitted during each read.
+// so a command's durationMs is 100 × the reads between its C and D. It checks
+// per-write invariants (memory bound, valid UTF-8, no empty data, no adjacent
+// data events inside one write) and returns all events plus the data emitted
+// during each read.
 func run(t testing.TB, opts Options, pin string, reads []string, eof bool) ([]Event, []string) {
 	t.Helper()
 	clk := &testClock{t: epoch}
@@ -161,9 +162,10 @@ func checkWrite(t testing.TB, got []Event, input string) {
 }
 
 // markerViolation reports a stripped family left in client data (no client
-// may see a shell-integration sequence), parsing identifiers the way xterm.js does (any number of
-// digits, numeric value): a complete OSC 633 or 133 (identifier followed by
-// ';', BEL, ESC or the end), an OSC 7 with a payload, or 1337;CurrentDir.
+// may see a shell-integration sequence), parsing identifiers the way xterm.js
+// does (any number of digits, numeric value): a complete OSC 633 or 133
+// (identifier followed by ';', BEL, ESC or the end), an OSC 7 with a payload,
+// or 1337;CurrentDir.
 func markerViolation(data string) string {
 	for i := 0; ; {
 		j := strings.Index(data[i:], "\x1b]")

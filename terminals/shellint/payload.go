@@ -54,9 +54,9 @@ func hexVal(c byte) (byte, bool) {
 	return 0, false
 }
 
-// unescape633 decodes a 633 value as the shells escape it: `\\` is a backslash, `\xHH` (or
-// `\XHH`) is the byte HH, any other backslash stays. The bytes are then
-// decoded as UTF-8 with replacement.
+// unescape633 decodes a 633 value as the shells escape it: `\\` is a
+// backslash, `\xHH` (or `\XHH`) is the byte HH, any other backslash stays.
+// The bytes are then decoded as UTF-8 with replacement.
 func unescape633(b []byte) string {
 	if bytes.IndexByte(b, '\\') < 0 {
 		return decodeString(b)
@@ -157,9 +157,10 @@ func sanitizeTitle(b []byte) string {
 	return s
 }
 
-// FileURI formats an absolute path as a file URI, the form of AHP's cwd: every byte except
-// A–Z a–z 0–9 - . _ ~ / : @ $ & + , ; = is percent-encoded (upper-case hex).
-// This is what net/url produces for url.URL{Scheme: "file", Path: path}.
+// FileURI formats an absolute path as a file URI, the form of AHP's cwd:
+// every byte except A–Z a–z 0–9 - . _ ~ / : @ $ & + , ; = is percent-encoded
+// (upper-case hex). This is what net/url produces for url.URL{Scheme: "file",
+// Path: path}.
 func FileURI(path string) string {
 	const hex = "0123456789ABCDEF"
 	var sb strings.Builder

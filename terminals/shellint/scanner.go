@@ -132,10 +132,10 @@ func (s *scanner) fwdHeldEsc(in []byte, i int) {
 	s.fwd(in[i:i+1], true)
 }
 
-// hole is called when the scanner strips a sequence: if the client's
-// parser is in the middle of an escape sequence, a CAN aborts it so the
-// bytes after the hole are read as in the original stream: `ESC [ 3` + a stripped OSC + `1m`
-// must not reach the client as `ESC [ 3 1 m` (red text).
+// hole is called when the scanner strips a sequence: if the client's parser
+// is in the middle of an escape sequence, a CAN aborts it so the bytes after
+// the hole are read as in the original stream: `ESC [ 3` + a stripped OSC +
+// `1m` must not reach the client as `ESC [ 3 1 m` (red text).
 func (s *scanner) hole() {
 	if s.trk.mid() {
 		s.fwd(canBytes, true)

@@ -2,9 +2,9 @@ package shellint
 
 import "bytes"
 
-// tracker follows the bytes already forwarded to decide whether the
-// client's VT parser is in the middle of an escape sequence, so that stripping a sequence
-// there can abort it with CAN as the original stream did.
+// tracker follows the bytes already forwarded to decide whether the client's
+// VT parser is in the middle of an escape sequence, so that stripping a
+// sequence there can abort it with CAN as the original stream did.
 type tracker struct{ st uint8 }
 
 const (
