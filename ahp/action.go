@@ -26,7 +26,8 @@ const (
 	TerminalCommandFinished           = "terminal/commandFinished"
 )
 
-// ClientDispatchable reports whether clients may dispatch the action type (§9.3, §10.4).
+// ClientDispatchable reports whether clients may dispatch the action type:
+// AHP lets clients dispatch only these; every other action is the server's.
 func ClientDispatchable(actionType string) bool {
 	switch actionType {
 	case TerminalInput, TerminalResized, TerminalClaimed, TerminalTitleChanged, TerminalCleared, RootConfigChanged:
@@ -307,7 +308,7 @@ func (e Envelope) wire(shape Shape) any {
 }
 
 // sentAction is the action the envelope carries on the wire. A rejection
-// echoes the dispatched action (§8.4 "the same action") when it is a known
+// echoes the dispatched action (AHP: "the same action") when it is a known
 // action: client-dispatchable ones are decoded strictly, so they re-encode
 // valid in any shape, and the server checks a server-only one against the
 // receiver's schema before (it passes an unknown action instead when that

@@ -338,7 +338,7 @@ func TestReconnectParams(t *testing.T) {
 			wantInvalid: true,
 		},
 		{
-			// VS Code's client (issue 12): no channel means the root.
+			// VS Code's client sends no channel: it means the root.
 			name: "legacy without channel",
 			in:   `{"clientId":"c","lastSeenServerSeq":7,"subscriptions":["ahp-root://","agenthost-terminal:/0b1e"]}`,
 			want: ahp.ReconnectParams{Channel: ahp.RootURI, ClientID: "c", LastSeenServerSeq: i64p(7), Subscriptions: []string{"ahp-root://", "agenthost-terminal:/0b1e"}},

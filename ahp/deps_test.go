@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// TestStandardLibraryOnly keeps ahp on the standard library (STYLE.md) and off
-// I/O, logging and OS packages: it is the pure protocol.
+// TestStandardLibraryOnly keeps ahp on the standard library and off I/O,
+// logging and OS packages: it is the pure protocol, which any Go program can
+// import without pulling in dependencies.
 func TestStandardLibraryOnly(t *testing.T) {
 	goTool, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// TestEncoding checks the wire rules of digest §3 and §16: success responses
+// TestEncoding checks the wire rules clients depend on: success responses
 // always carry "result", notifications carry no "id", server envelopes carry
 // no "origin", required arrays are [] and optional fields are omitted (never
 // null), in both shapes where the shape matters.

@@ -2,7 +2,7 @@ package ahp
 
 import "fmt"
 
-// JSON-RPC and AHP error codes (digest §12).
+// JSON-RPC and AHP error codes (docs/protocol.md#error-codes).
 const (
 	CodeParseError                 = -32700
 	CodeInvalidRequest             = -32600

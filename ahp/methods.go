@@ -263,7 +263,9 @@ type ChannelCursor struct {
 	LastSeenServerSeq int64  `json:"lastSeenServerSeq"`
 }
 
-// UnmarshalJSON detects the form by shape (§11.2).
+// UnmarshalJSON detects the form by shape: legacy subscriptions are strings
+// beside a lastSeenServerSeq, per-channel cursors are objects
+// (docs/protocol.md#reconnect).
 func (p *ReconnectParams) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Channel           *string           `json:"channel"`

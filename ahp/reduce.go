@@ -30,7 +30,8 @@ func ReduceRoot(s RootState, a Action) RootState {
 	return s
 }
 
-// ReduceTerminal applies a to s and returns the new state (§10.6). s is not
+// ReduceTerminal applies a to s and returns the new state, as AHP's terminal
+// reducer does. s is not
 // modified: Content is copied before it changes.
 func ReduceTerminal(s TerminalState, a Action) TerminalState {
 	switch a.Type {

@@ -144,8 +144,8 @@ func replayChannel[S any](t *testing.T, shape ahp.Shape, initial any, actions []
 }
 
 // normRoot treats an absent RootState.terminals as []: ahp always emits the
-// required-looking array (digest §9.1, §16.3), while upstream fixtures omit it
-// when there are no terminals. Absent and empty mean the same to the reducer.
+// array (an explicit [] is clearer to clients), while upstream fixtures omit
+// it when there are no terminals. Absent and empty mean the same to the reducer.
 func normRoot(v any) any {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -298,7 +298,7 @@ func TestAdaptFixture(t *testing.T) {
 // TypeScript reducers and so cannot live in the shared JSON cases.
 func TestReduceTerminalGoOnly(t *testing.T) {
 	// Duplicate command ids: the Go reducer (like upstream Go) completes only
-	// the first match, TypeScript completes all (digest §10.6).
+	// the first match, TypeScript completes all.
 	parts := []ahp.Part{
 		{Type: ahp.PartCommand, CommandID: "dup", CommandLine: "a"},
 		{Type: ahp.PartCommand, CommandID: "dup", CommandLine: "b"},

@@ -37,8 +37,8 @@ var roundTripNotLoaded = map[string]bool{
 // differences between this package and the upstream type, per fixture file.
 var roundTripDeviation = map[string]func(want any) any{
 	// ahp.InitializeResult has no terminalCommandPrefix (a terminal-only server
-	// omits it, digest §5.1), and ahp.RootState always emits "terminals"
-	// (digest §9.1): {"agents":[]} encodes as {"agents":[],"terminals":[]}.
+	// omits it), and ahp.RootState always emits "terminals", [] when there
+	// are none: {"agents":[]} encodes as {"agents":[],"terminals":[]}.
 	"029-initialize-terminal-command-prefix.json": func(want any) any {
 		m := want.(map[string]any)
 		delete(m, "terminalCommandPrefix")

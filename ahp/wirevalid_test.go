@@ -7,7 +7,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// Issue 12 points 5 and 6: what termhost sends must be valid for the
+// What termhost sends must be valid for the
 // receiver's version, whatever older or broken clients gave it. The frames
 // are checked against the pinned schemas in ahp/schemacheck
 // (TestFrameValid) and end to end in handlers (TestChatlessSessionClaim,

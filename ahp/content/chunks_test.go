@@ -12,8 +12,8 @@ import (
 	"github.com/termhost/termhost/ahp"
 )
 
-// refContent is the content store as the reducer spec reads (§7.7): each
-// part's whole text, trimmed by joining it. The chunked store must keep
+// refContent is the content store as AHP's reducer reads it: each part's
+// whole text, trimmed by joining it. The chunked store must keep
 // exactly the same text.
 type refContent struct {
 	budget int

@@ -1,6 +1,7 @@
 // Package content is a terminal's bounded scrollback, shared by the server
 // (terminals) and the Go client's mirror (client): one implementation of the
-// content half of the AHP terminal reducer, trimmed at safe cuts (§7.7).
+// content half of the AHP terminal reducer, trimmed at safe cuts (AHP lets
+// server and clients trim content independently to bound memory).
 package content
 
 import (
@@ -14,7 +15,7 @@ import (
 )
 
 // Store is a terminal's bounded scrollback. It mirrors the AHP terminal
-// reducer for content parts (§10.6). Each part's text is one append-only
+// reducer for content parts. Each part's text is one append-only
 // buffer: appending is O(len(data)), trimming moves the part's start, and a
 // snapshot costs O(parts), whatever the budget, because the strings it hands
 // out share the buffer (bytes once written are never changed).
@@ -233,7 +234,7 @@ func (c *Store) SetCommandMeta(meta map[string]json.RawMessage) {
 
 // trim keeps the text within budget: drop whole parts from the front while more
 // than one remains, then cut the head part down to about 80 % of the budget at a
-// safe place (§7.7). safeCut looks at most 256 bytes back and 4 KiB ahead
+// safe place (see safeCut). safeCut looks at most 256 bytes back and 4 KiB ahead
 // of the cut, so trimming costs that much, not the budget.
 func (c *Store) trim() {
 	if c.budget <= 0 || c.size <= c.budget {

@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestPure keeps ext like ahp (STYLE.md): the standard library and ahp
-// only, and no I/O, logging or OS packages.
+// TestPure keeps ext as pure as ahp: the standard library and ahp only, and
+// no I/O, logging or OS packages.
 func TestPure(t *testing.T) {
 	goTool, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
 	if err != nil {

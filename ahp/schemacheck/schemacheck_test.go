@@ -156,13 +156,13 @@ func testFrameValid(t *testing.T, shape ahp.Shape) {
 			Action: ahp.Action{Type: ahp.TerminalInput, Data: "x"}}, shape), ""},
 		{"rejection", envelope(t, ahp.Envelope{Channel: "ahp-terminal:/1", ServerSeq: 10, Origin: &ahp.Origin{ClientID: "client-2", ClientSeq: 4},
 			RejectionReason: "terminal is claimed by another client", Action: ahp.Action{Type: ahp.TerminalClaimed, Claim: ahp.ClientClaim("client-2")}}, shape), ""},
-		// Issue 12 point 5: a chat-less session claim (set by a 0.8 client) in every frame that carries a claim.
+		// A chat-less session claim (set by a 0.8 client) in every frame that carries a claim.
 		{"chat-less claim action", envelope(t, terminalAction(ahp.Action{Type: ahp.TerminalClaimed, Claim: chatlessClaim}), shape), ""},
 		{"chat-less claim catalogue", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 2, Action: ahp.Action{Type: ahp.RootTerminalsChanged,
 			Terminals: []ahp.TerminalInfo{{Resource: "ahp-terminal:/1", Claim: chatlessClaim, Lifecycle: ahp.Running()}}}}, shape), ""},
 		{"chat-less claim snapshot", result(t, ahp.SubscribeResult{Snapshot: &ahp.Snapshot{Resource: "ahp-terminal:/1", FromSeq: 1,
 			State: ahp.TerminalState{Title: "t", Claim: chatlessClaim, Lifecycle: ahp.Running()}}}, shape), "subscribe"},
-		// Issue 12 point 6: rejections of actions that are not valid StateActions.
+		// Rejections of actions that are not valid StateActions.
 		{"rejection of an unknown action", envelope(t, ahp.Envelope{Channel: "ahp-terminal:/1", ServerSeq: 11, Origin: &ahp.Origin{ClientID: "c", ClientSeq: 5},
 			RejectionReason: "future/x cannot be dispatched by clients", Action: ahp.Action{Type: "future/x", Raw: json.RawMessage(`{"type":"future/x","junk":[1]}`)}}, shape), ""},
 		{"rejection of a malformed action on the root", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 12, Origin: &ahp.Origin{ClientID: "c", ClientSeq: 6},
@@ -178,7 +178,7 @@ func testFrameValid(t *testing.T, shape ahp.Shape) {
 		{"x-share/list empty", []byte(`{"jsonrpc":"2.0","id":4,"result":{"shares":[]}}`), "x-share/list"},
 		{"x-share/revoke", []byte(`{"jsonrpc":"2.0","id":4,"result":null}`), "x-share/revoke"},
 		{"x-termhost/requestControl held", []byte(`{"jsonrpc":"2.0","id":4,"result":{"status":"held"}}`), "x-termhost/requestControl"},
-		// At this schema revision auth/required.resource is still a string (the digest says 0.8.0 made it an object).
+		// At this schema revision auth/required.resource is still a string (later revisions made it an object).
 		{"auth/required notification", []byte(`{"jsonrpc":"2.0","method":"auth/required","params":{"channel":"ahp-root://","resource":"https://api.example.com","reason":"expired"}}`), ""},
 	}
 	for _, a := range legacyActions {

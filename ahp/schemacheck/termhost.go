@@ -16,10 +16,11 @@ import (
 // perChannelID names the schema of the per-channel reconnect result.
 const perChannelID = "https://termhost.invalid/schemacheck/per-channel-reconnect.json"
 
-// compilePerChannel compiles the per-channel reconnect result (spec digest
-// §11.2, a 1.1.0-dev proposal the pinned schemas predate): exactly the
-// members termhost sends, with its envelopes and snapshots checked against
-// the set's ActionEnvelope and Snapshot.
+// compilePerChannel compiles the per-channel reconnect result (an upstream
+// 1.1.0 development proposal the pinned schemas predate, see
+// docs/protocol.md#reconnect): exactly the members termhost sends, with its
+// envelopes and snapshots checked against the set's ActionEnvelope and
+// Snapshot.
 func compilePerChannel(compiler *jsonschema.Compiler, actionsID, commandsID string) (*jsonschema.Schema, error) {
 	entry := func(kind string, extra map[string]any) map[string]any {
 		props := map[string]any{"kind": map[string]any{"const": kind}, "channel": map[string]any{"type": "string"}}
