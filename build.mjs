@@ -1,4 +1,6 @@
-// Front-end build for termhost (see STYLE.md, "Front-end build").
+// Front-end build for termhost. The bundles are committed (README.md,
+// "Development") so that Go alone builds and installs termhost; exact
+// versions and `npm ci` make a rebuild byte-for-byte the same.
 //
 //   node build.mjs           one-shot production build into static/dist/
 //   node build.mjs --watch   rebuild on change

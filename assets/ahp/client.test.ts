@@ -465,7 +465,7 @@ describe('AhpClient', () => {
     assert.equal(x.c.latencyMs, undefined, 'no latency for a link that is gone');
   });
 
-  // Issue 13 point 1: a link that silently stops forwarding (frozen proxy,
+  // A link that silently stops forwarding (frozen proxy,
   // lost Wi-Fi) never closes by itself; the client must notice.
   test('a silent link is dropped within ping interval + timeout, then resumed at once by replay', async () => {
     const x = await online();

@@ -132,7 +132,7 @@ describe('per-frame cost', () => {
     assert.equal(m.confirmed.content, before.content, 'content array copied: want it appended in place');
   });
 
-  // The case: with 20 k commands kept, a frame cost ~0.8 ms because
+  // With 20 k commands kept, a frame once cost ~0.8 ms because
   // the content array was copied per action. Timed as the fastest of several
   // batches, which noise on a shared machine can only slow down.
   test('flat with 20 k commands', (t) => {

@@ -1,6 +1,6 @@
 // A terminal's bounded content for the browser's mirror: the content half of
-// the terminal reducer (§10.6), applied in place and trimmed as the server
-// trims its scrollback (ahp/content, §7.7). Appending costs
+// the terminal reducer, applied in place and trimmed as the server trims its
+// scrollback (ahp/content: AHP lets each side trim on its own). Appending costs
 // O(len(data)); trimming drops parts and cuts the head part about once per
 // fifth of the budget, so it costs O(1) per byte on average, whatever the
 // budget and however many commands are kept.

@@ -1,4 +1,4 @@
-// Write-ahead reconciliation for one channel (spec/ahp-terminals.md §8.5).
+// Write-ahead reconciliation for one channel, as AHP's clients do it.
 //
 // The mirror keeps the server-confirmed state plus the client's pending
 // actions. The view state is confirmed + pending *reconcilable* actions, so

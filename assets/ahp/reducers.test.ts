@@ -173,7 +173,7 @@ test('fixture set covers both reducers', () => {
   assert.ok(fixtures.some(({ f }) => f.reducer === 'terminal'));
 });
 
-// ---- our own edge cases (§10.6) ----
+// ---- our own edge cases of the terminal reducer ----
 
 const base = (): TerminalState => ({
   title: 't',

@@ -1,5 +1,5 @@
-// Pure reducers for the root and terminal channels (spec/ahp-terminals.md
-// §9.3 and §10.6). They never mutate their input; an action they do not know
+// Pure reducers for the root and terminal channels, AHP's reducers in
+// TypeScript. They never mutate their input; an action they do not know
 // (or that does not apply) returns the very same state object.
 
 import {
@@ -111,7 +111,7 @@ function appendData(content: TerminalContentPart[], d: string): TerminalContentP
   return [...content, { type: 'unclassified', value: d }];
 }
 
-/** The whole raw output stream of a terminal state, in order (§10.3). */
+/** The whole raw output stream of a terminal state, in order: every part's text. */
 export function contentText(content: readonly TerminalContentPart[]): string {
   let s = '';
   for (const p of content) s += p.type === 'command' ? p.output : p.value;

@@ -42,7 +42,7 @@ describe('reducers leave unknown actions alone', () => {
   });
 });
 
-describe('terminal URIs of any client (issue 12)', () => {
+describe('terminal URIs of any client', () => {
   const channels: { uri: string; terminal: boolean }[] = [
     { uri: 'ahp-terminal:/3f2c', terminal: true },
     { uri: 'agenthost-terminal:/0b1e2c3d-1111-4222-8333-444455556666', terminal: true },

@@ -1,5 +1,5 @@
 // Agent Host Protocol types used by the browser client: the root and terminal
-// channels (spec/ahp-terminals.md §5–§11). Field names are the wire names.
+// channels. Field names are the wire names.
 // Optional fields are absent, never null. Unknown fields are tolerated and kept.
 
 export const ROOT_CHANNEL = 'ahp-root://';
@@ -9,7 +9,7 @@ export const PROTOCOL_VERSIONS = ['1.0.0'] as const;
 
 export type URI = string;
 
-// ---- claims and lifecycle (§10.1, §10.2) ----
+// ---- claims and lifecycle ----
 
 export interface TerminalClientClaim {
   kind: 'client';
@@ -29,7 +29,7 @@ export type TerminalClaim = TerminalClientClaim | TerminalSessionClaim;
 
 export type TerminalLifecycleState = { status: 'running' } | { status: 'exited'; exitCode?: number };
 
-// ---- content parts (§10.3) ----
+// ---- content parts ----
 
 export interface TerminalUnclassifiedPart {
   type: 'unclassified';
@@ -90,7 +90,7 @@ export interface RootState {
   _meta?: Record<string, unknown>;
 }
 
-// ---- actions (§9.3, §10.4) ----
+// ---- actions ----
 
 export interface RootAgentsChanged { type: 'root/agentsChanged'; agents: unknown[] }
 export interface RootActiveSessionsChanged { type: 'root/activeSessionsChanged'; activeSessions: number }
@@ -182,7 +182,7 @@ export function isTerminalAction(a: WireAction): a is TerminalAction {
   return Object.hasOwn(terminalActionTypes, a.type);
 }
 
-// ---- envelopes and messages (§3, §8) ----
+// ---- envelopes and messages ----
 
 export interface ActionOrigin {
   clientId: string;
@@ -275,7 +275,7 @@ export interface JsonRpcResponse {
 
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
-/** Error codes (§12). */
+/** Error codes (docs/protocol.md#error-codes). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

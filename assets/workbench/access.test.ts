@@ -64,7 +64,7 @@ test('revokedMessage: the live close reasons (handlers: disconnectShare)', () =>
   assert.equal(revokedMessage('').title, 'This share link was revoked or has expired');
 });
 
-// Issue 25 point 2: each reason the server gives (handlers/ended.go) has its own words, for each role.
+// Each reason the server gives (handlers/ended.go) has its own words, for each role.
 describe('endedMessage', () => {
   const titles = new Set<string>();
   for (const [role, why, want] of [

@@ -46,7 +46,7 @@ test('stripAnsi', () => {
 
 test('claimLabel', () => {
   assert.equal(claimLabel({ kind: 'client', clientId: 'me' }, 'me'), 'you');
-  // Never a raw client id (issue 23 point 9): presence names people.
+  // Never a raw client id: presence names people.
   assert.equal(claimLabel({ kind: 'client', clientId: 'web-5da54fa59d8e7aad' }, 'me'), 'another client');
   assert.equal(claimLabel({ kind: 'session', session: 'copilot:/s', chat: 'copilot:/c' }, 'me'), 'an agent session');
 });

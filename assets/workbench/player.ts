@@ -1,4 +1,4 @@
-// Replay of a terminal's recording (issue 16 point 7): asciinema-player over
+// Replay of a terminal's recording: asciinema-player over
 // the terminal area, with the exit status and duration, a list of the
 // commands (the asciicast's "m" markers, one per command from shell
 // integration) that jumps the player there, and a speed control. The player

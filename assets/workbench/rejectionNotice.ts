@@ -1,4 +1,4 @@
-// The notice for an action the server refused (spec/ahp-terminals.md §8.5):
+// The notice for an action the server refused (a rejection envelope):
 // its reason, once per burst, since a viewer's keystrokes would otherwise
 // stack up identical toasts. The server is the authority on roles.
 

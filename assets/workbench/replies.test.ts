@@ -39,7 +39,8 @@ class FakeParser implements ParserLike {
   }
 }
 
-// Every question of issue 10 point 2, as the parser identifies it.
+// Every question a program can ask the terminal (replies.ts), as the parser
+// identifies it.
 const questions: [name: string, key: string, arg: Params | string][] = [
   ['DA1 ESC[c', 'CSIc', [0]],
   ['DA2 ESC[>c', 'CSI>c', [0]],

@@ -1,5 +1,4 @@
-// Live preview of a terminal's screen when its sidebar row is hovered
-// (issue 16 point 5): the text of x-termhost/screen in a <pre> at a readable size,
+// Live preview of a terminal's screen when its sidebar row is hovered: the text of x-termhost/screen in a <pre> at a readable size,
 // refreshed while the pointer stays on the row.
 
 import { h } from './dom';

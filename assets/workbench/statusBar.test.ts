@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { controlStatus } from './statusBar';
 
-// The status bar says what the server enforces (issue 23 point 5): whoever
+// The status bar says what the server enforces: whoever
 // has control types and sizes; others watch and ask (a driver) or take it
 // (the owner).
 test('controlStatus', async (t) => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NameMemory, terminalName, unknownName } from './terminalNames';
 
-// One name everywhere (issue 23 point 9): the server's title, the one
+// One name everywhere: the server's title, the one
 // termhost ls shows, not a name made up from the cwd or the running
 // program, which the tab had while the side bar and ls said "bash".
 test('terminalName', async (t) => {

@@ -1,6 +1,6 @@
 // A terminal's name: the server's title, the same in every client — tab,
 // side bar (phone included), rename box, toasts, `termhost ls` — whether its
-// view is open or not (issue 23 point 9). The server's title is a rename,
+// view is open or not. The server's title is a rename,
 // `termhost run --name`, a title the program set, else the shell's name.
 // Once the server no longer lists a terminal (closed, a restart), the name
 // it had last is kept for messages about it; never its id.

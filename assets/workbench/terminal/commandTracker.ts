@@ -1,4 +1,4 @@
-// The commands a terminal's shell integration reported (spec/shell-integration.md):
+// The commands a terminal's shell integration reported:
 // built from a snapshot's command parts and kept current by
 // terminal/commandExecuted, terminal/commandFinished and terminal/cleared.
 // Markers and decorations on the records belong to the decoration addon.

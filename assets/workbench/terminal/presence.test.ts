@@ -53,7 +53,7 @@ test('membersOf keeps well-formed members only', () => {
   assert.deepEqual(membersOf({ members: [alice, { name: 'no id' }, null] }), [alice]);
 });
 
-// Control means what the UI says (issue 23 point 5): the page lets you type
+// Control means what the UI says: the page lets you type
 // exactly when the server accepts your keystrokes.
 test('mayDrive: the holder types; others while nobody here holds it', async (t) => {
   const mine = { kind: 'client' as const, clientId: 'web-me' };

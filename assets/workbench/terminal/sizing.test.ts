@@ -8,7 +8,7 @@ test('mirrorScale', async (t) => {
     { name: 'a little too big: scaled to fit', pane: { w: 900, h: 800 }, content: { w: 1000, h: 400 }, fontSize: 14, scale: 0.9, pan: false, oversize: true },
     { name: 'a phone: held at the legible size, panned', pane: { w: 390, h: 600 }, content: { w: 1120, h: 830 }, fontSize: 14, scale: LEGIBLE_FONT_PX / 14, pan: true, oversize: true },
     { name: 'a small font: not scaled at all, panned', pane: { w: 390, h: 600 }, content: { w: 800, h: 500 }, fontSize: 9, scale: 1, pan: true, oversize: true },
-    // Issue 25 point 4: a tmux attach at 200×50 in a laptop's pane.
+    // A tmux attach at 200×50 in a laptop's pane.
     { name: '1:1: real size, panned', pane: { w: 950, h: 600 }, content: { w: 1700, h: 850 }, fontSize: 14, mode: 'actual', scale: 1, pan: true, oversize: true },
     { name: '1:1 that fits: nothing to pan', pane: { w: 1000, h: 800 }, content: { w: 500, h: 400 }, fontSize: 14, mode: 'actual', scale: 1, pan: false, oversize: false },
   ];

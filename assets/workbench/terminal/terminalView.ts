@@ -3,8 +3,8 @@
 // the workbench asks of a terminal. Its parts live beside it: xterm setup,
 // input gating, sizing, command tracking, marks and their hover, mark
 // navigation, the find widget, the claim bar, skip marks and the WebGL budget.
-// (A little over 400 lines: snapshot and action handling must order the
-// queue, the marks and the sizing together, so they stay in one class.)
+// Snapshot and action handling stay in this one class: they must order the
+// queue, the marks and the sizing together.
 
 import type { IDisposable, Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
