@@ -257,7 +257,7 @@ func kinds(events []client.Event) []string {
 	return out
 }
 
-// TestOutputAsBinary (issue 28, point 4): the Go client asks for binary
+// TestOutputAsBinary: the Go client asks for binary
 // data messages, so colourful output costs about a byte on the wire per
 // byte of output (JSON: 1.5 here, an ESC is \u001b), and its mirror holds
 // what a JSON snapshot of the terminal holds, invalid UTF-8 as U+FFFD.

@@ -12,7 +12,7 @@ import (
 	"github.com/termhost/termhost/internal/testserver"
 )
 
-// TestDeadLinkDetected (issue 13 point 1): a path that stops forwarding
+// TestDeadLinkDetected: a path that stops forwarding
 // without closing (a frozen proxy) is noticed within PingInterval +
 // PingTimeout: the client reports EventDisconnected with ErrDeadLink, then
 // recovers with a replay, every line exactly once, whether the path comes

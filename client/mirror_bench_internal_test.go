@@ -54,8 +54,8 @@ func fullMirror(budget, parts int) *mirror {
 }
 
 // TestMirrorFrameCost: a frame allocates O(len(data)) whatever the mirror
-// holds. Before, each frame copied every part out of the store (the issue:
-// ~1 MB per 100-byte frame at a 1 MiB budget full of commands).
+// holds. Before, each frame copied every part out of the store (~1 MB per
+// 100-byte frame at a 1 MiB budget full of commands).
 func TestMirrorFrameCost(t *testing.T) {
 	const frames, maxPerFrame = 1000, 2 << 10
 	for _, tc := range []struct {

@@ -97,7 +97,7 @@ func TestConfigJSON(t *testing.T) {
 var scriptTagRE = regexp.MustCompile(`<script[^>]*>`)
 
 // Pages run under script-src 'self': every script is a bundle (src) or a
-// JSON data block, never inline code (issue 10, point 19).
+// JSON data block, never inline code.
 func TestNoInlineScripts(t *testing.T) {
 	tests := []struct {
 		name string
@@ -123,8 +123,8 @@ func TestNoInlineScripts(t *testing.T) {
 	}
 }
 
-// Only a page rendered for tests loads the test build with the hook
-// (issue 10, point 20).
+// Only a page rendered for tests loads the test build with the hook: a
+// production page never exposes window.__termhost.
 func TestTestHooksBundle(t *testing.T) {
 	for _, tc := range []struct {
 		hooks      bool

@@ -291,7 +291,7 @@ func (r *rig) personsShell(t *testing.T, clientID string) (*client.Client, strin
 	}
 }
 
-// TestPersonsTerminalRefused (issue 26.3): by default an agent does not see
+// TestPersonsTerminalRefused: by default an agent does not see
 // or touch a terminal a person opened: list_terminals leaves it out, and
 // every tool that names it fails with a tool error saying why and what to
 // do. The terminal is left as it was.
@@ -322,7 +322,7 @@ func TestPersonsTerminalRefused(t *testing.T) {
 	}
 }
 
-// TestAllowAnyTerminal (issue 26.3): with --allow-any-terminal the agent
+// TestAllowAnyTerminal: with --allow-any-terminal the agent
 // sees a person's terminal and reads it; it types into it only when no
 // person holds it: while its person is there, the server refuses the input
 // and the tool says who holds the terminal; once the person has left, the

@@ -25,7 +25,7 @@ func agentMeta(c *client.Client, uri string) terminals.AgentInfo {
 	return meta[terminals.MetaAgent]
 }
 
-// TestAgentCommandMarkedAndHandBack (issue 26): the command run_command
+// TestAgentCommandMarkedAndHandBack: the command run_command
 // typed is marked as the agent's (named by its MCP client) in the content
 // every client sees; after the owner took control, the catalogue still
 // names the agent session, and handing it back with that claim lets the

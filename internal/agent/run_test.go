@@ -177,7 +177,7 @@ func TestNoShellIntegration(t *testing.T) {
 	r.fails(t, "read_terminal", map[string]any{"terminal": id}, "not opened by this agent")
 }
 
-// TestRunDurationAndCwd (issue 26.2): a terminal opened with an absolute
+// TestRunDurationAndCwd: a terminal opened with an absolute
 // cwd runs its shell there (pwd, and the cwd list_terminals reports), and
 // run_command reports how long the command ran: at least its sleep, and
 // no more than the tool call took.
@@ -222,7 +222,7 @@ func TestRunDurationAndCwd(t *testing.T) {
 	r.fails(t, "open_terminal", map[string]any{"cwd": filepath.Join(dir, "no such directory")}, "no such directory")
 }
 
-// TestPasswordPromptAwaitsInput (issue 26.5): a silent password prompt
+// TestPasswordPromptAwaitsInput: a silent password prompt
 // (read -s) is reported as waiting for input, not waited on until the
 // timeout; the answer typed with send_input is not echoed into the output.
 func TestPasswordPromptAwaitsInput(t *testing.T) {

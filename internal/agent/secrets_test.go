@@ -14,7 +14,7 @@ import (
 	"github.com/termhost/termhost/internal/agent"
 )
 
-// TestToolsNeverShowSecrets (issue 26.3): an agent never gets the owner
+// TestToolsNeverShowSecrets: an agent never gets the owner
 // token or a share link through a tool. Share links (a viewer's, with a
 // watcher connected through it, and a driver's) exist for the agent's
 // terminal; every tool is called, successes and failures, and no result

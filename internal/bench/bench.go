@@ -97,16 +97,18 @@ func QuickPlan(size int64) Plan {
 		HostileN: 4, HostileSamples: 25, HostileTime: 500 * time.Millisecond}
 }
 
-// Targets of issue 14. Its goals are relative to ttyd measured in the same
-// run; with no ttyd here, each is restated against the raw pty measured in
-// the same run, from where ttyd stood relative to it in the issue's runs.
+// Performance targets (docs/BENCHMARKS.md). They were set relative to ttyd
+// measured in the same run; with no ttyd here, each is restated against the
+// raw pty measured in the same run, from where ttyd stood relative to it
+// when they were set.
 const (
 	TargetThroughput = 0.90 // of raw: no regression
 	// TargetCPU: server CPU s/GiB ≤ this × the raw reader's (ttyd used
 	// 17–21 s/GiB against the raw reader's 19–22).
 	TargetCPU = 1.0
 	// TargetCPUOverRelay: server CPU s/GiB ≤ this × the bare relay's
-	// process in the same rounds (issue 28).
+	// process in the same rounds: termhost's own cost over what any
+	// WebSocket terminal server spends.
 	TargetCPUOverRelay = 1.2
 	// TargetEchoP50 and TargetEchoP99: ms over raw (ttyd's p50 was raw +
 	// 0.16–0.31 ms).
@@ -115,7 +117,7 @@ const (
 	// TargetStartP50: ms over the plain raw shell's first byte (ttyd, which
 	// injects nothing, was raw + 0–1.5 ms; the goal is ttyd + 1 ms).
 	TargetStartP50  = 2.0
-	TargetIdle      = 48 << 10 // RSS bytes per idle terminal, one WebSocket each (issue 28)
+	TargetIdle      = 48 << 10 // RSS bytes per idle terminal, one WebSocket each
 	TargetFanout    = 0.90     // slowest of N decoding viewers vs a single one
 	TargetWire      = 1.10     // wire bytes per pty output byte, uncompressed
 	TargetWireRatio = 0.5      // compressed wire bytes ≤ this × uncompressed ("far less")

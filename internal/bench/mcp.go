@@ -36,7 +36,8 @@ type MCP struct {
 	AgentHeapPeak   int64 `json:"agentHeapPeak"`
 }
 
-// TargetMCPOverP50 is issue 26's goal: ms over the shell's own time.
+// TargetMCPOverP50 is the goal for run_command through termhost mcp: ms over
+// the shell's own time.
 const TargetMCPOverP50 = 30.0
 
 // bigOutput is the command of the big run: size bytes of lines.

@@ -171,7 +171,7 @@ type Bounded struct {
 	Limit    int64 `json:"limit"` // start + 2×scrollback + 16 MiB
 }
 
-// Target is one goal of the issue, met or missed.
+// Target is one performance goal, met or missed.
 type Target struct {
 	Name string `json:"name"`
 	Want string `json:"want"`
@@ -190,7 +190,7 @@ func (r *Result) evaluate() []Target {
 		add("server CPU s/GiB", fmt.Sprintf("≤ %.1f× raw reader (ttyd stand-in)", TargetCPU),
 			fmt.Sprintf("%.2f× (%.1f vs %.1f s)", cpu, tp.CPUPerGiB, tp.RawCPUPerGiB), cpu <= TargetCPU)
 		if tp.CPUOverRelay > 0 {
-			add("server CPU s/GiB vs a bare relay", fmt.Sprintf("≤ %.1f× the relay's process (issue 28)", TargetCPUOverRelay),
+			add("server CPU s/GiB vs a bare relay", fmt.Sprintf("≤ %.1f× the relay's process", TargetCPUOverRelay),
 				fmt.Sprintf("%.2f× (median of the rounds' ratios, %.2f–%.2f; medians %.1f vs %.1f s)", tp.CPUOverRelay,
 					tp.CPUOverRelayRange[0], tp.CPUOverRelayRange[1], tp.CPUPerGiB, tp.RelayCPUPerGiB), tp.CPUOverRelay <= TargetCPUOverRelay)
 		}

@@ -157,7 +157,7 @@ func TestCorruptIsReported(t *testing.T) {
 	}
 }
 
-// TestLooseDirectoryIsTightened (issue 22 point 7): a state directory that
+// TestLooseDirectoryIsTightened: a state directory that
 // exists open to others is made 0700, and the old mode reported.
 func TestLooseDirectoryIsTightened(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
