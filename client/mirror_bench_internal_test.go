@@ -11,8 +11,8 @@ import (
 
 // BenchmarkMirrorFrame: one 100-byte output frame into a terminal mirror
 // that is already full, at three budgets. The store appends in place and
-// trims in chunks, so ns/op and B/op must not grow with the budget (the
-// issue measured ~1 ms and 1 MB per frame at 1 MiB before the shared store).
+// trims in chunks, so ns/op and B/op must not grow with the budget (~1 ms
+// and 1 MB per frame at 1 MiB before the shared store).
 // "output" is one long stream of lines; "commands" is a shell session of
 // 1 KiB command outputs, 64 commands in all whatever the budget (a budget
 // holds at most as many parts as were made).
