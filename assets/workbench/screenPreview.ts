@@ -1,5 +1,6 @@
-// Live preview of a terminal's screen when its sidebar row is hovered: the text of x-termhost/screen in a <pre> at a readable size,
-// refreshed while the pointer stays on the row.
+// Live preview of a terminal's screen when its sidebar row is hovered: the
+// text of x-termhost/screen in a <pre> at a readable size, refreshed while
+// the pointer stays on the row.
 
 import { h } from './dom';
 
