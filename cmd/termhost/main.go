@@ -6,9 +6,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/termhost/termhost/internal/buildinfo"
+	"github.com/termhost/termhost/internal/cli"
+	"github.com/termhost/termhost/internal/serve"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes of the dispatch itself; each command has its own.
+const (
+	exitOK    = 0
+	exitUsage = 2 // an unknown command
 )
 
 func main() {
+	buildinfo.Release = version
 	os.Exit(runCLI(os.Args[1:]))
 }
 
@@ -24,27 +38,26 @@ func runCLI(args []string) int {
 	case len(args) > 0 && !isFlag(args[0]):
 		name, args = args[0], args[1:]
 	}
-	a := newApp()
 	commands := map[string]func([]string) int{
-		"serve":   serveCommand,
-		"run":     a.runCommand,
-		"attach":  a.attachCommand,
-		"ls":      a.lsCommand,
-		"share":   a.shareCommand,
-		"kill":    a.killCommand,
-		"bench":   benchCommand,
-		"upgrade": upgradeCommand,
-		"audit":   auditCommand,
+		"serve":   serve.Command,
+		"run":     cli.Run,
+		"attach":  cli.Attach,
+		"ls":      cli.Ls,
+		"share":   cli.Share,
+		"kill":    cli.Kill,
+		"bench":   cli.Bench,
+		"upgrade": serve.Upgrade,
+		"audit":   cli.Audit,
 		// The probe an upgrading server runs on the new binary (not in help).
-		"handover-check": handoverCheckCommand,
-		"mcp":            a.mcpCommand,
+		"handover-check": serve.HandoverCheck,
+		"mcp":            cli.MCP,
 	}
 	switch name {
 	case "help":
 		usage(os.Stdout)
 		return exitOK
 	case "version":
-		printVersion(os.Stdout)
+		buildinfo.Print(os.Stdout)
 		return exitOK
 	}
 	command, ok := commands[name]

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/termhost/termhost/internal/cmdtest"
 )
 
 // The README's command table against the real commands: every flag it
@@ -41,7 +43,7 @@ func TestReadmeCommandTable(t *testing.T) {
 			t.Errorf("the README's command table has no row for termhost %s", cmd)
 			continue
 		}
-		help := exec.Command(needBinary(t), cmd, "--help")
+		help := exec.Command(cmdtest.Binary(t), cmd, "--help")
 		help.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 		out, err := help.CombinedOutput()
 		if err != nil {

@@ -1,0 +1,25 @@
+// Package cli is termhost's command-line client: the commands that drive a
+// running server over AHP (run, attach, ls, share, kill, mcp), and the
+// commands that measure one (bench) or read its audit trail (audit). The
+// command cmd/termhost dispatches to them; the server itself is wired in
+// package serve.
+package cli
+
+// Run is "termhost run".
+func Run(args []string) int { return newApp().runCommand(args) }
+
+// Attach is "termhost attach".
+func Attach(args []string) int { return newApp().attachCommand(args) }
+
+// Ls is "termhost ls".
+func Ls(args []string) int { return newApp().lsCommand(args) }
+
+// Share is "termhost share".
+func Share(args []string) int { return newApp().shareCommand(args) }
+
+// Kill is "termhost kill".
+func Kill(args []string) int { return newApp().killCommand(args) }
+
+// MCP is "termhost mcp": the agent's tools over MCP on stdin and stdout,
+// reaching the running server like the other client commands.
+func MCP(args []string) int { return newApp().mcpCommand(args) }

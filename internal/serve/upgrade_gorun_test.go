@@ -1,0 +1,74 @@
+package serve
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/cmdtest"
+)
+
+// TestUpgradeGoRun (issue 25 point 1): a server started with "go run" runs
+// Go's own build, so there is no new binary to hand over to: termhost
+// upgrade says so plainly, and the server, sent SIGUSR2 anyway, refuses
+// with the same words and serves on.
+func TestUpgradeGoRun(t *testing.T) {
+	dir := t.TempDir()
+	stateDir, logPath := filepath.Join(dir, "state"), filepath.Join(dir, "log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(cmdtest.GoTool(), "run", ".", "serve", "--listen", "127.0.0.1:0", "--token", testToken,
+		"--state-dir", stateDir, "--shell", "/bin/bash")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "xdg"))
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // go and the server: stopped together
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	logText := func() string { b, _ := os.ReadFile(logPath); return string(b) }
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("server log:\n%s", logText())
+		}
+	})
+	// go run builds first: allow for a slow, shared machine.
+	var pid int
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		pid, _ = readPid(filepath.Join(stateDir, pidFileName))
+		if pid != 0 && strings.Contains(logText(), "#token=") {
+			break
+		}
+		if time.Now().After(deadline) || cmd.ProcessState != nil {
+			t.Fatal("the go run server did not start")
+		}
+	}
+	const plain = "there is no new binary to hand over to"
+
+	out, err := exec.Command(cmdtest.Binary(t), "upgrade", "--state-dir", stateDir).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "go run") || !strings.Contains(string(out), plain) {
+		t.Fatalf("termhost upgrade of a go run server: %v, output %q, want an error saying %q", err, out, plain)
+	}
+	if err := syscall.Kill(pid, syscall.SIGUSR2); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the refusal in the log", func() bool {
+		l := logText()
+		return strings.Contains(l, "upgrade refused, serving on") && strings.Contains(l, plain)
+	})
+	url := strings.TrimSuffix(regexpLoginURL.FindString(logText()), "/#token=")
+	c, err := client.Dial(t.Context(), url, client.Options{Token: testToken})
+	if err != nil {
+		t.Fatalf("the go run server no longer serves after the refused upgrade: %v", err)
+	}
+	_ = c.Close()
+}
