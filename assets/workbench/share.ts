@@ -18,7 +18,7 @@ export interface ShareHost {
   copyText(text: string): Promise<void>;
 }
 
-/** The expiry a new link gets unless changed: the same as `termhost share`'s --ttl default (cmd/termhost/share.go). */
+/** The expiry a new link gets unless changed: the same as `termhost share`'s --ttl default (internal/cli/share.go). */
 export const DEFAULT_SHARE_TTL_SECONDS = 86400;
 
 const roleChoices = [

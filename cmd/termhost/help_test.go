@@ -8,9 +8,10 @@ import (
 	"github.com/termhost/termhost/internal/cmdtest"
 )
 
-// TestHelpListsClientFlags (issue 25 point 7): the top-level help shows
-// every flag of the client commands it lists with their flags (it left out
-// ls --preview and share --label); the connection flags are described once.
+// TestHelpListsClientFlags: the top-level help shows every flag of the
+// client commands it lists with their flags (ls --preview and share --label
+// included), so that a user finds them without each --help; the connection
+// flags are described once.
 func TestHelpListsClientFlags(t *testing.T) {
 	var top bytes.Buffer
 	usage(&top)

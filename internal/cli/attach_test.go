@@ -179,7 +179,7 @@ func TestAttachAsViewerAndRemoteExit(t *testing.T) {
 	}
 
 	// The owner's attach without --take watches too, and does not size the
-	// terminal to its window (issue 23 point 6).
+	// terminal to its window: only whoever has control sizes it.
 	before := termSizeOf(t, holder, uri)
 	p = startPty(t, ts, before[0]+17, before[1]+7, "attach", ts.URL+"/t/"+id)
 	p.waitOutput(cliText() + " has control; watching read-only (attach --take takes control)")
@@ -303,7 +303,8 @@ func (tm *tmuxServer) must(args ...string) string {
 
 // TestAttachReplayIsNotAnswered: the terminal's history holds queries (DA,
 // DSR); attaching three times from tmux must not type tmux's answers to them
-// into the shell: its input line stays empty (issue 10, point 2).
+// into the shell: its input line stays empty (answers to a replay would
+// be typed as if by the person in control).
 func TestAttachReplayIsNotAnswered(t *testing.T) {
 	ts := newTestServer(t)
 	tm := newTmux(t, "TERMHOST_SERVER="+ts.URL, "TERMHOST_TOKEN="+testToken)

@@ -179,7 +179,7 @@ func TestTokenPrecedence(t *testing.T) {
 	}
 }
 
-// Issue 12: a terminal at a URI its client chose (VS Code's
+// TestClientChosenTerminalURI: a terminal at a URI its client chose (VS Code's
 // agenthost-terminal:/<uuid>) is listed, shared and killed by that URI or
 // its page URL.
 func TestClientChosenTerminalURI(t *testing.T) {

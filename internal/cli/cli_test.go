@@ -90,7 +90,8 @@ func TestParseTarget(t *testing.T) {
 		{"http://127.0.0.1:7681/t/3f2c", "3f2c", "http://127.0.0.1:7681"},
 		{"https://dev.example.com/term/t/3f2c/", "3f2c", "https://dev.example.com/term"},
 		{"http://h/t/a%2Eb#share=secret", "a.b", "http://h"},
-		// Terminal URIs a client chose are kept verbatim (issue 12).
+		// Terminal URIs a client chose are kept verbatim (any scheme, see
+		// docs/protocol.md).
 		{"agenthost-terminal:/0b1e2c3d", "agenthost-terminal:/0b1e2c3d", ""},
 		{"http://h/t/agenthost-terminal:%2F0b1e2c3d", "agenthost-terminal:/0b1e2c3d", "http://h"},
 		{"https://h/term/t/agenthost-terminal%3A%2Ft%2Fx", "agenthost-terminal:/t/x", "https://h/term"},

@@ -152,7 +152,8 @@ func TestLsPresence(t *testing.T) {
 	if code != 0 || len(lines) != 2 || col < 0 || len(lines[1]) <= col || lines[1][col] != '1' {
 		t.Errorf("ls table:\n%s\nwant a HERE column with 1", stdout)
 	}
-	// Who has control, by name, never a clientId (issue 23 point 9).
+	// Who has control, by name, never a clientId (an opaque id means
+	// nothing to the person reading the list).
 	if got[0].Control != "bob@build1 (CLI)" {
 		t.Errorf("ls --json control = %q, want bob@build1 (CLI)", got[0].Control)
 	}

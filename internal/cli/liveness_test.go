@@ -10,7 +10,7 @@ import (
 	"github.com/termhost/termhost/internal/testserver"
 )
 
-// TestRunNoticesDeadLink (issue 13 point 1): termhost run behind a path
+// TestRunNoticesDeadLink: termhost run behind a path
 // that stops forwarding without closing (a frozen proxy) says it lost the
 // connection within the ping interval + timeout, and once the path is back
 // prints every line exactly once.

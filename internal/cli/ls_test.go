@@ -77,7 +77,7 @@ func TestLsMatchesCatalogue(t *testing.T) {
 	}
 }
 
-// TestLsPreview (issue 16 point 5): ls --preview prints each terminal's
+// TestLsPreview: ls --preview prints each terminal's
 // current screen as text, from the server's screen model.
 func TestLsPreview(t *testing.T) {
 	s := testserver.New(t)

@@ -12,7 +12,7 @@ import (
 	"github.com/termhost/termhost/terminals/recording"
 )
 
-// TestRunRecord (issue 16 point 6): termhost run --record asks the server
+// TestRunRecord: termhost run --record asks the server
 // to record the terminal (createTerminal _meta termhost/record), prints
 // where the recording is, and the recording holds the command's output and
 // its exit, downloadable after the command ended.

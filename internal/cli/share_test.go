@@ -115,7 +115,7 @@ func TestShareHelpSaysWhatADriverCanDo(t *testing.T) {
 	}
 }
 
-// TestShareDefaultTTL (issue 25 point 7): a link from `termhost share` and
+// TestShareDefaultTTL: a link from `termhost share` and
 // one from the Share dialog last as long by default.
 func TestShareDefaultTTL(t *testing.T) {
 	d, err := parseTTL(defaultShareTTL)

@@ -1,7 +1,7 @@
 // Package handover re-executes a running termhost in place: the same
 // process (same pid, parent, terminal and process group) starts a new
 // binary, keeping the descriptors it names open, and reads the state it
-// left in a memory file. It knows nothing of terminals; cmd/termhost says
+// left in a memory file. It knows nothing of terminals; internal/serve says
 // what is kept and sent.
 package handover
 

@@ -72,7 +72,7 @@ func (a *stdioAgent) try(ctx context.Context, name string, args map[string]any) 
 	return out, text, res.IsError, nil
 }
 
-// TestMCPOverStdioAgainstRealServe (issue 26.4): the real termhost mcp,
+// TestMCPOverStdioAgainstRealServe: the real termhost mcp,
 // driven over stdio by the SDK's client, against a real "termhost serve"
 // process with shell integration: it opens a terminal in a directory,
 // runs commands there with their exit code, duration and output, the
@@ -124,7 +124,7 @@ func TestMCPOverStdioAgainstRealServe(t *testing.T) {
 	})
 }
 
-// TestMCPUpgradeMidWait (issue 26.5): "termhost upgrade" replaces the
+// TestMCPUpgradeMidWait: "termhost upgrade" replaces the
 // server's program while run_command waits for a command: the agent's AHP
 // connection drops and reconnects to the upgraded server, and the tool
 // call returns the command's real result (its exit code, its whole

@@ -106,7 +106,7 @@ func TestServeSetup(t *testing.T) {
 			t.Errorf("token = %q, %v; want the flag's", setup.token, err)
 		}
 	})
-	// Issue 25 point 2: with no token given, the first start makes one and
+	// With no token given, the first start makes one and
 	// keeps it in the state directory (0600); later starts use it again, so
 	// that a restart signs nobody out; --new-token replaces it.
 	t.Run("random token kept in the default state dir", func(t *testing.T) {

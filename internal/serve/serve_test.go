@@ -195,7 +195,7 @@ func writeSelfSigned(t *testing.T, certFile, keyFile string) {
 	_ = os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 }
 
-// Point 7: --auth=none behind a reverse proxy (which connects from
+// TestServeRefusesNoAuthBehindProxy: --auth=none behind a reverse proxy (which connects from
 // loopback) is refused before anything starts, with exit 2 and one line.
 func TestServeRefusesNoAuthBehindProxy(t *testing.T) {
 	for _, extra := range [][]string{{"--public-url", "https://dev.example"}, {"--trusted-proxy", "127.0.0.1"}} {
@@ -236,7 +236,7 @@ func closedByServer(c net.Conn, r io.Reader) error {
 	return err // nil at EOF
 }
 
-// Point 15: idle keep-alives and unfinished bodies are cut; a WebSocket
+// TestServeTimeouts: idle keep-alives and unfinished bodies are cut; a WebSocket
 // and an MCP tool call outlive the read timeout.
 func TestServeTimeouts(t *testing.T) {
 	const timeout = 500 * time.Millisecond
@@ -357,7 +357,7 @@ func TestServeTokenPathIgnoresRelativeXDG(t *testing.T) {
 	}
 }
 
-// Issue 13 point 2: the state directory is --state-dir (made absolute),
+// TestServeStateDir: the state directory is --state-dir (made absolute),
 // else the directory of the local token file.
 func TestServeStateDir(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
@@ -381,7 +381,7 @@ func TestServeStateDir(t *testing.T) {
 	}
 }
 
-// Issue 13 point 2: a browser signed in before "termhost serve" restarts
+// TestServeRestartKeepsSignIn: a browser signed in before "termhost serve" restarts
 // (same port, token and state directory) is still signed in after it.
 func TestServeRestartKeepsSignIn(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

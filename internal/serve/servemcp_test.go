@@ -131,7 +131,7 @@ func postMCP(t *testing.T, endpoint, token, origin string) int {
 	return resp.StatusCode
 }
 
-// TestServeMCPFlag (issue 26.1), against real "termhost serve" processes:
+// TestServeMCPFlag, against real "termhost serve" processes:
 // without --mcp nothing is served at /mcp, even to the owner; with it,
 // /mcp answers the owner token only (not none, a wrong one, or a share
 // link's), refuses a foreign Origin even with the owner token, accepts

@@ -13,7 +13,7 @@ import (
 	"github.com/termhost/termhost/internal/cmdtest"
 )
 
-// TestUpgradeGoRun (issue 25 point 1): a server started with "go run" runs
+// TestUpgradeGoRun: a server started with "go run" runs
 // Go's own build, so there is no new binary to hand over to: termhost
 // upgrade says so plainly, and the server, sent SIGUSR2 anyway, refuses
 // with the same words and serves on.

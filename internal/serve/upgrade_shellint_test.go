@@ -10,7 +10,7 @@ import (
 	"github.com/termhost/termhost/client"
 )
 
-// TestUpgradeClosesCommands (issue 23 point 8): shell integration goes on
+// TestUpgradeClosesCommands: shell integration goes on
 // across "termhost upgrade". A command finished before, one running during
 // and one typed after the upgrade are, for a client that subscribes
 // afterwards, each one complete command part with its own id, its line

@@ -273,7 +273,7 @@ func content(st ahp.TerminalState) string {
 	return b.String()
 }
 
-// TestUpgradeKeepsShells (issue 13 point 3, issue 25 point 1): SIGUSR2 or
+// TestUpgradeKeepsShells: SIGUSR2 or
 // "termhost upgrade" in the middle of a loop makes the server run the
 // newly installed binary in place: the same process, still the test's
 // child; the same shell pid; every line exactly once and in order for both
