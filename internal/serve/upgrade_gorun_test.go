@@ -25,7 +25,7 @@ func TestUpgradeGoRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logFile.Close()
-	cmd := exec.Command(cmdtest.GoTool(), "run", ".", "serve", "--listen", "127.0.0.1:0", "--token", testToken,
+	cmd := exec.Command(cmdtest.GoTool(), "run", cmdtest.Package, "serve", "--listen", "127.0.0.1:0", "--token", testToken,
 		"--state-dir", stateDir, "--shell", "/bin/bash")
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "xdg"))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
