@@ -64,3 +64,9 @@ func TerminalURIOf(id string) string {
 	}
 	return TerminalURI(id)
 }
+
+// FileURI is the file: URI of an absolute path, as AHP gives a terminal's
+// cwd: every byte but A–Z a–z 0–9 - . _ ~ / : @ $ & + , ; = is
+// percent-encoded (upper-case hex), which is what net/url writes for a
+// file URL's path.
+func FileURI(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }

@@ -1,6 +1,7 @@
 package ahp_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -74,5 +75,46 @@ func TestTerminalIDOf(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFileURI checks FileURI against the rule AHP gives for a cwd's file
+// URI: every byte of the path but A–Z a–z 0–9 - . _ ~ / : @ $ & + , ; = is
+// percent-encoded in upper-case hex.
+func TestFileURI(t *testing.T) {
+	rule := func(path string) string {
+		const hex = "0123456789ABCDEF"
+		var sb strings.Builder
+		sb.WriteString("file://")
+		for i := 0; i < len(path); i++ {
+			c := path[i]
+			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("-._~/:@$&+,;=", c) >= 0 {
+				sb.WriteByte(c)
+				continue
+			}
+			sb.WriteByte('%')
+			sb.WriteByte(hex[c>>4])
+			sb.WriteByte(hex[c&15])
+		}
+		return sb.String()
+	}
+	paths := []string{"/", "/tmp", "/home/a;b c#d", "/a=b", "/x?y", "/100%", "/é/✓", "//double", "/a:b@c$d&e+f,g", "/~user/-._", "/!'()*[]{}<>\"\\^`|"}
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	paths = append(paths, "/"+string(all))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, 1+rng.IntN(20))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		paths = append(paths, "/"+string(b))
+	}
+	for _, p := range paths {
+		if got, want := ahp.FileURI(p), rule(p); got != want {
+			t.Fatalf("FileURI(%q) = %q, want %q", p, got, want)
+		}
 	}
 }

@@ -245,6 +245,3 @@ func within(path, root string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
-
-// FileURI formats an absolute path as a file:// URI.
-func FileURI(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/termhost/termhost/ahp"
 	"golang.org/x/sys/unix"
 )
 
@@ -61,7 +62,7 @@ func TestResolveCwdRoots(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Config{Cwd: "/", Roots: tc.roots}
-			got, err := cfg.resolveCwd(FileURI(tc.cwd))
+			got, err := cfg.resolveCwd(ahp.FileURI(tc.cwd))
 			if tc.want != "" {
 				if err != nil || got != tc.want {
 					t.Fatalf("roots %q, cwd %s: got %q, %v; want %q, nil", tc.roots, tc.cwd, got, err, tc.want)

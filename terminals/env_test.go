@@ -3,6 +3,8 @@ package terminals
 import (
 	"strings"
 	"testing"
+
+	"github.com/termhost/termhost/ahp"
 )
 
 func TestShellEnv(t *testing.T) {
@@ -31,14 +33,14 @@ func TestResolveCwd(t *testing.T) {
 		ok  bool
 	}{
 		{"", true},
-		{FileURI(root), true},
+		{ahp.FileURI(root), true},
 		{"file://localhost" + root, true},
-		{"file:///etc", false},              // outside the roots
-		{FileURI(root) + "/../", false},     // escapes the root
-		{FileURI(root + "/missing"), false}, // does not exist
-		{root, false},                       // not a URI
-		{"http://x" + root, false},          // not file:
-		{"file://otherhost" + root, false},  // another host
+		{"file:///etc", false},                  // outside the roots
+		{ahp.FileURI(root) + "/../", false},     // escapes the root
+		{ahp.FileURI(root + "/missing"), false}, // does not exist
+		{root, false},                           // not a URI
+		{"http://x" + root, false},              // not file:
+		{"file://otherhost" + root, false},      // another host
 	} {
 		_, err := cfg.resolveCwd(tc.uri)
 		if (err == nil) != tc.ok {

@@ -174,7 +174,7 @@ func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
 		title = shellName(m.cfg.Shell)
 	}
 	t := &terminal{m: m, uri: p.Channel, log: m.log.With("terminal", p.Channel), rec: &recordTap{}}
-	state := ahp.TerminalState{Title: title, Cwd: FileURI(dir), Cols: cols, Rows: rows,
+	state := ahp.TerminalState{Title: title, Cwd: ahp.FileURI(dir), Cols: cols, Rows: rows,
 		Lifecycle: ahp.Running(), Claim: *p.Claim, IsPty: ptr(true)}
 
 	// Reserve the URI before spawning so two creates cannot race.

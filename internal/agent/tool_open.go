@@ -10,7 +10,6 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/terminals"
 )
 
 type openIn struct {
@@ -46,7 +45,7 @@ func (a *Agent) open(ctx context.Context, s *session, in openIn) (openOut, strin
 		p.Name = &in.Name
 	}
 	if in.Cwd != "" {
-		p.Cwd = terminals.FileURI(in.Cwd)
+		p.Cwd = ahp.FileURI(in.Cwd)
 	}
 	if len(in.Command) > 0 {
 		if p.Meta, err = json.Marshal(map[string][]string{ext.MetaCommand: in.Command}); err != nil {

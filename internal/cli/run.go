@@ -10,7 +10,6 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/terminals"
 )
 
 const runAbout = `Run a command in a new terminal on a running termhost server, so that it
@@ -131,7 +130,7 @@ func createParams(uri, clientID, name, dir string, argv []string, stdout any) (a
 		p.Name = &name
 	}
 	if dir != "" {
-		p.Cwd = terminals.FileURI(dir)
+		p.Cwd = ahp.FileURI(dir)
 	}
 	return p, nil
 }

@@ -222,8 +222,8 @@ func TestRunDefaultCwd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cwd := snap.State.(ahp.TerminalState).Cwd; cwd != terminals.FileURI(dir) {
-		t.Errorf("terminal cwd = %q, want %q", cwd, terminals.FileURI(dir))
+	if cwd := snap.State.(ahp.TerminalState).Cwd; cwd != ahp.FileURI(dir) {
+		t.Errorf("terminal cwd = %q, want %q", cwd, ahp.FileURI(dir))
 	}
 }
 

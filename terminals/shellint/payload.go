@@ -156,33 +156,3 @@ func sanitizeTitle(b []byte) string {
 	}
 	return s
 }
-
-// FileURI formats an absolute path as a file URI, the form of AHP's cwd:
-// every byte except A–Z a–z 0–9 - . _ ~ / : @ $ & + , ; = is percent-encoded
-// (upper-case hex). This is what net/url produces for url.URL{Scheme: "file",
-// Path: path}.
-func FileURI(path string) string {
-	const hex = "0123456789ABCDEF"
-	var sb strings.Builder
-	sb.Grow(len("file://") + len(path) + 8)
-	sb.WriteString("file://")
-	for i := 0; i < len(path); i++ {
-		c := path[i]
-		if keepInURI(c) {
-			sb.WriteByte(c)
-			continue
-		}
-		sb.WriteByte('%')
-		sb.WriteByte(hex[c>>4])
-		sb.WriteByte(hex[c&15])
-	}
-	return sb.String()
-}
-
-func keepInURI(c byte) bool {
-	switch {
-	case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		return true
-	}
-	return strings.IndexByte("-._~/:@$&+,;=", c) >= 0
-}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/termhost/termhost/ahp"
 )
 
 // Kind says what an Event reports.
@@ -368,7 +370,7 @@ func (p *Processor) setCwd(path string) {
 		return
 	}
 	p.cwd = path
-	p.emit(Event{Kind: CwdChanged, Cwd: FileURI(path)})
+	p.emit(Event{Kind: CwdChanged, Cwd: ahp.FileURI(path)})
 }
 
 // checkPending downgrades Pending to Lenient after PendingTimeout.

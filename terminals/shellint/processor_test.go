@@ -2,8 +2,6 @@ package shellint
 
 import (
 	"bytes"
-	"math/rand/v2"
-	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -265,29 +263,6 @@ func TestTimestampIsWallTimeOfC(t *testing.T) {
 		}
 	}
 	t.Fatalf("no CommandExecuted in %v", normalize(got, true))
-}
-
-func TestFileURIMatchesNetURL(t *testing.T) {
-	paths := []string{"/", "/tmp", "/home/a;b c#d", "/a=b", "/x?y", "/100%", "/é/✓", "//double", "/a:b@c$d&e+f,g", "/~user/-._", "/!'()*[]{}<>\"\\^`|"}
-	var all []byte
-	for c := 0; c < 256; c++ {
-		all = append(all, byte(c))
-	}
-	paths = append(paths, "/"+string(all))
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
-		b := make([]byte, 1+rng.IntN(20))
-		for i := range b {
-			b[i] = byte(rng.IntN(256))
-		}
-		paths = append(paths, "/"+string(b))
-	}
-	for _, p := range paths {
-		want := (&url.URL{Scheme: "file", Path: p}).String()
-		if got := FileURI(p); got != want {
-			t.Fatalf("FileURI(%q) = %q, net/url gives %q", p, got, want)
-		}
-	}
 }
 
 func TestParseExit(t *testing.T) {

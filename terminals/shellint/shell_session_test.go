@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/creack/pty"
+	"github.com/termhost/termhost/ahp"
 )
 
 // Real-shell tests: bash, zsh and fish run in a pty through Inject
@@ -278,7 +279,7 @@ func (s *session) waitReady() {
 func (s *session) started() {
 	s.t.Helper()
 	s.waitFor("detection and the start cwd", func(evs []Event, _ string) bool {
-		return hasEvent(evs, evDetect()) && hasEvent(evs, evCwd(FileURI(s.work)))
+		return hasEvent(evs, evDetect()) && hasEvent(evs, evCwd(ahp.FileURI(s.work)))
 	})
 	s.waitReady()
 	s.mu.Lock()
