@@ -50,7 +50,7 @@ func FuzzHandleFrame(f *testing.F) {
 		c := newConn(s, nil, "fuzz")
 		c.writer.Stop() // no socket: the test takes the queue itself
 		c.role = auth.RoleOwner
-		defer m.Leave(c)
+		defer m.UnsubscribeAll(c)
 		if c.handle(initFrame) != nil {
 			t.Fatal("initialize failed")
 		}

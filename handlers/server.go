@@ -482,9 +482,9 @@ func (s *Server) bindClaimed(clientID, principal string) {
 func (s *Server) forget(clientID string, left bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	disconnected := s.m.Disconnected
+	disconnected := s.m.ConnectionLost
 	if left {
-		disconnected = s.m.Left
+		disconnected = s.m.ConnectionClosedByClient
 	}
 	if disconnected(clientID) > 0 {
 		return

@@ -295,7 +295,7 @@ func TestSoak(t *testing.T) {
 	})
 	baseFDs := fdBaseline(t, ts)
 	truth := &soakTruth{recv: map[string][]ahp.Envelope{}}
-	defer ts.m.Leave(truth)
+	defer ts.m.UnsubscribeAll(truth)
 	// The terminals are created for a client that never connects: the
 	// first connection to type into one takes its claim (and paces its
 	// shell) while it is present, the others' input is refused.

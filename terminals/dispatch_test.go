@@ -27,7 +27,7 @@ func TestDispatchChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Connected("holder")
-	defer m.Disconnected("holder")
+	defer m.ConnectionLost("holder")
 	refuseAll := Policy{Refuse: func(ahp.Action) string { return "view only" }}
 	cases := []struct {
 		name    string
@@ -175,13 +175,13 @@ func TestPresence(t *testing.T) {
 	defer m.Close()
 	m.Connected("a")
 	m.Connected("a")
-	if n := m.Disconnected("a"); n != 1 {
-		t.Errorf("Disconnected = %d left, want 1", n)
+	if n := m.ConnectionLost("a"); n != 1 {
+		t.Errorf("ConnectionLost = %d left, want 1", n)
 	}
 	if n := m.Connections("a"); n != 1 {
 		t.Errorf("Connections = %d, want 1", n)
 	}
-	if n := m.Disconnected("a"); n != 0 || m.Connections("a") != 0 {
+	if n := m.ConnectionLost("a"); n != 0 || m.Connections("a") != 0 {
 		t.Errorf("after the last disconnect: %d left, want 0", n)
 	}
 }

@@ -168,7 +168,7 @@ func TestAdoptKeepsScreen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Leave(j)
+		m.UnsubscribeAll(j)
 		scr, err := m.Screen(ctx, rec, uri)
 		if err != nil {
 			t.Fatalf("Screen: %v", err)
@@ -245,9 +245,9 @@ func TestAdoptKeepsClaimsOfConnected(t *testing.T) {
 		}
 		old.Connected(holder)
 	}
-	old.Disconnected("left") // gone before the hand-over: its grace had no end yet
+	old.ConnectionLost("left") // gone before the hand-over: its grace had no end yet
 	connected := old.ConnectedClients()
-	old.Disconnected("stays") // closed by the hand-over
+	old.ConnectionLost("stays") // closed by the hand-over
 	m := handOver(t, old, connected, Config{DisposeGrace: 100 * time.Millisecond, ClaimGrace: time.Hour}, nil)
 
 	other := &member{id: "other", kind: KindOwner}

@@ -17,7 +17,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/internal/lockrank"
-	"github.com/termhost/termhost/internal/rest"
+	"github.com/termhost/termhost/internal/idlemem"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -151,7 +151,7 @@ func (m *Manager) Create(p ahp.CreateTerminalParams) error { return m.CreateAs(p
 // an agent's (see NoteAgent): a session claim's agent is in the catalogue
 // that announces the terminal.
 func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
-	defer rest.Touch() // a start leaves garbage: give it back once all is quiet
+	defer idlemem.Touch() // a start leaves garbage: give it back once all is quiet
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}

@@ -81,18 +81,19 @@ func (m *Manager) Connected(clientID string) {
 	}
 }
 
-// Disconnected undoes Connected and returns how many connections of
-// clientID remain. When none is left, the claims the client holds are
-// handed on after the grace period unless it comes back.
-func (m *Manager) Disconnected(clientID string) int {
+// ConnectionLost undoes Connected for a connection that dropped and
+// returns how many connections of clientID remain. When none is left, the
+// claims the client holds are handed on after the grace period unless it
+// comes back.
+func (m *Manager) ConnectionLost(clientID string) int {
 	return m.disconnected(clientID, m.cfg.ClaimGrace)
 }
 
-// Left is Disconnected for a client that said goodbye (a normal close, as
-// `termhost attach` sends on detach): with no connection left, its claims
-// are handed on at once, so whoever stays gets the terminal's size back
+// ConnectionClosedByClient is ConnectionLost for a client that said
+// goodbye (a normal close, as `termhost attach` sends on detach): with no
+// connection left, its claims are handed on at once, so whoever stays gets the terminal's size back
 // without waiting out the grace meant for dropped connections.
-func (m *Manager) Left(clientID string) int {
+func (m *Manager) ConnectionClosedByClient(clientID string) int {
 	return m.disconnected(clientID, 0)
 }
 

@@ -58,7 +58,7 @@ func TestClaimReleasedAfterGrace(t *testing.T) {
 					}
 				}
 				m.Connected("gone")
-				m.Disconnected("gone")
+				m.ConnectionLost("gone")
 				if tc.back {
 					time.Sleep(5 * time.Second)
 					m.Connected("gone")
@@ -80,7 +80,7 @@ func TestClaimReleasedAfterGrace(t *testing.T) {
 	}
 }
 
-// TestClaimHandedOnWhenLeft: a client that left (Left, a normal close)
+// TestClaimHandedOnWhenLeft: a client that left (ConnectionClosedByClient, a normal close)
 // hands its claim on at once, without waiting out the grace.
 func TestClaimHandedOnWhenLeft(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -96,17 +96,17 @@ func TestClaimHandedOnWhenLeft(t *testing.T) {
 		}
 		m.Connected("gone")
 		m.Connected("gone")
-		if n := m.Left("gone"); n != 1 {
-			t.Fatalf("Left with a connection remaining = %d, want 1", n)
+		if n := m.ConnectionClosedByClient("gone"); n != 1 {
+			t.Fatalf("ConnectionClosedByClient with a connection remaining = %d, want 1", n)
 		}
 		synctest.Wait()
 		if c, _ := m.Claim(uri); c != ahp.ClientClaim("gone") {
 			t.Fatalf("claim moved to %+v while the client still had a connection", c)
 		}
-		m.Left("gone")
+		m.ConnectionClosedByClient("gone")
 		synctest.Wait()
 		if c, _ := m.Claim(uri); c != ahp.ClientClaim("tab") {
-			t.Errorf("claim after Left = %+v, want tab's at once", c)
+			t.Errorf("claim after ConnectionClosedByClient = %+v, want tab's at once", c)
 		}
 	})
 }

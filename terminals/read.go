@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/rest"
+	"github.com/termhost/termhost/internal/idlemem"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -223,7 +223,7 @@ func (r *reader) flush() {
 	r.pend, r.pendLen = nil, 0
 	r.backlog = r.t.publish(ahp.Action{Type: ahp.TerminalData, Data: data})
 	r.lastFlush = time.Now()
-	rest.Touch() // output is activity: no collection forced in the middle of a flood
+	idlemem.Touch() // output is activity: no collection forced in the middle of a flood
 }
 
 // releaseHeld adds to the pending output what the bounds held back of an

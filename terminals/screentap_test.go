@@ -46,6 +46,6 @@ func TestScreenTapFollowsResizes(t *testing.T) {
 	check("the holder's size", 200, 50)
 	resize(narrow, 100, 60)
 	check("the smallest of 200×50 and 100×60", 100, 50)
-	m.Leave(narrow)
+	m.UnsubscribeAll(narrow)
 	check("after the narrow view left", 200, 50)
 }

@@ -60,7 +60,7 @@ func TestSizePolicySmallest(t *testing.T) {
 				t.Errorf("a viewer's resize: %v, want rejected", out)
 			}
 			check("after a viewer's resize", [2]int{100, 50})
-			m.Leave(narrow)
+			m.UnsubscribeAll(narrow)
 			check("after the narrow client left", [2]int{200, 50})
 			m.Unsubscribe(wide, uri)
 			check("with nobody left to size it", [2]int{200, 50})

@@ -41,8 +41,8 @@ func (m *Manager) Unsubscribe(s Subscriber, uri string) {
 	m.resizeForLeaver(s, uri)
 }
 
-// Leave drops s from every channel (its connection closed).
-func (m *Manager) Leave(s Subscriber) {
+// UnsubscribeAll drops s from every channel (its connection closed).
+func (m *Manager) UnsubscribeAll(s Subscriber) {
 	m.hub.Leave(s)
 	m.resizeForLeaver(s, "")
 }

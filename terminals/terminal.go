@@ -11,7 +11,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/ondemand"
-	"github.com/termhost/termhost/internal/rest"
+	"github.com/termhost/termhost/internal/idlemem"
 	"github.com/termhost/termhost/terminals/csibound"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
@@ -446,7 +446,7 @@ func (t *terminal) exited() {
 // its content and lifecycle stay until Dispose. Called by the reader at its
 // end; kill's later Close is then a no-op.
 func (t *terminal) release() {
-	defer rest.Touch()
+	defer idlemem.Touch()
 	t.cancel()
 	t.proc.Interrupt() // a writer parked in write(2) on a full pty
 	t.writer.Stop()

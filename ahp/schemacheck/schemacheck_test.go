@@ -168,7 +168,7 @@ func testFrameValid(t *testing.T, shape ahp.Shape) {
 		{"rejection of a malformed action on the root", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 12, Origin: &ahp.Origin{ClientID: "c", ClientSeq: 6},
 			RejectionReason: "invalid action", Action: ahp.Action{Raw: json.RawMessage(`{"type":""}`)}}, shape), ""},
 		// (A server-only action the receiver's schema refuses reaches the
-		// encoder as an unknown one: handlers/echo.go.)
+		// encoder as an unknown one: handlers/rejection.go.)
 		{"rejection of a forged catalogue", envelope(t, ahp.Envelope{Channel: ahp.RootURI, ServerSeq: 13, Origin: &ahp.Origin{ClientID: "c", ClientSeq: 7},
 			RejectionReason: "root/terminalsChanged cannot be dispatched by clients", Action: ahp.Action{Type: ahp.RootTerminalsChanged,
 				Raw: json.RawMessage(`{"type":"root/terminalsChanged","terminals":[{"resource":"r","claim":{"kind":"robot"}}]}`)}}, shape), ""},

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	ahpclient "github.com/termhost/termhost/client"
-	"github.com/termhost/termhost/internal/rest"
+	"github.com/termhost/termhost/internal/idlemem"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -65,7 +65,7 @@ type Plan struct {
 	EchoSamples int
 	IdleCounts  []int // terminals held idle, ascending
 	// RestWait is how long the idle step lets the server come to rest
-	// before it reads the RSS: past rest.Quiet in the full plan, when
+	// before it reads the RSS: past idlemem.Quiet in the full plan, when
 	// termhost gives back what opening the tabs left; the quick plan does
 	// not wait for that.
 	RestWait     time.Duration
@@ -85,7 +85,7 @@ type Plan struct {
 
 // FullPlan is the default plan; size is the throughput payload.
 func FullPlan(size int64) Plan {
-	return Plan{Size: size, Reps: 5, EchoSamples: 500, IdleCounts: []int{50, 200}, RestWait: rest.Quiet + time.Second, Subscribers: 10,
+	return Plan{Size: size, Reps: 5, EchoSamples: 500, IdleCounts: []int{50, 200}, RestWait: idlemem.Quiet + time.Second, Subscribers: 10,
 		FanoutSize: size / 2, StartSamples: 20, BoundedSize: 1 << 30, Chunk: 16 << 20,
 		HostileN: 8, HostileSamples: 200, HostileTime: 2500 * time.Millisecond}
 }

@@ -88,7 +88,7 @@ func (rn *runner) idle(ctx context.Context, res *Result) error {
 }
 
 // restRSS is the server's RSS after Plan.RestWait: in the full plan past
-// rest.Quiet after the last tab came, when termhost gives back the memory
+// idlemem.Quiet after the last tab came, when termhost gives back the memory
 // the burst left (a measurement pause, not a sync: any server is measured
 // the same way).
 func (rn *runner) restRSS(ctx context.Context) (int64, error) {

@@ -33,7 +33,7 @@ const (
 	// feedBatch is how much output waits before the model drains it unasked.
 	feedBatch = 1 << 20
 	// idleAfter: an idle model replaces its emulator with a checkpoint and
-	// its goroutine ends. Well before rest.Quiet, after which the server
+	// its goroutine ends. Well before idlemem.Quiet, after which the server
 	// gives back what is free: the emulator and the goroutine's stack are
 	// then freed already, not kept until a later collection.
 	idleAfter = 5 * time.Second

@@ -1,4 +1,4 @@
-// Package rest gives the memory a burst of work left behind back to the
+// Package idlemem gives the memory a burst of work left behind back to the
 // operating system once the server comes to rest. Opening tabs, terminals
 // and connections leaves garbage (decoded requests, encoded snapshots,
 // grown stacks) that a Go heap keeps until its next collection, which an
@@ -7,7 +7,7 @@
 // for nothing. Touch marks activity (connections and terminals coming and
 // going, output); a quiet spell of Quiet after the last Touch runs one
 // collection and returns every free page, never in the middle of a flood.
-package rest
+package idlemem
 
 import (
 	"runtime/debug"
