@@ -16,8 +16,8 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
-	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/internal/idlemem"
+	"github.com/termhost/termhost/internal/lockrank"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"

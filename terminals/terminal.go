@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
-	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/internal/idlemem"
+	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/terminals/csibound"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
