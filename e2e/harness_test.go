@@ -44,6 +44,7 @@ func chromiumPath(t *testing.T) string {
 type env struct {
 	t       *testing.T
 	m       *terminals.Manager
+	hooks   *handlers.Hooks // m's, for a server built over m again
 	srv     *handlers.Server
 	backend *httptest.Server
 	proxy   *testserver.Proxy
@@ -96,7 +97,7 @@ func newEnvWith(t *testing.T, configure func(*handlers.Config), opts ...testserv
 			}
 		})}, opts...)...)
 	p := testserver.NewProxy(t, s.Listener.Addr().String())
-	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, proxy: p, URL: p.URL(), home: s.Home}
+	e := &env{t: t, m: s.Manager, hooks: s.Hooks, srv: s.Handler, backend: s.Server, proxy: p, URL: p.URL(), home: s.Home}
 	t.Cleanup(e.startBrowser())
 	return e
 }

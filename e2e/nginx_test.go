@@ -250,7 +250,7 @@ func newNginxEnv(t *testing.T, l layout, browser bool) *env {
 				}
 			})}
 	})
-	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, URL: ngx.URL + l.prefix, home: s.Home, token: token, nginx: ngx}
+	e := &env{t: t, m: s.Manager, hooks: s.Hooks, srv: s.Handler, backend: s.Server, URL: ngx.URL + l.prefix, home: s.Home, token: token, nginx: ngx}
 	if browser {
 		t.Cleanup(e.startBrowser())
 	}

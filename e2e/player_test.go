@@ -115,7 +115,7 @@ func recordedTerminal(t *testing.T, id string, cols, rows int) (*env, *page) {
 		testserver.Terminals(func(c *terminals.Config) { c.RecordDir = t.TempDir() }),
 		testserver.Handlers(func(c *handlers.Config) { c.Version, c.NoAuth, c.OwnerToken = "e2e", false, token }))
 	proxy := testserver.NewProxy(t, s.Listener.Addr().String())
-	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, proxy: proxy, URL: proxy.URL(), home: s.Home, token: token}
+	e := &env{t: t, m: s.Manager, hooks: s.Hooks, srv: s.Handler, backend: s.Server, proxy: proxy, URL: proxy.URL(), home: s.Home, token: token}
 	t.Cleanup(e.startBrowser())
 
 	uri := ahp.TerminalURIOf(id)

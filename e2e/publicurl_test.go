@@ -25,7 +25,7 @@ func TestCopyLinkUsesPublicURL(t *testing.T) {
 			c.Version, c.OwnerToken, c.PublicURL = "e2e", token, public+"/"
 		})}
 	})
-	e := &env{t: t, m: s.Manager, srv: s.Handler, backend: s.Server, URL: s.URL, home: s.Home, token: token}
+	e := &env{t: t, m: s.Manager, hooks: s.Hooks, srv: s.Handler, backend: s.Server, URL: s.URL, home: s.Home, token: token}
 	t.Cleanup(e.startBrowser())
 	p := e.newPage("owner")
 	e.grantClipboard(p)

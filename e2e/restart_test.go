@@ -31,7 +31,7 @@ func (e *env) restartServer(configure func(*handlers.Config)) {
 			c.Version = "e2e"
 			configure(c)
 		}))
-	e.m, e.srv, e.backend, e.home = s.Manager, s.Handler, s.Server, s.Home
+	e.m, e.hooks, e.srv, e.backend, e.home = s.Manager, s.Hooks, s.Handler, s.Server, s.Home
 	e.proxy.Retarget(s.Listener.Addr().String())
 	e.proxy.Accept()
 }
@@ -109,7 +109,7 @@ func (e *env) restartKeepingTerminals(configure func(*handlers.Config)) {
 	e.srv.Close()
 	e.backend.CloseClientConnections()
 	e.backend.Close()
-	cfg := handlers.Config{Manager: e.m, Logger: testserver.Logger(e.t), Version: "e2e", TestHooks: true, NoAuth: true}
+	cfg := handlers.Config{Manager: e.m, Hooks: e.hooks, Logger: testserver.Logger(e.t), Version: "e2e", TestHooks: true, NoAuth: true}
 	configure(&cfg)
 	srv, err := handlers.New(cfg)
 	if err != nil {

@@ -235,7 +235,7 @@ func (s *Server) controlLeft(clientID string) {
 	}
 }
 
-// controlHeir is the manager's claim heir (terminals.Manager.SetClaimHeir):
+// controlHeir is the manager's claim heir (terminals.Hooks.ClaimHeir):
 // when the holder of uri stayed gone for the grace period, the oldest
 // request waiting for it whose requester is still connected is granted.
 func (s *Server) controlHeir(uri, gone string) bool {

@@ -74,11 +74,12 @@ func (c *fakeClock) Advance(d time.Duration) {
 // refused from that instant.
 func TestShareExpiryCutsConnectionsOnTime(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m, err := terminals.NewManager(terminals.Config{Shell: "/bin/cat", Env: []string{"PATH=" + os.Getenv("PATH")}})
+	var hooks Hooks
+	m, err := terminals.NewManager(terminals.Config{Shell: "/bin/cat", Env: []string{"PATH=" + os.Getenv("PATH")}, Hooks: hooks.Manager()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Manager: m, OwnerToken: "test-owner-token", clock: clk})
+	s, err := New(Config{Manager: m, Hooks: &hooks, OwnerToken: "test-owner-token", clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

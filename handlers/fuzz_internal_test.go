@@ -17,13 +17,14 @@ import (
 // gets exactly one response carrying its id, everything sent is valid JSON,
 // nothing panics, and the connection still answers ping afterwards.
 func FuzzHandleFrame(f *testing.F) {
+	var hooks Hooks
 	m, err := terminals.NewManager(terminals.Config{Shell: "/bin/cat", MaxTerminals: 3, DisposeGrace: 100e6,
-		Env: []string{"PATH=" + os.Getenv("PATH")}})
+		Env: []string{"PATH=" + os.Getenv("PATH")}, Hooks: hooks.Manager()})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(m.Close)
-	s, err := New(Config{Manager: m, NoAuth: true, Logger: slog.New(slog.DiscardHandler)})
+	s, err := New(Config{Manager: m, Hooks: &hooks, NoAuth: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		f.Fatal(err)
 	}

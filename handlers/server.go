@@ -20,12 +20,16 @@ import (
 	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/lockrank"
-	"github.com/termhost/termhost/terminals"
 )
 
 // Config configures a Server.
 type Config struct {
-	Manager *terminals.Manager
+	Manager Terminals // a *terminals.Manager
+	// Hooks are the ones given to Manager's terminals.Config.Hooks
+	// (Hooks.Manager): New makes them reach this Server. nil when the
+	// Manager has none: no client then inherits a claim it asked control
+	// of, and the commands of SSO people are not marked with their name.
+	Hooks   *Hooks
 	Logger  *slog.Logger
 	Version string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed to
@@ -156,7 +160,7 @@ const minSendQueue = 4 << 20
 type Server struct {
 	cfg    Config
 	log    *slog.Logger
-	m      *terminals.Manager
+	m      Terminals
 	router chi.Router
 
 	ctx    context.Context // cancelled by Close: ends every WebSocket
@@ -222,8 +226,9 @@ func New(cfg Config) (*Server, error) {
 		clients: map[string]*clientRecord{}, byShare: map[string]map[*conn]bool{}, byAddr: map[string]int{}, participants: map[string]*participant{}, byPerson: map[*conn]bool{},
 		auth: auth.New(cfg.OwnerToken, cfg.NoAuth, cfg.clock)}
 	s.restoreClients(cfg.Clients)
-	s.m.SetClaimHeir(s.controlHeir)
-	s.m.SetPersonOf(s.personOf)
+	if cfg.Hooks != nil {
+		cfg.Hooks.srv.Store(s)
+	}
 	if cfg.StateDir != "" {
 		if err := s.auth.Restore(cfg.StateDir, s.m.Exists, s.log); err != nil {
 			return nil, fmt.Errorf("handlers: restore sign-ins: %w", err)

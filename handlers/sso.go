@@ -283,7 +283,7 @@ func (s *Server) recordGrant(r *controlRequest, auto bool) {
 	s.cfg.Audit.Record(e)
 }
 
-// personOf is the manager's person namer (terminals.Manager.SetPersonOf):
+// personOf is the manager's person namer (terminals.Hooks.PersonOf):
 // the display name of the SSO person whose client clientID is.
 func (s *Server) personOf(clientID string) (string, bool) {
 	v, ok := s.persons.Load(clientID)

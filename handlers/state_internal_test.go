@@ -30,6 +30,7 @@ type restartRig struct {
 	dir   string
 	clk   *fakeClock
 	m     *terminals.Manager
+	hooks *Hooks // m's
 	ts    *httptest.Server
 	cur   atomic.Pointer[Server]
 	logMu sync.Mutex
@@ -62,11 +63,12 @@ func (r *restartRig) newManager() {
 	if r.m != nil {
 		r.m.Close()
 	}
-	m, err := terminals.NewManager(terminals.Config{Shell: "/bin/cat", Env: []string{"PATH=" + os.Getenv("PATH")}})
+	hooks := new(Hooks)
+	m, err := terminals.NewManager(terminals.Config{Shell: "/bin/cat", Env: []string{"PATH=" + os.Getenv("PATH")}, Hooks: hooks.Manager()})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.m = m
+	r.m, r.hooks = m, hooks
 }
 
 func (r *restartRig) createTerminal() {
@@ -92,7 +94,7 @@ func (r *restartRig) log() string {
 func (r *restartRig) start(token string) *Server {
 	r.t.Helper()
 	r.stop()
-	s, err := New(Config{Manager: r.m, OwnerToken: token, StateDir: r.dir, clock: r.clk,
+	s, err := New(Config{Manager: r.m, Hooks: r.hooks, OwnerToken: token, StateDir: r.dir, clock: r.clk,
 		Logger: slog.New(slog.NewTextHandler(r, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
 		r.t.Fatalf("restart: %v", err)

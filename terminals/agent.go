@@ -79,8 +79,8 @@ func (t *terminal) noteAgent(claim ahp.Claim, name string) *AgentInfo {
 func (t *terminal) runByMeta() json.RawMessage {
 	claim, ok := t.m.Claim(t.uri)
 	if ok && claim.Kind == ahp.ClaimClient {
-		if f := t.m.personOf.Load(); f != nil {
-			if name, ok := (*f)(claim.ClientID); ok {
+		if f := t.m.cfg.Hooks.PersonOf; f != nil {
+			if name, ok := f(claim.ClientID); ok {
 				b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: ext.RunByPerson, Name: name}})
 				return b
 			}
@@ -97,11 +97,6 @@ func (t *terminal) runByMeta() json.RawMessage {
 	b, _ := json.Marshal(map[string]RunBy{MetaRunBy: {Kind: ext.RunByAgent, Name: name}})
 	return b
 }
-
-// SetPersonOf sets how to name the person behind a clientId (handlers:
-// people signed in by single sign-on), so that the commands run while they
-// hold a terminal are marked with their name, as an agent's are.
-func (m *Manager) SetPersonOf(f func(clientID string) (name string, ok bool)) { m.personOf.Store(&f) }
 
 // RunByOfSnapshot reads the mark of the command commandID from a terminal
 // snapshot's _meta (ext.MetaCommandMeta): a command part of the state has

@@ -45,6 +45,10 @@ type Config struct {
 	// compare it with what clients receive). It must not keep b.
 	Tap func(uri string, b []byte)
 
+	// Hooks are the calls the Manager makes into the server in front of
+	// it; the zero value is none.
+	Hooks Hooks
+
 	// ClaimGrace is how long a claim stays with a client that has no
 	// connection left before it is handed on (default 10 s).
 	ClaimGrace time.Duration
@@ -64,6 +68,23 @@ type Config struct {
 	// queue for this long (default 30 s, see inputStall): then it is
 	// refused.
 	InputStall time.Duration
+}
+
+// Hooks are the calls a Manager makes into the server in front of it
+// (package handlers), fixed when the Manager is built. That server is built
+// after the Manager, from it, and may be rebuilt over the same Manager, so
+// what it gives here are forwarders that reach whichever server currently
+// serves (handlers.Hooks). A nil hook is a server without that part.
+type Hooks struct {
+	// ClaimHeir hands the claim of uri, whose holder (the clientId gone)
+	// stayed away for the claim grace, on to a client that asked for it
+	// (handlers' control requests) and reports whether it did. When it did
+	// not, or is nil, a successor gets the claim.
+	ClaimHeir func(uri, gone string) bool
+	// PersonOf names the person behind a clientId (people signed in by
+	// single sign-on), so that the commands run while they hold a terminal
+	// are marked with their name, as an agent's are. nil names nobody.
+	PersonOf func(clientID string) (name string, ok bool)
 }
 
 func (c *Config) setDefaults() {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -70,8 +69,6 @@ type Manager struct {
 
 	presence presence
 	sizes    sizeWants // sizepolicy.go
-
-	personOf atomic.Pointer[func(clientID string) (string, bool)] // names SSO people (agent.go)
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.

@@ -22,7 +22,6 @@ type presence struct {
 	count   map[string]int
 	release map[string]*time.Timer // by clientId: hands its claims on once it stays gone
 	away    map[string]bool        // clientIds whose claims are marked ext.MetaHolderAway
-	heir    func(uri, gone string) bool
 }
 
 // MethodPresence is the notification that tells a terminal's subscribers
@@ -217,9 +216,7 @@ func (m *Manager) releaseClaims(clientID string) {
 		return
 	}
 	gone := ahp.ClientClaim(clientID)
-	m.presence.mu.Lock()
-	heir := m.presence.heir
-	m.presence.mu.Unlock()
+	heir := m.cfg.Hooks.ClaimHeir
 	for _, a := range m.hub.Audiences() {
 		if a.Claim != gone {
 			continue
@@ -246,16 +243,6 @@ func (m *Manager) releaseClaims(clientID string) {
 			m.log.Info("claim holder left: claim handed on", "terminal", a.URI)
 		}
 	}
-}
-
-// SetClaimHeir sets who first gets a claim whose holder stayed gone for
-// the grace period: heir hands the claim of uri on (to a client that asked
-// for it, see handlers' control requests) and reports whether it did; if
-// not, a successor gets it.
-func (m *Manager) SetClaimHeir(heir func(uri, gone string) bool) {
-	m.presence.mu.Lock()
-	m.presence.heir = heir
-	m.presence.mu.Unlock()
 }
 
 // successor picks who gets a claim whose holder left: a connected client

@@ -258,9 +258,11 @@ func (h *hostileRun) startServer(ctx context.Context) (stop func(), desc string,
 // configures `termhost serve`: owner token, --auth proxy trusting
 // loopback, recordings in dir/state/recordings.
 func serveHostileLoopback(shell, dir string, envv []string, integration bool, scrollback int64, token string) (*url.URL, func(), error) {
+	var hooks handlers.Hooks
 	m, err := terminals.NewManager(terminals.Config{Shell: shell, Cwd: dir, Env: envv,
 		ShellIntegration: integration, MaxTerminals: 64, Scrollback: int(scrollback),
-		RecordDir: filepath.Join(dir, "state", "recordings"), DisposeGrace: time.Second, Logger: slog.New(slog.DiscardHandler)})
+		RecordDir: filepath.Join(dir, "state", "recordings"), DisposeGrace: time.Second, Logger: slog.New(slog.DiscardHandler),
+		Hooks: hooks.Manager()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -270,7 +272,7 @@ func serveHostileLoopback(shell, dir string, envv []string, integration bool, sc
 		return nil, nil, err
 	}
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
-	srv, err := handlers.New(handlers.Config{Manager: m, OwnerToken: token, TrustedProxies: loopback,
+	srv, err := handlers.New(handlers.Config{Manager: m, Hooks: &hooks, OwnerToken: token, TrustedProxies: loopback,
 		SSO: &sso.Proxy{Header: HostileIdentityHeader, Trusted: loopback}, Roles: roles,
 		StateDir: filepath.Join(dir, "state"), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

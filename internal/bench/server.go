@@ -50,13 +50,14 @@ func (rn *runner) start(ctx context.Context, shell string, envv []string) (func(
 // serveLoopback runs a termhost server in this process on a loopback port,
 // configured as ServeFlags configures `termhost serve`.
 func serveLoopback(shell, dir string, envv []string, integration bool, scrollback int64) (*url.URL, func(), error) {
+	var hooks handlers.Hooks
 	m, err := terminals.NewManager(terminals.Config{Shell: shell, Cwd: dir, Env: envv,
 		ShellIntegration: integration, MaxTerminals: 512, Scrollback: int(scrollback),
-		DisposeGrace: time.Second, Logger: slog.New(slog.DiscardHandler)})
+		DisposeGrace: time.Second, Logger: slog.New(slog.DiscardHandler), Hooks: hooks.Manager()})
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := handlers.New(handlers.Config{Manager: m, NoAuth: true, Compression: handlers.CompressionOn})
+	srv, err := handlers.New(handlers.Config{Manager: m, Hooks: &hooks, NoAuth: true, Compression: handlers.CompressionOn})
 	if err != nil {
 		m.Close()
 		return nil, nil, err

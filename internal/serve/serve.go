@@ -200,7 +200,9 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("take over: %w", err)
 	}
+	var hooks handlers.Hooks // the manager's calls into the server, whichever serves
 	m, err := terminals.NewManager(terminals.Config{
+		Hooks: hooks.Manager(),
 		Shell: o.shell, Cwd: o.cwd, Roots: o.roots, Scrollback: int(o.scrollback),
 		MaxTerminals: o.maxTerminals, ShellIntegration: o.shellIntegration == "on", Logger: log,
 		RecordDir: filepath.Join(setup.stateDir, "recordings"), RecordAll: o.recordAll, RecordMax: int64(o.recordMax),
@@ -232,7 +234,7 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 	}
 	m.TidyRecordings() // after any adoption: adopted terminals take theirs back, the rest is stale
 	for first := true; ; first = false {
-		s, err := startServing(o, setup, m, ln, clients, log)
+		s, err := startServing(o, setup, m, &hooks, ln, clients, log)
 		if err != nil {
 			_ = ln.Close()
 			return err
@@ -296,10 +298,10 @@ type serving struct {
 	mcp  *serveMCP // --mcp, else nil
 }
 
-func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, ln *net.TCPListener,
+func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, hooks *handlers.Hooks, ln *net.TCPListener,
 	clients []handlers.ClientRecord, log *slog.Logger) (*serving, error) {
 	addr := ln.Addr().(*net.TCPAddr)
-	cfg := handlers.Config{Manager: m, Logger: log, Version: buildinfo.Release,
+	cfg := handlers.Config{Manager: m, Hooks: hooks, Logger: log, Version: buildinfo.Release,
 		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, setup.scheme()),
 		OwnerToken: setup.token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: setup.proxies,
 		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression, Audit: setup.audit}

@@ -25,8 +25,11 @@ type Server struct {
 	*httptest.Server
 	Manager *terminals.Manager
 	Handler *handlers.Server
-	Home    string // the shells' $HOME and working directory
-	Token   string // the owner token ("" with NoAuth)
+	// Hooks connect Manager to Handler; a Server built over Manager
+	// later (a restart of the HTTP side) is given them too.
+	Hooks *handlers.Hooks
+	Home  string // the shells' $HOME and working directory
+	Token string // the owner token ("" with NoAuth)
 }
 
 // Option changes the configuration before the server starts.
@@ -97,6 +100,8 @@ func NewAt(t testing.TB, opts func(url string) []Option) *Server {
 	for _, o := range opts("http://" + ts.Listener.Addr().String()) {
 		o(&tc, &hc)
 	}
+	s.Hooks = new(handlers.Hooks)
+	tc.Hooks, hc.Hooks = s.Hooks.Manager(), s.Hooks
 	var err error
 	if s.Manager, err = terminals.NewManager(tc); err != nil {
 		t.Fatalf("terminals.NewManager: %v", err)
