@@ -10,6 +10,11 @@
 // notifications, dispatch), reader.go (the reader goroutine), liveness.go
 // (the ping watchdog that notices a silent link), reconnect.go,
 // mirror.go (subscribed channels and events), options.go, errors.go.
+//
+// It is the public one of the three Go AHP clients in this repository (the
+// others: internal/ahptest, the tests' strict client, and internal/bench's
+// load generator). A protocol change updates package ahp first, then this
+// client, then ahptest; bench only if the data path changes.
 package client
 
 import (

@@ -3,6 +3,12 @@
 // each against the official schemas of the version its connection
 // negotiated, and lets a test call, dispatch and wait for frames, actions and
 // output.
+//
+// It is one of three Go AHP clients here: package client is the public one
+// (the command line's), this one the tests' strict client, and
+// internal/bench's a minimal load generator. A protocol change updates
+// package ahp first, then client, then this package; bench only if the data
+// path changes.
 package ahptest
 
 import (

@@ -8,6 +8,12 @@
 // are comparable as ratios on a noisy machine. It measures as users load a
 // server: one WebSocket per terminal, viewers that decode every frame,
 // memory read from outside (/proc/<pid>/status) and no GC forced by the bench.
+//
+// Its AHP client (client.go) is a minimal load generator, the third Go AHP
+// client here after package client (the public one) and internal/ahptest
+// (the tests' strict one). A protocol change updates it only when the data
+// path changes (output, input, initialize and subscribe, binary frames);
+// package ahp, client and ahptest come first.
 package bench
 
 import (
