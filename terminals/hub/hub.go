@@ -37,7 +37,7 @@ var (
 // a fast program must wait for its reader. A terminal's reader stops reading
 // the pty while its claim holder has more than HighWater bytes unsent, until
 // it is below LowWater. Other subscribers never slow the shell; they skip
-// ahead (skip.go; docs/decisions/0021-holder-paces-the-pty.md).
+// ahead (skip.go; docs/decisions/0003-holder-paces-the-pty.md).
 const (
 	HighWater = 2 << 20
 	LowWater  = 256 << 10

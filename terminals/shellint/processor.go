@@ -58,7 +58,7 @@ type Event struct {
 }
 
 // Mode is the trust mode of a terminal: which sequences it believes
-// (docs/decisions/0020-shell-integration-trust.md).
+// (docs/decisions/0002-shell-integration-trust.md).
 type Mode int
 
 const (
