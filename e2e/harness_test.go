@@ -1,5 +1,5 @@
-// Package e2e drives the real termhost server with headless Chromium
-// (chromedp): the workbench, real shells, reconnects, shell integration.
+//go:build e2e
+
 package e2e
 
 import (
