@@ -1,7 +1,7 @@
 // Package testenv names the three ways the tests run, so that each test
 // runs where it belongs and says why when it does not:
 //
-//   - make check (go test -short ./...): the inner loop. testing.Short()
+//   - make check (go test -short ./..., without -race): the inner loop. testing.Short()
 //     is true; the browser tests (package e2e, build tag e2e) are not
 //     built and the volume tests skip.
 //   - make test-go (go test -race -tags 'lockrank e2e' ./...): every test
