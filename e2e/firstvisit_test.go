@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 // The first minute: a first visit signs in

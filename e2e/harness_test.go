@@ -1,5 +1,5 @@
-// Package e2e drives the real termhost server with headless Chromium
-// (chromedp): the workbench, real shells, reconnects, shell integration.
+//go:build e2e
+
 package e2e
 
 import (
@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,12 +103,50 @@ func newEnvWith(t *testing.T, configure func(*handlers.Config), opts ...testserv
 	return e
 }
 
-// startBrowser starts headless Chromium with a fresh profile; the returned
-// func stops it.
+// startBrowser opens a fresh browser context (its own cookies, storage and
+// permissions, like a new profile) in the package's Chromium, started by the
+// first test that needs it; the returned func closes the context.
 func (e *env) startBrowser() func() {
 	t := e.t
 	t.Helper()
+	root := chromium.get(t)
+	bctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	if err := chromedp.Do(bctx); err != nil {
+		cancel()
+		t.Fatalf("new browser context: %v", err)
+	}
+	e.browser = bctx
+	return cancel
+}
+
+// chromium is the package's headless Chromium: one process for every test
+// (launching one per test took a second or more of each test on a loaded
+// machine), each test in a browser context of its own. TestMain stops it.
+var chromium sharedBrowser
+
+type sharedBrowser struct {
+	mu      sync.Mutex
+	ctx     context.Context // the browser's first tab; done once it is gone
+	stop    func()
+	profile string
+}
+
+// get returns the running browser's context, starting Chromium when none
+// runs (the first call, or after the browser died: the test that killed it
+// fails, not every test after it).
+func (b *sharedBrowser) get(t *testing.T) context.Context {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ctx != nil && b.ctx.Err() == nil {
+		return b.ctx
+	}
+	b.stopLocked()
 	path := chromiumPath(t)
+	profile, err := os.MkdirTemp("", "termhost-e2e-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -123,21 +162,42 @@ func (e *env) startBrowser() func() {
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 800),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	if err := chromedp.Do(bctx); err != nil {
+	b.ctx, b.profile = bctx, profile
+	b.stop = func() {
 		cancelBrowser()
 		cancelAlloc()
+	}
+	if err := chromedp.Do(bctx); err != nil {
+		b.stopLocked()
 		t.Fatalf("start chromium %s: %v", path, err)
 	}
-	e.browser = bctx
-	return func() {
-		cancelBrowser()
-		cancelAlloc()
+	return b.ctx
+}
+
+// close stops the browser, if one runs, and removes its profile.
+func (b *sharedBrowser) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopLocked()
+}
+
+func (b *sharedBrowser) stopLocked() {
+	if b.stop != nil {
+		b.stop()
+		_ = os.RemoveAll(b.profile)
 	}
+	b.ctx, b.stop, b.profile = nil, nil, ""
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	chromium.close()
+	os.Exit(code)
 }
 
 // httpGet fetches a page without the browser.

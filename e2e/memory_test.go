@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -15,7 +17,7 @@ import (
 
 // The volume TestBrowserMemoryBounded pushes through one terminal. `make
 // test` uses the default; the benchmark figure in docs/BENCHMARKS.md is
-// go test -timeout 40m -run TestBrowserMemoryBounded -v ./e2e/ -args -browser-memory-mib=1024
+// go test -tags e2e -timeout 40m -run TestBrowserMemoryBounded -v ./e2e/ -args -browser-memory-mib=1024
 var browserMemoryMiB = flag.Int("browser-memory-mib", 64, "MiB of output TestBrowserMemoryBounded pushes through one terminal")
 
 // TestBrowserMemoryBounded: output through one terminal grows the page's JS

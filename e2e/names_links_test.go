@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -8,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // Terminal names and links in the browser.
@@ -142,14 +146,9 @@ func (p *page) hoverLink(id, text string) bool {
 	x, y := p.cellCenter(id, text)
 	p.do(chromedp.MouseEvent(chromedp.MouseMoved, corner.X, corner.Y), chromedp.MouseEvent(chromedp.MouseMoved, x, y))
 	// The link providers answer asynchronously: give them a moment to.
-	deadline := time.Now().Add(2 * time.Second)
-	for time.Now().Before(deadline) {
-		if p.evalString(`!!document.querySelector('.terminal-view:not([hidden]) .xterm-cursor-pointer')`) == "true" {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
+	return poll.Eventually(2*time.Second, func() bool {
+		return p.evalString(`!!document.querySelector('.terminal-view:not([hidden]) .xterm-cursor-pointer')`) == "true"
+	})
 }
 
 // clickLink hovers the link on text, then clicks it, with Ctrl held

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 // The workbench on a 390×844 phone (touch, 3× pixels) —
@@ -310,7 +312,7 @@ func TestDesktopLayoutUnchanged(t *testing.T) {
 }
 
 // TestLayoutScreenshots writes the layouts for the docs, only when asked:
-// go test ./e2e/ -run TestLayoutScreenshots -args -screenshots=$PWD/docs/screenshots
+// go test -tags e2e ./e2e/ -run TestLayoutScreenshots -args -screenshots=$PWD/docs/screenshots
 func TestLayoutScreenshots(t *testing.T) {
 	if *screenshotsDir == "" {
 		t.Skip("no -screenshots=DIR")

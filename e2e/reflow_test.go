@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -13,6 +15,8 @@ import (
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
+
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // viewport is the JS for a page's visible screen of terminal %q: one
@@ -78,10 +82,8 @@ func screensAfterResizes(t *testing.T, e *env, before string) {
 	same := func(what string, other func() []string) {
 		t.Helper()
 		var w, o []string
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if w, o = watched(), other(); slices.Equal(w, o) {
-				return
-			}
+		if poll.Eventually(poll.Short, func() bool { w, o = watched(), other(); return slices.Equal(w, o) }) {
+			return
 		}
 		t.Fatalf("%s differs from the watching browser's screen:\nbrowser:\n%s\n%s:\n%s", what, strings.Join(w, "|\n"), what, strings.Join(o, "|\n"))
 	}

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 // Settings and keyboard access: the renderer falls
@@ -422,7 +424,7 @@ func (p *page) tabWalk(t *testing.T) []focusStep {
 // DOM and WebGL renderers in headless Chromium (SwiftShader): the median of 5
 // runs each, alternated, after one warm-up. Only with -args -renderer-timing.
 //
-//	go test -count=1 -v -run TestRendererTiming ./e2e/ -args -renderer-timing
+//	go test -tags e2e -count=1 -v -run TestRendererTiming ./e2e/ -args -renderer-timing
 func TestRendererTiming(t *testing.T) {
 	if !*rendererTiming {
 		t.Skip("a measurement: run with -args -renderer-timing")

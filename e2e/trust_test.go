@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 // What the browser does with untrusted output and with sharing: replayed
@@ -187,7 +189,8 @@ func (e *env) grantClipboard(p *page) {
 	defer cancel()
 	for _, name := range []string{"clipboard-read", "clipboard-write"} {
 		if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-			Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted, Origin: e.URL}); err != nil {
+			Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted, Origin: e.URL,
+			BrowserContextID: chromedp.FromContext(p.ctx).BrowserContextID}); err != nil {
 			e.t.Fatalf("grant %s: %v", name, err)
 		}
 	}

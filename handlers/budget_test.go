@@ -17,6 +17,7 @@ import (
 
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testenv"
 	"github.com/termhost/termhost/internal/testserver"
 )
 
@@ -123,6 +124,7 @@ func heapInUse() uint64 {
 // queue, 8 MiB, per socket).
 // A subscriber that reads still gets every answer and all output.
 func TestUnreadAnswersBounded(t *testing.T) {
+	testenv.Volume(t)
 	const (
 		snapshot = 256 << 10
 		total    = 4 << 20
@@ -130,13 +132,9 @@ func TestUnreadAnswersBounded(t *testing.T) {
 		// stay under the send queue (8 MiB), which used to hold them all.
 		asks = 48
 	)
-	// Under the race detector (make test-go, -short) 8 sockets; make
-	// test-big 128. Each costs the server socket buffers' worth of
+	// 128 sockets. Each costs the server socket buffers' worth of
 	// snapshots (megabytes) before it holds anything.
-	perLink, links, people := 2, 2, 2
-	if !testing.Short() {
-		perLink, links, people = 8, 8, 8
-	}
+	perLink, links, people := 8, 8, 8
 	sockets := perLink * (links + people)
 	ss := newSSOServer(t, "127.0.0.1/32", "", testserver.Handlers(func(c *handlersConfig) {
 		c.Budgets.AnswerQueue, c.Budgets.ParticipantQueue, c.Budgets.TotalQueue = 64<<10, 1<<20, total

@@ -6,12 +6,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 	"github.com/termhost/termhost/terminals/recording"
+
+	"github.com/termhost/termhost/internal/poll"
 )
 
 type download struct {
@@ -40,19 +41,11 @@ func getDownload(t *testing.T, url, token string) download {
 // writes in the background.
 func waitDownload(t *testing.T, url, token string, ok func(download) bool) download {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		d := getDownload(t, url, token)
-		if ok(d) {
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: last got %d %q", url, d.status, d.body)
-		}
-		<-tick.C
+	d, done := poll.Last(poll.Short, func() (download, bool) { d := getDownload(t, url, token); return d, ok(d) })
+	if !done {
+		t.Fatalf("GET %s: last got %d %q", url, d.status, d.body)
 	}
+	return d
 }
 
 // TestRecordingDownloads: recording.cast and output.txt

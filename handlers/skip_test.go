@@ -14,6 +14,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/internal/testenv"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -309,6 +310,7 @@ func screenText(e *vt.Emulator) string {
 // flood ends every viewer's screen equals the claim holder's, which got
 // every byte, cell for cell.
 func TestSlowViewersSkipAhead(t *testing.T) {
+	testenv.Volume(t)
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) {
 		hc.SendQueue, hc.PingInterval, hc.WriteTimeout = 4<<20, noPings, time.Hour
 	})
@@ -321,12 +323,8 @@ func TestSlowViewersSkipAhead(t *testing.T) {
 
 	holder := newScreenViewer(t, rawSubscriber(t, ts, "driver", uri), uri) // paces the shell: gets every byte
 	holder.subscribed(ctx)
-	// Ten viewers decoding every frame share the cores with the server; under
-	// the race detector (make test-go, -short) two, which take as long.
+	// Ten viewers decoding every frame share the cores with the server.
 	n := 10
-	if testing.Short() {
-		n = 2
-	}
 	var viewers []*screenViewer
 	for i := range n {
 		v := newScreenViewer(t, rawSubscriber(t, ts, fmt.Sprintf("viewer-%d", i), uri), uri)

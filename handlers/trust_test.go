@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/testenv"
 	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
@@ -186,8 +187,27 @@ func rpcRequest(id int, method string, params map[string]any) map[string]any {
 
 // TestViewerNeverPacesOwner: a viewer that stops reading
 // never pauses the shell, whether it tried the holder's clientId or the
-// claim names its own.
+// claim names its own. 8 MiB is more than the server's socket send buffer
+// (at most 4 MiB, tcp_wmem) and the holder's backlog past which the shell
+// pauses (hub.HighWater) take: a viewer pacing the shell would stall it.
+// Under -short (make check) 1 MiB, which fits in those and only exercises
+// the claim's path: 8 MiB under -race take a minute or more.
+// TestViewerNeverPacesOwnerVolume floods 16 MB.
 func TestViewerNeverPacesOwner(t *testing.T) {
+	size := 8 << 20
+	if testing.Short() {
+		size = 1 << 20
+	}
+	viewerNeverPacesOwner(t, size)
+}
+
+// TestViewerNeverPacesOwnerVolume is TestViewerNeverPacesOwner with 16 MB.
+func TestViewerNeverPacesOwnerVolume(t *testing.T) {
+	testenv.Volume(t)
+	viewerNeverPacesOwner(t, 16000000)
+}
+
+func viewerNeverPacesOwner(t *testing.T, size int) {
 	for _, tc := range []struct {
 		name     string
 		clientID string // the viewer's successful clientId
@@ -211,7 +231,7 @@ func TestViewerNeverPacesOwner(t *testing.T) {
 			}
 			stuckViewer(t, ts, tok, rpcRequest(1, "initialize", init(tc.first)), rpcRequest(2, "initialize", init(tc.clientID)),
 				rpcRequest(3, "subscribe", map[string]any{"channel": uri}))
-			const size = 16000000 // typed first: once the claim is the viewer's, only it could type
+			// Typed first: once the claim is the viewer's, only it could type.
 			owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x; echo; echo DO''NE\r", size)})
 			if tc.handTo {
 				seq := owner.Dispatch(uri, map[string]any{"type": "terminal/claimed", "claim": map[string]any{"kind": "client", "clientId": tc.clientID}})

@@ -20,6 +20,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/testenv"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -120,10 +121,8 @@ func rawSubscriber(t *testing.T, ts *testServer, clientID, uri string, client ..
 // TestLargeOutputTwoSubscribers: 64 MiB of mixed output reaches two
 // subscribers byte-identical to the source.
 func TestLargeOutputTwoSubscribers(t *testing.T) {
+	testenv.Volume(t)
 	lines := 1 << 20 // 64 bytes a line: 64 MiB
-	if testing.Short() {
-		lines = 1 << 16
-	}
 	want := mixedLines(lines)
 	// Queues big enough that these (race-instrumented) readers are never
 	// evicted nor skip ahead: this test is about delivery,

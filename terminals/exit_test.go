@@ -11,6 +11,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/termhost/termhost/ahp"
+
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // openFDs counts this process's open file descriptors.
@@ -23,17 +25,11 @@ func openFDs(t *testing.T) int {
 	return len(entries)
 }
 
-// waitFDs waits until at most want descriptors are open, or fails after 5 s.
+// waitFDs waits until at most want descriptors are open.
 func waitFDs(t *testing.T, want int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for got := openFDs(t); got > want; got = openFDs(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("open fds = %d after the exit, want %d (as before the terminal started): the pty is still open", got, want)
-		}
-		<-tick.C
+	if got, ok := poll.Last(poll.Short, func() (int, bool) { got := openFDs(t); return got, got <= want }); !ok {
+		t.Fatalf("open fds = %d after the exit, want %d (as before the terminal started): the pty is still open", got, want)
 	}
 }
 

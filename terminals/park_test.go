@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // readersRunning counts the goroutines running a terminal's reader.
@@ -32,12 +34,8 @@ func readersRunning(t *testing.T) int {
 // has parked in the watcher.
 func waitParked(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for readersRunning(t) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 20 s, %d reader goroutines still run: the readers do not park", readersRunning(t))
-		}
-		time.Sleep(5 * time.Millisecond)
+	if n, ok := poll.Last(20*time.Second, func() (int, bool) { n := readersRunning(t); return n, n == 0 }); !ok {
+		t.Fatalf("after 20 s, %d reader goroutines still run: the readers do not park", n)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/terminals/recording"
+
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // stepClock is a fake clock that advances 10 ms at each reading.
@@ -331,15 +333,7 @@ func TestRecordingsAcrossUpgradeAndCrash(t *testing.T) {
 // waitFile waits for path to contain want (the recorder writes in the background).
 func waitFile(t *testing.T, path, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if strings.Contains(string(b), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never held %q:\n%s", path, want, b)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if b, ok := poll.Last(poll.Short, func() ([]byte, bool) { b, _ := os.ReadFile(path); return b, strings.Contains(string(b), want) }); !ok {
+		t.Fatalf("%s never held %q:\n%s", path, want, b)
 	}
 }

@@ -12,6 +12,7 @@ import (
 // command and typing may end or undo something, and what a command or
 // typed keys start may reach anything; closing twice closes no more.
 func TestToolAnnotations(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	type hints struct {
 		title                                        string

@@ -52,6 +52,7 @@ func setClaim(t *testing.T, c *client.Client, uri string, claim ahp.Claim) {
 }
 
 func TestPersonTakesControl(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	uri := ahp.TerminalURI(id)
@@ -100,6 +101,7 @@ func TestPersonTakesControl(t *testing.T) {
 }
 
 func TestControlTakenMidCommand(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	uri := ahp.TerminalURI(id)
@@ -132,6 +134,7 @@ func TestControlTakenMidCommand(t *testing.T) {
 }
 
 func TestTerminalKilledMidWait(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	p := r.person(t, id)
@@ -156,6 +159,7 @@ func TestTerminalKilledMidWait(t *testing.T) {
 }
 
 func TestManyParallelCalls(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	ids := []string{r.open(t), r.open(t), r.open(t)}
 	var wg sync.WaitGroup
@@ -227,6 +231,7 @@ func (r *rig) controlledBy(t *testing.T, want string) {
 // waits for a command; the client reconnects and the wait ends with the
 // command's result, output included.
 func TestConnectionLostMidWait(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	p := r.person(t, id)
@@ -296,6 +301,7 @@ func (r *rig) personsShell(t *testing.T, clientID string) (*client.Client, strin
 // every tool that names it fails with a tool error saying why and what to
 // do. The terminal is left as it was.
 func TestPersonsTerminalRefused(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	_, id := r.personsShell(t, "persons-tab")
 	uri := ahp.TerminalURI(id)
@@ -328,6 +334,7 @@ func TestPersonsTerminalRefused(t *testing.T) {
 // and the tool says who holds the terminal; once the person has left, the
 // agent runs commands in it.
 func TestAllowAnyTerminal(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, true)
 	p, id := r.personsShell(t, "persons-tab")
 	if _, err := p.Dispatch(t.Context(), ahp.TerminalURI(id), ahp.Action{Type: ahp.TerminalInput, Data: "echo typed-by-the-person\r"}); err != nil {

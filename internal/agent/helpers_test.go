@@ -16,6 +16,9 @@ import (
 	"github.com/termhost/termhost/terminals"
 )
 
+// The tests with a rig run in parallel: each has its own server and shells
+// (newRig), and they mostly wait for shells, not for the CPU. Those that
+// render costly output, or bound how long something takes, run alone.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // rig is an MCP client connected in memory to the agent, which talks AHP

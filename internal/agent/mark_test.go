@@ -31,6 +31,7 @@ func agentMeta(c *client.Client, uri string) terminals.AgentInfo {
 // names the agent session, and handing it back with that claim lets the
 // agent run commands again.
 func TestAgentCommandMarkedAndHandBack(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	uri := ahp.TerminalURI(id)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestPageLen(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, raw string
 		limit     int
@@ -29,6 +30,7 @@ func TestPageLen(t *testing.T) {
 // or shorter (colours), cut after line feeds, each within the budget, join
 // into the text of the whole; and so do a head and a tail that meet.
 func TestPagesJoin(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{
 		strings.Repeat("\t\t\t\tx\r\n", 300),
 		strings.Repeat("\x1b[31mred\x1b[0m and plain\r\n", 300) + "prompt$ ",

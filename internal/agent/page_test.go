@@ -57,6 +57,7 @@ func (r *rig) readPages(t *testing.T, id string, since int64, maxBytes int) stri
 // the whole output byte for byte, whatever the page size, and so are the
 // head run_command shows and the pages from where it left off.
 func TestLongOutputInPages(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	const command = "seq -f 'line %06g' 1 12000"

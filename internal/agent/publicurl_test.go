@@ -25,6 +25,7 @@ import (
 // agent holds (the owner token as a bearer, as fullOutputAuth says),
 // answers the output.
 func TestToolLinksUsePublicURL(t *testing.T) {
+	t.Parallel()
 	const public = "https://proxy.example/term"
 	ts := testserver.New(t, testserver.Terminals(func(c *terminals.Config) { c.ShellIntegration, c.ShellArgs = true, nil }),
 		testserver.Handlers(func(c *handlers.Config) { c.PublicURL = public + "/" }))

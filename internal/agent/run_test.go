@@ -9,6 +9,7 @@ import (
 )
 
 func TestRunCommand(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	tests := []struct {
@@ -42,6 +43,7 @@ func TestRunCommand(t *testing.T) {
 }
 
 func TestRunLongAndBinaryOutput(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	out, text := r.ok(t, "run_command", map[string]any{"terminal": id, "command": "seq 1 200000"})
@@ -67,6 +69,7 @@ func TestRunLongAndBinaryOutput(t *testing.T) {
 }
 
 func TestRunTimeoutThenWaitAndInterrupt(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	out, _ := r.ok(t, "run_command", map[string]any{"terminal": id, "command": "echo started; sleep 600", "timeoutSeconds": 1})
@@ -90,6 +93,7 @@ func TestRunTimeoutThenWaitAndInterrupt(t *testing.T) {
 }
 
 func TestInputAwaited(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	out, text := r.ok(t, "run_command", map[string]any{"terminal": id, "command": `read -p "Name: " n; echo "hello $n"`, "timeoutSeconds": 60})
@@ -104,6 +108,7 @@ func TestInputAwaited(t *testing.T) {
 }
 
 func TestWaitForPatternAndRead(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	in, _ := r.ok(t, "send_input", map[string]any{"terminal": id, "text": "for i in 1 2 3; do echo tick$i; sleep 0.2; done; echo READY", "keys": []string{"Enter"}})
@@ -126,6 +131,7 @@ func TestWaitForPatternAndRead(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	huge := "echo " + strings.Repeat("x", 100<<10)
@@ -164,6 +170,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestNoShellIntegration(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	out, _ := r.ok(t, "open_terminal", map[string]any{"command": []string{"cat"}})
 	id := out["id"].(string)
@@ -182,6 +189,7 @@ func TestNoShellIntegration(t *testing.T) {
 // run_command reports how long the command ran: at least its sleep, and
 // no more than the tool call took.
 func TestRunDurationAndCwd(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	dir := t.TempDir()
 	real, err := filepath.EvalSymlinks(dir)
@@ -226,6 +234,7 @@ func TestRunDurationAndCwd(t *testing.T) {
 // (read -s) is reported as waiting for input, not waited on until the
 // timeout; the answer typed with send_input is not echoed into the output.
 func TestPasswordPromptAwaitsInput(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
 	out, text := r.ok(t, "run_command", map[string]any{"terminal": id, "command": `read -s -p 'Password: ' pw; echo; echo "got ${#pw} characters"`, "timeoutSeconds": 120})

@@ -30,6 +30,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/ahptest"
 	"github.com/termhost/termhost/internal/cmdtest"
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // startServe runs the built binary's serve command and returns it with the
@@ -121,13 +122,7 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 	})
 	input("sleep " + a + " & (trap '' HUP; sleep " + b + ") &\r")
-	deadline := time.Now().Add(10 * time.Second)
-	for (len(sleepers(a)) == 0 || len(sleepers(b)) == 0) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if len(sleepers(a)) == 0 || len(sleepers(b)) == 0 {
-		t.Fatal("background jobs did not start")
-	}
+	poll.Until(t, poll.Short, "the background jobs to start", func() bool { return len(sleepers(a)) > 0 && len(sleepers(b)) > 0 })
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

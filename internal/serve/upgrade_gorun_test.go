@@ -11,6 +11,7 @@ import (
 
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/internal/cmdtest"
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // TestUpgradeGoRun: a server started with "go run" runs
@@ -42,15 +43,12 @@ func TestUpgradeGoRun(t *testing.T) {
 		}
 	})
 	// go run builds first: allow for a slow, shared machine.
-	var pid int
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		pid, _ = readPid(filepath.Join(stateDir, pidFileName))
-		if pid != 0 && strings.Contains(logText(), "#token=") {
-			break
-		}
-		if time.Now().After(deadline) || cmd.ProcessState != nil {
-			t.Fatal("the go run server did not start")
-		}
+	pid, ok := poll.Last(3*time.Minute, func() (int, bool) {
+		pid, _ := readPid(filepath.Join(stateDir, pidFileName))
+		return pid, pid != 0 && strings.Contains(logText(), "#token=")
+	})
+	if !ok {
+		t.Fatal("the go run server did not start")
 	}
 	const plain = "there is no new binary to hand over to"
 

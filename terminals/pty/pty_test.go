@@ -226,12 +226,8 @@ func TestKillEndsSession(t *testing.T) {
 			<-p.Done()
 			// Kill has sent SIGKILL to the whole session; a loaded machine may
 			// take a moment to schedule those deaths.
-			deadline := time.Now().Add(10 * time.Second)
-			for left := inSession(t, p.Pid()); len(left) > 0; left = inSession(t, p.Pid()) {
-				if time.Now().After(deadline) {
-					t.Fatalf("after Kill, processes %v are still in session %d", left, p.Pid())
-				}
-				time.Sleep(10 * time.Millisecond)
+			if left, ok := poll.Last(poll.Short, func() ([]int, bool) { left := inSession(t, p.Pid()); return left, len(left) == 0 }); !ok {
+				t.Fatalf("after Kill, processes %v are still in session %d", left, p.Pid())
 			}
 		})
 	}

@@ -13,7 +13,9 @@ import (
 	"unsafe"
 
 	"github.com/creack/pty"
+
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/poll"
 )
 
 // Real-shell tests: bash, zsh and fish run in a pty through Inject
@@ -381,25 +383,25 @@ func (s *session) noCommand(keys string) {
 // foreground waits until the terminal's foreground process is comm.
 func (s *session) foreground(comm string) {
 	s.t.Helper()
-	deadline := time.Now().Add(shellTimeout)
-	for time.Now().Before(deadline) {
+	raw, err := s.pty.SyscallConn()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	// Polling a kernel state, not waiting for luck.
+	if !poll.Eventually(shellTimeout, func() bool {
 		var pgid int32
 		var errno syscall.Errno
-		raw, err := s.pty.SyscallConn()
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		raw.Control(func(fd uintptr) {
+		_ = raw.Control(func(fd uintptr) {
 			_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPGRP, uintptr(unsafe.Pointer(&pgid)))
 		})
-		if errno == 0 && int(pgid) != s.cmd.Process.Pid {
-			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pgid)); err == nil && strings.TrimSpace(string(b)) == comm {
-				return
-			}
+		if errno != 0 || int(pgid) == s.cmd.Process.Pid {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond) // polling a kernel state, not waiting for luck
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pgid))
+		return err == nil && strings.TrimSpace(string(b)) == comm
+	}) {
+		s.fail("%s never became the foreground process", comm)
 	}
-	s.fail("%s never became the foreground process", comm)
 }
 
 // idle waits until every thread of the shell is blocked in the kernel
@@ -408,26 +410,22 @@ func (s *session) foreground(comm string) {
 func (s *session) idle() {
 	s.t.Helper()
 	pid := s.cmd.Process.Pid
-	deadline := time.Now().Add(shellTimeout)
-	for time.Now().Before(deadline) {
+	// Polling a kernel state.
+	if !poll.Eventually(shellTimeout, func() bool {
 		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		blocked := true
 		for _, task := range tasks {
 			w, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/wchan", pid, task.Name()))
 			if err != nil || string(w) == "0" || len(w) == 0 {
-				blocked = false
-				break
+				return false
 			}
 		}
-		if blocked {
-			return
-		}
-		time.Sleep(5 * time.Millisecond) // polling a kernel state
+		return true
+	}) {
+		s.fail("the shell never went idle")
 	}
-	s.fail("the shell never went idle")
 }
 
 // checkClean asserts that no data event carried a shell-integration marker

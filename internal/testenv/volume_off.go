@@ -1,0 +1,5 @@
+//go:build !volume
+
+package testenv
+
+const volume = false
