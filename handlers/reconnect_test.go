@@ -5,7 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
+
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/internal/poll"
 	"github.com/termhost/termhost/terminals"
 )
 
@@ -161,4 +165,41 @@ func TestReconnectUnknownClient(t *testing.T) {
 	c.CallErr("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "stranger"}, ahp.CodeInvalidParams)
 	// Falling back to initialize works on the same connection.
 	c.Initialize("1.0.0", "stranger")
+}
+
+// TestHolderComesBack: a claim holder that left with nobody to hand its
+// claim to marks the terminal's holder away; when it reconnects the mark
+// goes. Clearing it takes the hub's lock, so the connection must be
+// counted in after the server's own lock is released (make test's lockrank
+// build panics on the wrong order).
+func TestHolderComesBack(t *testing.T) {
+	for _, method := range []string{"reconnect", "initialize"} {
+		t.Run(method, func(t *testing.T) {
+			ts := newServer(t)
+			a := ts.dial(t)
+			a.Initialize("1.0.0", "holder")
+			uri, _ := a.CreateTerminal("held", "holder", nil)
+			seen := a.LastSeq()
+			_ = a.Conn().Close(websocket.StatusNormalClosure, "bye")
+			a.WaitClosed()
+			away := func() bool {
+				for _, ti := range ts.m.Terminals() {
+					if ti.Resource == uri {
+						return strings.Contains(string(ti.Meta), ext.MetaHolderAway)
+					}
+				}
+				return false
+			}
+			poll.Until(t, poll.Short, "the holder marked away", away)
+
+			a2 := ts.dial(t)
+			if method == "reconnect" {
+				a2.MustCall("reconnect", map[string]any{"channel": ahp.RootURI, "clientId": "holder",
+					"lastSeenServerSeq": seen, "subscriptions": []string{ahp.RootURI, uri}})
+			} else {
+				a2.Initialize("1.0.0", "holder", uri)
+			}
+			poll.Until(t, poll.Short, "the away mark gone", func() bool { return !away() })
+		})
+	}
 }

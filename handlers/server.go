@@ -429,7 +429,6 @@ func (s *Server) enter() bool {
 func (s *Server) remember(clientID, principal, version string, shape ahp.Shape, binary bool) bool {
 	claimed := s.m.ClaimedClients()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.pruneLocked(claimed)
 	rec := s.clients[clientID]
 	if rec == nil {
@@ -437,10 +436,13 @@ func (s *Server) remember(clientID, principal, version string, shape ahp.Shape, 
 		s.clients[clientID] = rec
 	}
 	if rec.principal != principal {
+		s.mu.Unlock()
 		return false
 	}
 	rec.version, rec.shape, rec.binary = version, shape, binary
-	s.m.Connected(clientID) // under s.mu: prune never sees the record unused meanwhile
+	s.keepLocked(rec)
+	s.mu.Unlock()
+	s.m.Connected(clientID)
 	return true
 }
 
@@ -449,17 +451,30 @@ func (s *Server) remember(clientID, principal, version string, shape ahp.Shape, 
 func (s *Server) resume(clientID, principal string) (*clientRecord, *ahp.Error) {
 	claimed := s.m.ClaimedClients()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.pruneLocked(claimed)
 	rec := s.clients[clientID]
 	switch {
 	case rec != nil && rec.principal != principal:
+		s.mu.Unlock()
 		return nil, errClientIDTaken(clientID)
 	case rec == nil || rec.version == "": // never initialized (only named by a claim)
+		s.mu.Unlock()
 		return nil, ahp.Errorf(ahp.CodeInvalidParams, "unknown or expired clientId %q: send initialize", ahp.Clip(clientID))
 	}
+	s.keepLocked(rec)
+	s.mu.Unlock()
 	s.m.Connected(clientID)
 	return rec, nil
+}
+
+// keepLocked keeps rec from being pruned until its connection is counted
+// in. That happens after s.mu is released: counting in a holder that was
+// away clears its mark in the catalogue, under the hub's lock, which ranks
+// before Server's (package lockrank).
+func (s *Server) keepLocked(rec *clientRecord) {
+	if exp := time.Now().Add(s.cfg.Retention); exp.After(rec.expires) {
+		rec.expires = exp
+	}
 }
 
 // bindClaimed binds a clientId that a terminal claim is about to name to
