@@ -25,10 +25,13 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
+	"github.com/termhost/termhost/internal/poll"
 )
 
-// waitTimeout bounds every wait: generous, for a loaded 2-core machine.
-const waitTimeout = 20 * time.Second
+// waitTimeout bounds every wait: a shell's prompt or a command's output
+// took over 20 s with two test suites on 2 cores, so poll.Long. Only a
+// failing test waits that long.
+const waitTimeout = poll.Long
 
 // Versions is what each clientId negotiated on one server, shared by the
 // clients of a test so that a reconnecting client knows which schemas its
