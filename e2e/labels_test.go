@@ -30,6 +30,8 @@ func TestSidebarOpensFocused(t *testing.T) {
 	p.waitJS("the second terminal's tab closed", fmt.Sprintf(`!window.__termhost.view(%q)`, second), 10*time.Second)
 	p.click("the second terminal in the side bar", fmt.Sprintf(`#sidebar .terminal-item[data-terminal=%q]`, second))
 	p.waitJS("the keyboard in the opened terminal", terminalFocused(second), 10*time.Second)
+	// Keys reach it once its content is loaded (until then it ignores them).
+	p.waitJS("the opened terminal taking input", fmt.Sprintf(`window.__termhost.view(%q).canType`, second), 10*time.Second)
 	p.do(typeText("echo focused-$((5*5))" + kb.Enter))
 	p.waitLine(second, "focused-25", 10*time.Second)
 
