@@ -28,9 +28,10 @@ check-generated: assets generate
 	  git status --short -- static/dist web; \
 	  echo "generated files are stale: run 'npm ci && npm run build && go generate ./...' and commit" >&2; exit 1; fi
 
-# Let the tools hold the line: gofmt, vet, staticcheck (a pinned go tool)
-# and a tidy go.mod.
+# Let the tools hold the line: gofmt, vet, staticcheck (a pinned go tool),
+# a tidy go.mod and commit subjects that fit in 72 characters.
 lint:
+	./.ci/commit-subjects
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
 	  echo "not gofmt-ed (run gofmt -w): $$unformatted" >&2; exit 1; fi
 	$(GO) vet -tags e2e ./...
