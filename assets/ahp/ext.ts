@@ -22,6 +22,12 @@ export const extMethods = {
   shareList: 'x-share/list',
   /** Revokes a share link and closes its connections: ShareRevokeParams → null. */
   shareRevoke: 'x-share/revoke',
+  /** Asks people to approve a command line (owner connections: termhost mcp): ApprovalRequestParams → ApprovalResult, answered when a person answers or at the timeout. */
+  approvalRequest: 'x-termhost/approval/request',
+  /** Approves or denies a pending approval (the owner, or the terminal's holder): ApprovalAnswerParams → {approval}. */
+  approvalAnswer: 'x-termhost/approval/answer',
+  /** The approvals the caller may see (params ignored) → ApprovalList. */
+  approvalList: 'x-termhost/approval/list',
 } as const;
 
 /** Notifications the server sends. */
@@ -32,6 +38,8 @@ export const extNotifications = {
   controlRequest: 'x-termhost/controlRequest',
   /** The connection fell behind on a terminal and skipped ahead: SkipNotice. */
   skipped: 'x-termhost/skipped',
+  /** The whole list of approvals the connection may see, on every change (coalesced; never to viewers): ApprovalList. */
+  approvals: 'x-termhost/approvals',
 } as const;
 
 /** initialize capabilities (presence flags). */
@@ -89,7 +97,44 @@ export const extMeta = {
   runBy: 'termhost/runBy',
   /** A terminal snapshot's own _meta (not its state): CommandMeta, the _meta of its command parts' commandExecuted. */
   commandMeta: 'termhost/commandMeta',
+  /** Catalogue entry: true while the terminal's program waits for input it does not echo (a password): agents may not type. */
+  secretPrompt: 'termhost/secretPrompt',
 } as const;
+
+export type ApprovalState = 'pending' | 'approved' | 'denied' | 'timed_out' | 'withdrawn';
+
+/** One approval, pending or lately answered (docs/protocol.md, "Approvals"); times in ms since the epoch. */
+export interface Approval {
+  id: string;
+  terminal: string;
+  terminalTitle?: string;
+  commandLine: string;
+  requestedBy: { kind: 'agent' | 'driver' | 'owner'; name: string };
+  /** The policy's rule that decided to ask ("rm", "/^npm /"). */
+  rule: string;
+  /** Why, for people. */
+  reason: string;
+  createdAt: number;
+  expiresAt: number;
+  state: ApprovalState;
+  answeredBy?: { name: string };
+  answeredAt?: number;
+  denyReason?: string;
+  alwaysAllow?: boolean;
+}
+
+/** The params of extNotifications.approvals and the result of extMethods.approvalList. */
+export interface ApprovalList {
+  approvals: Approval[];
+}
+
+/** The params of extMethods.approvalAnswer. */
+export interface ApprovalAnswerParams {
+  id: string;
+  decision: 'approve' | 'deny';
+  reason?: string;
+  alwaysAllow?: boolean;
+}
 
 export type MemberKind = 'owner' | 'cli' | 'agent' | 'driver' | 'viewer';
 
