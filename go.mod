@@ -26,6 +26,7 @@ require (
 	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/petermattis/goid v0.0.0-20250813065127-a731cc31b4fe
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
