@@ -307,6 +307,7 @@ func (c *conn) start(end []func()) {
 			c.s.forget(c.clientID, websocket.CloseStatus(err) == websocket.StatusNormalClosure)
 			c.s.controlLeft(c.clientID)
 		}
+		c.s.approvalsLeft(c)
 		for i := len(end) - 1; i >= 0; i-- {
 			end[i]()
 		}

@@ -46,6 +46,14 @@ func (c *conn) handle(frame []byte) error {
 		c.notification(msg)
 		return nil
 	}
+	if msg.Method == ext.MethodApprovalRequest && c.initialized {
+		// Answered when a person answers: the reader goes on meanwhile.
+		if rpcErr := c.approvalRequest(msg); rpcErr != nil {
+			c.log.Info("request failed", "method", ahp.Clip(msg.Method), "code", rpcErr.Code, "err", ahp.Clip(rpcErr.Message))
+			c.answer(ahp.EncodeError(msg.ID, rpcErr))
+		}
+		return nil
+	}
 	result, rpcErr := c.request(msg)
 	if rpcErr != nil {
 		if rpcErr.Code != ahp.CodeMethodNotFound && rpcErr.Code != ahp.CodeNotFound {
@@ -67,6 +75,9 @@ func (c *conn) handle(frame []byte) error {
 		return nil
 	}
 	c.answer(out)
+	if msg.Method == ahp.MethodInitialize || msg.Method == ahp.MethodReconnect {
+		c.s.watchApprovals(c) // after the answer: the list is no reply to it
+	}
 	return nil
 }
 
@@ -173,6 +184,10 @@ func (c *conn) request(msg *ahp.Message) (any, *ahp.Error) {
 		return c.screen(msg)
 	case ext.MethodPresence:
 		return c.presenceCommand()
+	case ext.MethodApprovalAnswer:
+		return c.approvalAnswer(msg)
+	case ext.MethodApprovalList:
+		return c.approvalList()
 	case ahp.MethodListSessions:
 		return ahp.ListSessionsResult{Items: []json.RawMessage{}}, nil
 	case ahp.MethodAuthenticate:

@@ -189,9 +189,10 @@ type Server struct {
 	// directory (sso.go, applyRoles).
 	byPerson map[*conn]bool
 
-	controls controls // pending control requests (control.go)
-	people   people   // when SSO people were last admitted (sso.go)
-	persons  sync.Map // clientId → an SSO person's display name (sso.go)
+	controls  controls  // pending control requests (control.go)
+	approvals approvals // pending approvals (approval.go)
+	people    people    // when SSO people were last admitted (sso.go)
+	persons   sync.Map  // clientId → an SSO person's display name (sso.go)
 }
 
 // clientRecord is what a reconnect needs to know about a client, and the
@@ -401,6 +402,7 @@ func (s *Server) Close() {
 	}
 	s.conns.Wait()
 	s.controls.stop()
+	s.approvals.stop()
 }
 
 // CloseForRestart is Close for a hand-over to a new termhost process
