@@ -100,6 +100,9 @@ func (m *Manager) Dispatch(s Subscriber, origin ahp.Origin, uri string, a ahp.Ac
 			return
 		}
 		out = Accepted
+		if a.Type == ahp.TerminalClaimed && a.Claim.Kind == ahp.ClaimSession {
+			m.secrets.Kick() // watch for secret prompts while an agent holds it
+		}
 		if t != nil && (a.Type == ahp.TerminalInput || a.Type == ahp.TerminalResized && m.cfg.SizePolicy != SizeSmallest) {
 			m.takeFree(tx, uri, s, origin.ClientID) // its terminal/claimed updates presence in this step
 		}
@@ -159,6 +162,9 @@ func (m *Manager) check(tx hub.Tx, t *terminal, uri string, s Subscriber, origin
 	case ahp.TerminalInput:
 		if st.Lifecycle.Exited() {
 			return "the terminal has exited"
+		}
+		if policy.Agent && t != nil && t.secret.Load() {
+			return secretRefusal
 		}
 		return driveRefusal(a, holder, isHolder, holderPresent, takeClaim)
 	case ahp.TerminalResized:

@@ -17,6 +17,7 @@ import (
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/internal/idlemem"
 	"github.com/termhost/termhost/internal/lockrank"
+	"github.com/termhost/termhost/internal/ondemand"
 	"github.com/termhost/termhost/terminals/hub"
 	"github.com/termhost/termhost/terminals/pty"
 	"github.com/termhost/termhost/terminals/shellint"
@@ -69,6 +70,11 @@ type Manager struct {
 
 	presence presence
 	sizes    sizeWants // sizepolicy.go
+
+	// secrets checks for secret prompts while agent sessions hold
+	// terminals (secret.go); secretsStop ends its wait at Close.
+	secrets     *ondemand.Worker
+	secretsStop chan struct{}
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.
@@ -90,6 +96,8 @@ func NewManager(cfg Config) (*Manager, error) {
 		terms: map[string]*terminal{}, presence: presence{count: map[string]int{}},
 	}
 	m.hub.SetPresence(presenceFrame)
+	m.secretsStop = make(chan struct{})
+	m.secrets = ondemand.New(m.pollSecrets)
 	return m, nil
 }
 
@@ -135,6 +143,8 @@ func (m *Manager) Close() {
 	// A Create that reserved its URI before closed was set kills what it
 	// spawned when it sees closed (see Create).
 	m.creating.Wait()
+	close(m.secretsStop)
+	m.secrets.Stop()
 	m.stopReleases()
 	m.hub.Close()
 	_ = os.RemoveAll(m.scripts)
@@ -179,6 +189,9 @@ func (m *Manager) CreateAs(p ahp.CreateTerminalParams, agent string) error {
 		return err
 	}
 	defer m.creating.Done()
+	if p.Claim.Kind == ahp.ClaimSession {
+		defer m.secrets.Kick() // an agent's terminal: watch for secret prompts
+	}
 
 	argv, err := commandFromMeta(p.Meta)
 	if err != nil {

@@ -194,6 +194,8 @@ func (r *reader) idle() {
 	if r.pendLen > 0 && r.pendLen <= echoBytes && r.t.echoDue() {
 		r.flush()
 	}
+	// Quiet: a program may be waiting for a secret now.
+	r.t.checkSecret()
 	readBuffers.Put(r.buf)
 	r.buf = nil
 }

@@ -103,6 +103,8 @@ type terminal struct {
 
 	agent agentSlot // agent.go
 
+	secret atomic.Bool // the program waits for a secret (secret.go)
+
 	nonce     string      // shell integration's, for a hand-over
 	detaching atomic.Bool // a hand-over: the reader stops at its next deadline
 	detached  bool        // the reader stopped for a hand-over (read after wg.Wait)
