@@ -178,13 +178,14 @@ func (s *Server) fileApproval(from *conn, p ext.ApprovalRequestParams, by ext.Re
 	ap.timers.Add(1)
 	e.timer = time.AfterFunc(timeout, func() { s.expireApproval(e) })
 	ap.changedLocked()
+	a := e.Approval // it may be answered as soon as the lock is released
 	ap.mu.Unlock()
-	s.auditApproval(from, audit.ApprovalRequested, e.Approval, func(ev *audit.Event) {
+	s.auditApproval(from, audit.ApprovalRequested, a, func(ev *audit.Event) {
 		if from == nil {
 			ev.Who, ev.Name, ev.Role = "driver", by.Name, auth.RoleDriver
 		}
 	})
-	return e.Approval, nil
+	return a, nil
 }
 
 // RequestApproval files an approval the server itself asks for (a

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/termhost/termhost/client"
+	"github.com/termhost/termhost/internal/approval"
 )
 
 // Config configures an Agent.
@@ -59,6 +60,13 @@ type Config struct {
 	// person of its first call, and its connection is dialled with them
 	// in the context (PersonOf).
 	PersonOf func(http.Header) Person
+	// Approve is when a command line (run_command's, or one send_input
+	// submits) waits for a person's approval: ApproveNever (or "", the
+	// default), ApproveRules (Rules decides) or ApproveAlways.
+	Approve string
+	// Rules is the policy of ApproveRules (nil: the built-in defaults
+	// alone); a person's "always allow" adds a rule to its file.
+	Rules *approval.File
 }
 
 // Person is whom an MCP session acts for: the person signed in by single

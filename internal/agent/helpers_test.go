@@ -35,11 +35,11 @@ func newRig(t *testing.T, allowAny bool) *rig {
 }
 
 // newRigWith is newRig with the agent's Config set by configure.
-func newRigWith(t *testing.T, configure func(*agent.Config)) *rig {
+func newRigWith(t *testing.T, configure func(*agent.Config), opts ...testserver.Option) *rig {
 	t.Helper()
-	ts := testserver.New(t, testserver.Terminals(func(c *terminals.Config) {
+	ts := testserver.New(t, append([]testserver.Option{testserver.Terminals(func(c *terminals.Config) {
 		c.ShellIntegration, c.ShellArgs = true, nil
-	}))
+	})}, opts...)...)
 	base, err := client.ParseServer(ts.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/termhost/termhost/ahp"
 )
@@ -21,6 +23,10 @@ type inputOut struct {
 }
 
 const maxInputBytes = 64 << 10
+
+// approvalWait is how long send_input waits for a person to approve the
+// line it submits (it has no timeout of its own).
+const approvalWait = 5 * time.Minute
 
 func (a *Agent) input(ctx context.Context, s *session, in inputIn) (inputOut, string, error) {
 	uri, err := terminalURI(in.Terminal)
@@ -53,12 +59,36 @@ func (a *Agent) input(ctx context.Context, s *session, in inputIn) (inputOut, st
 	if err := s.confirmControl(ctx, c, uri); err != nil {
 		return inputOut{}, "", err
 	}
+	if secretUp(c, uri) {
+		return inputOut{}, "", errors.New(secretRefusal)
+	}
 	s.mu.Lock()
 	cursor := t.total
+	line, rest, submits := submitted(t.typed, data)
 	s.mu.Unlock()
+	if submits && strings.TrimSpace(line) != "" {
+		// Nothing of it is typed before the line is approved (when it must be).
+		v, err := s.approve(ctx, c, uri, line, approvalWait)
+		if err != nil {
+			return inputOut{}, "", err
+		}
+		if v.status != "" {
+			return inputOut{}, "", errors.New(v.text(line))
+		}
+	}
 	if err := s.dispatch(ctx, c, uri, ahp.Action{Type: ahp.TerminalInput, Data: data}); err != nil {
+		var rej *rejectedError
+		if errors.As(err, &rej) && strings.Contains(rej.reason, "a person must answer") {
+			return inputOut{}, "", errors.New(secretRefusal)
+		}
 		return inputOut{}, "", s.inputRefused(c, uri, err)
 	}
+	s.mu.Lock()
+	t.typed = rest
+	if len(t.typed) > maxInputBytes {
+		t.typed = t.typed[len(t.typed)-maxInputBytes:]
+	}
+	s.mu.Unlock()
 	out := inputOut{Terminal: ahp.TerminalIDOf(uri), Bytes: len(data), Cursor: cursor}
 	return out, fmt.Sprintf("Sent %d bytes. wait_for or read_terminal shows what follows (since cursor %d).", len(data), cursor), nil
 }

@@ -25,7 +25,10 @@ func (in runIn) limit() int { return clampMaxBytes(in.MaxBytes) }
 type Result struct {
 	Terminal      string `json:"terminal"`
 	Command       string `json:"command,omitempty"`
-	Status        string `json:"status" jsonschema:"finished, still_running, input_awaited or terminal_exited"`
+	Status        string `json:"status" jsonschema:"finished, still_running, input_awaited, terminal_exited; denied or timed_out when a person did not approve the command line (it did not run)"`
+	Secret        bool   `json:"secret,omitempty" jsonschema:"with input_awaited: the program waits for a password or another secret, which only a person may type in the terminal"`
+	Reason        string `json:"reason,omitempty" jsonschema:"with denied: the reason the person gave"`
+	AnsweredBy    string `json:"answeredBy,omitempty" jsonschema:"with denied: who denied it"`
 	ExitCode      *int   `json:"exitCode,omitempty"`
 	DurationMs    int64  `json:"durationMs"`
 	Output        string `json:"output" jsonschema:"the output as plain text; head and tail only when longer than maxBytes"`
@@ -92,6 +95,18 @@ func (a *Agent) run(ctx context.Context, s *session, in runIn) (Result, string, 
 		return Result{}, "", err
 	}
 	defer func() { s.mu.Lock(); t.busy = false; s.mu.Unlock() }()
+	// Nothing is typed before the line is approved (when it must be).
+	v, err := s.approve(ctx, c, uri, in.Command, seconds(timeout))
+	if err != nil {
+		return Result{}, "", err
+	}
+	if v.status != "" {
+		s.mu.Lock()
+		cursor := t.total
+		s.mu.Unlock()
+		r := Result{Terminal: ahp.TerminalIDOf(uri), Command: in.Command, Status: v.status, Reason: v.reason, AnsweredBy: v.answeredBy, Cursor: cursor}
+		return r, v.text(in.Command), nil
+	}
 	s.bindCall(ctx, c, uri)
 	defer s.unbindCall(c, uri)
 
@@ -160,7 +175,7 @@ func (s *session) startRun(c *client.Client, t *term, line string) (*command, er
 // maxBytes of text.
 func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, cmd *command, deadline time.Time, budget time.Duration, maxBytes int) (Result, string, error) {
 	status := ""
-	lost := false
+	lost, secret := false, false
 	timedOut, err := s.wait(ctx, deadline, inputAwaitedPolling, func() bool {
 		switch {
 		case cmd.done:
@@ -169,6 +184,8 @@ func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, c
 			status = statusExited
 		case s.lostControl(c, t.uri):
 			lost = true
+		case secretUp(c, t.uri):
+			status, secret = statusInputAwaited, true
 		case awaitsInput(t, cmd):
 			status = statusInputAwaited
 		}
@@ -181,6 +198,7 @@ func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, c
 		status = statusRunning
 	}
 	res := s.result(ctx, c, t, cmd, status, budget, maxBytes)
+	res.Secret = secret
 	if lost {
 		return Result{}, "", fmt.Errorf("%w. The command is still running; its output so far:\n%s", s.inControl(c, t.uri), clip(res.Output, 2000))
 	}
@@ -298,6 +316,10 @@ func resultText(r Result) string {
 	case statusRunning:
 		fmt.Fprintf(&b, "Still running after %s (it keeps running): wait_for waits again, send_input keys [\"Ctrl-C\"] interrupts.", time.Duration(r.DurationMs)*time.Millisecond)
 	case statusInputAwaited:
+		if r.Secret {
+			b.WriteString(secretText())
+			break
+		}
 		b.WriteString("The command seems to wait for input (it printed a prompt and went quiet): answer with send_input, or interrupt with keys [\"Ctrl-C\"].")
 	case statusExited:
 		b.WriteString("The terminal exited (or was closed) before the command finished.")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/client"
 )
 
 type waitIn struct {
@@ -76,7 +77,7 @@ func (a *Agent) wait(ctx context.Context, s *session, in waitIn) (waitOut, strin
 		res, text, err := s.awaitCommand(ctx, c, t, cmd, deadline, budget, maxBytes)
 		return waitOut{Result: res}, text, err
 	}
-	return s.waitPattern(ctx, t, re, in.Since, deadline, budget, maxBytes)
+	return s.waitPattern(ctx, c, t, re, in.Since, deadline, budget, maxBytes)
 }
 
 // waitPattern matches the output since the cursor after each change. The
@@ -87,7 +88,7 @@ func (a *Agent) wait(ctx context.Context, s *session, in waitIn) (waitOut, strin
 // matchEvery apart, and at least as far apart as the last one took: at
 // most half the call's time goes to rendering when output floods. The
 // result's output is the end of the text matched against, within maxBytes.
-func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, since *int64, deadline time.Time, budget time.Duration, maxBytes int) (waitOut, string, error) {
+func (s *session) waitPattern(ctx context.Context, c *client.Client, t *term, re *regexp.Regexp, since *int64, deadline time.Time, budget time.Duration, maxBytes int) (waitOut, string, error) {
 	s.mu.Lock()
 	cursor := t.total
 	if since != nil {
@@ -95,7 +96,7 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 	}
 	s.mu.Unlock()
 	var match, text string
-	var simplified, ended, timedOut bool
+	var simplified, ended, timedOut, secret bool
 	checked, next := int64(-1), time.Time{}
 	var window int64 // output bytes since the cursor (text renders the last matchWindow of them)
 	for match == "" {
@@ -110,6 +111,10 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 			if t.gone {
 				ended = true
 			}
+			if secretUp(c, t.uri) {
+				secret = true
+				return true
+			}
 			if t.total == checked || time.Now().Before(next) {
 				return ended
 			}
@@ -121,7 +126,7 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 		if err != nil {
 			return waitOut{}, "", err
 		}
-		if timedOut || !fresh {
+		if timedOut || !fresh || secret {
 			break
 		}
 		start := time.Now()
@@ -149,6 +154,9 @@ func (s *session) waitPattern(ctx context.Context, t *term, re *regexp.Regexp, s
 		note += "\n" + simplifiedNote
 	}
 	switch {
+	case secret && match == "":
+		out.Status, out.Secret = statusInputAwaited, true
+		return out, secretText(), nil
 	case match != "":
 		out.Status = "matched"
 		return out, fmt.Sprintf("Matched %q.", clip(match, 200)) + note, nil

@@ -24,6 +24,9 @@ type term struct {
 	lastOut time.Time // when output or input last came
 	gone    bool      // disposed
 	busy    bool      // a run of this session is in flight
+	// typed is what send_input typed since its last Enter: the start of
+	// the line the next Enter submits (approve.go).
+	typed string
 }
 
 // command is one command shell integration reported, with its output cut

@@ -141,6 +141,11 @@ func (p *Policy) Evaluate(commandLine string) Result {
 	if strings.TrimSpace(commandLine) == "" {
 		return Result{Decision: Ask, Rule: "empty", Reason: "the command line is empty"}
 	}
+	for _, r := range commandLine {
+		if r < 0x20 && r != '\t' && r != '\n' || r == 0x7f {
+			return Result{Decision: Ask, Rule: "keys", Reason: fmt.Sprintf("the line holds the key %q: what it types cannot be read as a command line", r)}
+		}
+	}
 	cmds, err := split(commandLine, 0)
 	if err != nil {
 		return Result{Decision: Ask, Rule: "unparseable", Reason: "the command line could not be read as shell: " + err.Error()}

@@ -59,6 +59,9 @@ func TestEvaluate(t *testing.T) {
 		{"echo 'unterminated", approval.Ask, "unparseable"},
 		{"ls && (", approval.Ask, "unparseable"},
 		{"", approval.Ask, "empty"},
+		{"ls\x7f\x7frm x", approval.Ask, "keys"},
+		{"ls\x1b[D", approval.Ask, "keys"},
+		{"ls\n\tpwd", approval.Run, "ls"},
 		// user rules: words, prefixes, regexes with flags
 		{"git status --short", approval.Run, "git status"},
 		{"npm install", approval.Run, "npm"},
