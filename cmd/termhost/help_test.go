@@ -16,7 +16,7 @@ func TestHelpListsClientFlags(t *testing.T) {
 	var top bytes.Buffer
 	usage(&top)
 	conn := map[string]bool{"--server": true, "--token-file": true, "--connect-timeout": true, "--help": true}
-	for _, cmd := range []string{"ls", "share", "kill", "attach"} {
+	for _, cmd := range []string{"ls", "share", "kill", "attach", "approvals", "approve", "deny"} {
 		var code int
 		got := cmdtest.CaptureStdio(t, func() { code = runCLI([]string{cmd, "--help"}) })
 		if code != exitOK {

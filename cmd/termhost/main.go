@@ -39,15 +39,19 @@ func runCLI(args []string) int {
 		name, args = args[0], args[1:]
 	}
 	commands := map[string]func([]string) int{
-		"serve":   serve.Command,
-		"run":     cli.Run,
-		"attach":  cli.Attach,
-		"ls":      cli.Ls,
-		"share":   cli.Share,
-		"kill":    cli.Kill,
-		"bench":   cli.Bench,
-		"upgrade": serve.Upgrade,
-		"audit":   cli.Audit,
+		"serve":  serve.Command,
+		"run":    cli.Run,
+		"attach": cli.Attach,
+		"ls":     cli.Ls,
+		"share":  cli.Share,
+		"kill":   cli.Kill,
+		// Approvals of agents' and drivers' command lines.
+		"approvals": cli.Approvals,
+		"approve":   cli.Approve,
+		"deny":      cli.Deny,
+		"bench":     cli.Bench,
+		"upgrade":   serve.Upgrade,
+		"audit":     cli.Audit,
 		// The probe an upgrading server runs on the new binary (not in help).
 		"handover-check": serve.HandoverCheck,
 		"mcp":            cli.MCP,
@@ -87,6 +91,11 @@ Usage:
                              create a share link for a terminal (default: viewer,
                              24h; --label names whoever gets it)
   termhost kill <id|url>     close a terminal
+  termhost approvals [--json]
+                             list the command lines agents and drivers wait to run
+  termhost approve [--always] <id>
+  termhost deny [--reason R] <id>
+                             answer one
   termhost mcp               let a coding agent use terminals over MCP (stdio)
   termhost bench [--quick]   measure speed and memory against the raw pty
   termhost audit [--who W] [--terminal T] [--event E] [--since S] [--until U] [--json]

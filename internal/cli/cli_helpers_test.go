@@ -103,7 +103,8 @@ func testApp(t *testing.T, env map[string]string) (*app, *testserver.SyncBuffer,
 func call(t *testing.T, env map[string]string, cmd string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	a, out, errOut := testApp(t, env)
-	fn := map[string]func([]string) int{"run": a.runCommand, "attach": a.attachCommand, "ls": a.lsCommand, "share": a.shareCommand, "kill": a.killCommand}[cmd]
+	fn := map[string]func([]string) int{"run": a.runCommand, "attach": a.attachCommand, "ls": a.lsCommand, "share": a.shareCommand, "kill": a.killCommand,
+		"approvals": a.approvalsCommand, "approve": a.approveCommand, "deny": a.denyCommand}[cmd]
 	code = fn(args)
 	return code, out.String(), errOut.String()
 }

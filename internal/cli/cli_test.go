@@ -58,11 +58,14 @@ func TestErrorsAreOneLineAndExit2(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	flags := map[string][]string{
-		"run":    {"--name", "--cwd", "--share", "--ttl"},
-		"attach": {"Ctrl-\\ Ctrl-\\", "~."},
-		"ls":     {"--json"},
-		"share":  {"--role", "--ttl"},
-		"kill":   {},
+		"run":       {"--name", "--cwd", "--share", "--ttl"},
+		"attach":    {"Ctrl-\\ Ctrl-\\", "~."},
+		"ls":        {"--json"},
+		"share":     {"--role", "--ttl"},
+		"kill":      {},
+		"approvals": {"--json"},
+		"approve":   {"--always"},
+		"deny":      {"--reason"},
 	}
 	for cmd, extra := range flags {
 		t.Run(cmd, func(t *testing.T) {
