@@ -85,6 +85,9 @@ type conn struct {
 	// it has inputPauses times; a ping unanswered meanwhile proves nothing
 	// (its pong waits, unread, behind the paste).
 	inputPaused, inputPauses atomic.Int64
+	// drivers holds a driver's input waiting for an approval
+	// (approvedrivers.go, --approve-drivers).
+	drivers driverGate
 }
 
 func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
@@ -307,6 +310,7 @@ func (c *conn) start(end []func()) {
 			c.s.forget(c.clientID, websocket.CloseStatus(err) == websocket.StatusNormalClosure)
 			c.s.controlLeft(c.clientID)
 		}
+		c.drivers.close() // approved input being fed ends with c.ctx
 		c.s.approvalsLeft(c)
 		for i := len(end) - 1; i >= 0; i-- {
 			end[i]()

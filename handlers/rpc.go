@@ -323,6 +323,9 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		return
 	}
 	a = c.echoable(uri, a, raw)
+	if c.gateDriverInput(origin, uri, a) {
+		return // held for an approval (approvedrivers.go)
+	}
 	out := c.s.m.Dispatch(c, origin, uri, a, c.policy())
 	for out == terminals.Full { // input the terminal has no room for yet
 		if !c.awaitInput(uri, len(a.Data)) {

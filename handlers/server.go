@@ -18,6 +18,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers/auth"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/internal/approval"
 	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/lockrank"
 )
@@ -109,6 +110,10 @@ type Config struct {
 	Roles *sso.Directory
 	// Audit, when set, is the audit trail (package audit).
 	Audit *audit.Log
+	// ApproveDrivers, when set, holds a driver's Enter at a shell prompt
+	// until a person approves a line these rules do not allow
+	// (approvedrivers.go).
+	ApproveDrivers *approval.File
 
 	clock auth.Clock // share-link expiry; tests inject a fake, nil is the wall clock
 }

@@ -42,6 +42,9 @@ type Terminals interface {
 
 	// Claims and agents.
 	Claim(uri string) (claim ahp.Claim, ok bool)
+	// AtPrompt: the shell reports its commands and runs none (a driver's
+	// line is a command line, approvedrivers.go).
+	AtPrompt(uri string) bool
 	SetClaim(uri string, from, to ahp.Claim) bool
 	ClaimedClients() map[string]bool
 	NoteAgent(uri string, claim ahp.Claim, name string)

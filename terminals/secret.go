@@ -102,3 +102,24 @@ func (m *Manager) checkSecrets() int {
 	}
 	return n
 }
+
+// AtPrompt reports whether the terminal's shell reports its commands
+// (shell integration) and runs none now: a line typed there is a command
+// line for the shell.
+func (m *Manager) AtPrompt(uri string) bool {
+	at := false
+	m.hub.Do(func(tx hub.Tx) {
+		st, ok := tx.Terminal(uri)
+		if !ok || st.SupportsCommandDetection == nil || !*st.SupportsCommandDetection || st.Lifecycle.Exited() {
+			return
+		}
+		at = true
+		for i := len(st.Content) - 1; i >= 0; i-- {
+			if p := st.Content[i]; p.Type == ahp.PartCommand {
+				at = p.IsComplete
+				break
+			}
+		}
+	})
+	return at
+}
