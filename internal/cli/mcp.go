@@ -27,19 +27,31 @@ with one AHP connection per MCP session, shown as "Agent · <its name>". By
 default it may only use the terminals it opened; --allow-any-terminal lets it
 use every terminal. It never sees share links or the token.
 
+Before it runs a command line the rules do not allow (--approve, by default:
+read-only commands run, anything else asks), it asks you: the browser shows
+the command with Approve and Deny (or termhost approvals / approve / deny),
+and nothing is typed until you approve. It never types at a password prompt.
+
 Configure your agent to start it, e.g. claude mcp add termhost -- termhost mcp
 (see the README, "Let an agent use your terminals").`
 
 const mcpExamples = `  termhost mcp
   termhost mcp --allow-any-terminal
+  termhost mcp --approve-rules ~/.config/termhost/approve.json
   termhost mcp --server http://127.0.0.1:7790`
 
 // mcpCommand is "termhost mcp".
 func (a *app) mcpCommand(args []string) int {
 	f := newCmdFlags("mcp", "mcp [flags]", mcpAbout, mcpExamples)
 	anyTerm := f.Bool("allow-any-terminal", false, "let the agent use every terminal of the server, not only those it opened")
+	var ao agent.ApproveOptions
+	f.StringVar(&ao.Mode, "approve", agent.ApproveRules, agent.ApproveUsage)
+	f.StringVar(&ao.Rules, "approve-rules", "", agent.ApproveRulesUsage)
 	if _, code, ok := f.parse(a, args, false); !ok {
 		return code
+	}
+	if err := ao.Check(); err != nil {
+		return a.failf("mcp", "%v", err)
 	}
 	base, err := client.ParseServer(f.conn.server)
 	if err != nil {
@@ -50,8 +62,13 @@ func (a *app) mcpCommand(args []string) int {
 		return a.failf("mcp", "%v", err)
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rules, stopRules, err := ao.OpenRules(log)
+	if err != nil {
+		return a.failf("mcp", "%v", err)
+	}
+	defer stopRules()
 	ag := agent.New(agent.Config{
-		Base: base, AllowAnyTerminal: *anyTerm, Logger: log, Version: buildinfo.Release,
+		Base: base, AllowAnyTerminal: *anyTerm, Logger: log, Version: buildinfo.Release, Approve: ao.Mode, Rules: rules,
 		Dial: func(ctx context.Context, opts client.Options) (*client.Client, error) {
 			opts.Token = tok
 			if a.liveness != nil {

@@ -25,6 +25,8 @@ import (
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
 	"github.com/termhost/termhost/handlers/sso"
+	"github.com/termhost/termhost/internal/agent"
+	"github.com/termhost/termhost/internal/approval"
 	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/buildinfo"
 	"github.com/termhost/termhost/internal/envflag"
@@ -68,6 +70,7 @@ type serveOptions struct {
 	recordMax        envflag.Size
 	screenModel      bool
 	mcp              bool
+	approve          agent.ApproveOptions
 	// --auth proxy (sso.go)
 	identityHeader, nameHeader string
 	owners, drivers, viewers   envflag.List
@@ -106,6 +109,9 @@ func (o *serveOptions) flags() *envflag.Set {
 	fs.BoolVar(&o.screenModel, "screen-model", true, "keep a model of each terminal's screen so that whoever joins after a lot of output, or during a full-screen program, gets the exact screen, and previews work (fed on demand; see docs/BENCHMARKS.md)")
 	fs.Var(&o.recordMax, "record-max", "largest recording per terminal, a `size` such as 64MiB: recording stops there")
 	fs.BoolVar(&o.mcp, "mcp", false, "also serve termhost mcp's agent tools over MCP's Streamable HTTP transport at <base>/mcp, for the owner token only (see termhost mcp --help)")
+	fs.StringVar(&o.approve.Mode, "approve", agent.ApproveRules, "with --mcp: "+agent.ApproveUsage)
+	fs.StringVar(&o.approve.Rules, "approve-rules", "", "for --mcp and --approve-drivers: "+agent.ApproveRulesUsage)
+	fs.BoolVar(&o.approve.Drivers, "approve-drivers", false, "hold a driver link's Enter at a shell prompt until the owner (or whoever has control) approves a command line the rules do not allow")
 	o.ssoFlags(fs)
 	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
@@ -166,6 +172,7 @@ type serveSetup struct {
 	stateDir    string
 	compression handlers.Compression
 	roles       *sso.Directory // --auth proxy
+	rules       *approval.File // --approve-rules, for --mcp and --approve-drivers
 	audit       *audit.Log     // --audit-log, opened by listenAndServe
 }
 
@@ -217,6 +224,14 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		return err
 	}
 	defer stopSSO() // after the server: its last events are in the trail
+	if o.mcp || o.approve.Drivers {
+		rules, stopRules, err := o.approve.OpenRules(log)
+		if err != nil {
+			return err
+		}
+		defer stopRules()
+		setup.rules = rules
+	}
 	var (
 		ln      *net.TCPListener
 		clients []handlers.ClientRecord
@@ -305,6 +320,9 @@ func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, hooks 
 		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, setup.scheme()),
 		OwnerToken: setup.token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: setup.proxies,
 		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression, Audit: setup.audit}
+	if o.approve.Drivers {
+		cfg.ApproveDrivers = setup.rules
+	}
 	if o.authMode == "proxy" {
 		cfg.SSO = &sso.Proxy{Header: o.identityHeader, NameHeader: o.nameHeader, Trusted: setup.proxies}
 		cfg.Roles = setup.roles
@@ -312,7 +330,8 @@ func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, hooks 
 	var srv *handlers.Server
 	var mcpSrv *serveMCP
 	if o.mcp {
-		mcpSrv = newServeMCP(func() http.Handler { return srv }, setup.token, o.basePath, publicBase(o, setup, addr), log)
+		mcpSrv = newServeMCP(func() http.Handler { return srv }, setup.token, o.basePath, publicBase(o, setup, addr), log,
+			func(c *agent.Config) { c.Approve, c.Rules = o.approve.Mode, setup.rules })
 		cfg.MCP = mcpSrv.handler
 	}
 	srv, err := handlers.New(cfg)
@@ -443,6 +462,9 @@ func (o *serveOptions) check() error {
 	}
 	if o.authMode != "token" && o.authMode != "none" && o.authMode != "proxy" {
 		return fmt.Errorf("--auth must be token, proxy or none")
+	}
+	if err := o.approve.Check(); err != nil {
+		return err
 	}
 	if err := o.checkSSO(); err != nil {
 		return err

@@ -35,7 +35,7 @@ type serveMCP struct {
 // newServeMCP builds the MCP handler. inner returns the termhost handler
 // the agent's connections are served by (set once it exists); token is the
 // owner token; base is the server's public base URL, for links.
-func newServeMCP(inner func() http.Handler, token, basePath string, base *url.URL, log *slog.Logger) *serveMCP {
+func newServeMCP(inner func() http.Handler, token, basePath string, base *url.URL, log *slog.Logger, configure ...func(*agent.Config)) *serveMCP {
 	m := &serveMCP{pipe: newPipeListener(), done: make(chan struct{})}
 	m.hs = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { inner().ServeHTTP(w, r) }),
 		ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -55,7 +55,7 @@ func newServeMCP(inner func() http.Handler, token, basePath string, base *url.UR
 	// No kept-alive connections: each is dialled for one person.
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return m.pipe.dial(ctx) }}}
-	m.agent = agent.New(agent.Config{Base: base, Logger: log.With("component", "mcp"), Version: buildinfo.Release,
+	cfg := agent.Config{Base: base, Logger: log.With("component", "mcp"), Version: buildinfo.Release,
 		// /t/<id>/output.txt takes the owner token as a bearer, and a
 		// person the proxy signs in, like /mcp.
 		LinkCredentials: "send the same Authorization header you send to this MCP server (behind single sign-on, the same sign-in)",
@@ -67,7 +67,11 @@ func newServeMCP(inner func() http.Handler, token, basePath string, base *url.UR
 			// The host is a loopback name: the pipe ignores it, and a
 			// server without authentication accepts only loopback hosts.
 			return client.Dial(ctx, "http://127.0.0.1"+basePath, opts)
-		}})
+		}}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	m.agent = agent.New(cfg)
 	// The SDK's own DNS-rebinding check is left off: handlers checks the
 	// Origin and the owner token, also behind a reverse proxy.
 	m.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m.agent.Server() },
