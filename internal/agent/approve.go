@@ -121,7 +121,10 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // secretUp reports whether the terminal's program waits for a secret
 // (the catalogue's ext.MetaSecretPrompt).
-func secretUp(c *client.Client, uri string) bool {
+func secretUp(c *client.Client, uri string) bool { return metaTrue(c, uri, ext.MetaSecretPrompt) }
+
+// metaTrue reports whether the terminal's catalogue entry has key: true.
+func metaTrue(c *client.Client, uri, key string) bool {
 	root, ok := c.Root()
 	if !ok {
 		return false
@@ -130,10 +133,27 @@ func secretUp(c *client.Client, uri string) bool {
 		if info.Resource == uri {
 			var meta map[string]json.RawMessage
 			_ = json.Unmarshal(info.Meta, &meta)
-			return string(meta[ext.MetaSecretPrompt]) == "true"
+			return string(meta[key]) == "true"
 		}
 	}
 	return false
+}
+
+// toShell reports whether input to the terminal goes to its shell's
+// command line: it runs a shell (not a program instead), and shell
+// integration reports no command running (or cannot tell). Input to a
+// program a command runs is that program's, not a command line.
+func (s *session) toShell(c *client.Client, t *term) bool {
+	if metaTrue(c, t.uri, ext.MetaRunsCommand) {
+		return false
+	}
+	st, _ := c.Terminal(t.uri)
+	if st.SupportsCommandDetection == nil || !*st.SupportsCommandDetection {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return t.running() == nil
 }
 
 // submitted is the command line an input submits: the text the agent typed

@@ -164,6 +164,16 @@ func TestSendInputApproval(t *testing.T) {
 	if exists(r, "nope.txt") {
 		t.Error("the denied input ran")
 	}
+	// Input to a program a command runs is not a command line: no approval.
+	out, _ := r.ok(t, "run_command", map[string]any{"terminal": id, "command": "read -p 'answer? ' x; echo got-$x", "timeoutSeconds": 60})
+	if out["status"] != "input_awaited" {
+		t.Fatalf("read x: %v", out)
+	}
+	r.ok(t, "send_input", map[string]any{"terminal": id, "text": "rm -rf nothing", "keys": []string{"Enter"}})
+	out, _ = r.ok(t, "wait_for", map[string]any{"terminal": id, "timeoutSeconds": 30})
+	if !strings.Contains(out["output"].(string), "got-rm") {
+		t.Errorf("the program's answer: %v", out)
+	}
 }
 
 // TestApproveModes: never asks nothing, always asks everything.

@@ -66,7 +66,7 @@ func (a *Agent) input(ctx context.Context, s *session, in inputIn) (inputOut, st
 	cursor := t.total
 	line, rest, submits := submitted(t.typed, data)
 	s.mu.Unlock()
-	if submits && strings.TrimSpace(line) != "" {
+	if submits && strings.TrimSpace(line) != "" && s.toShell(c, t) {
 		// Nothing of it is typed before the line is approved (when it must be).
 		v, err := s.approve(ctx, c, uri, line, approvalWait)
 		if err != nil {

@@ -418,7 +418,7 @@ var readOnly = map[string]bool{
 	"date": true, "uname": true, "hostname": true, "true": true, "false": true, "test": true, "[": true, "cd": true,
 	"stat": true, "file": true, "du": true, "df": true, "sort": true, "uniq": true, "cut": true, "tr": true,
 	"basename": true, "dirname": true, "realpath": true, "readlink": true, "diff": true, "cmp": true, "nl": true,
-	"type": true, "jq": true, "column": true, "seq": true, "sleep": true, "tree": true, "exit": true, "return": true, ":": true,
+	"type": true, "jq": true, "column": true, "seq": true, "sleep": true, "tree": true, "exit": true, "return": true, ":": true, "read": true,
 }
 
 // readOnlyGit are git's sub-commands that run without a rule.
