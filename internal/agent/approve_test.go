@@ -89,6 +89,7 @@ func exists(r *rig, name string) bool {
 // another client: approved, it runs; denied or unanswered, nothing of it
 // reaches the shell.
 func TestRunCommandApproval(t *testing.T) {
+	t.Parallel()
 	r := rulesRig(t, agent.ApproveRules)
 	owner := ownerClient(t, r)
 	id := r.open(t)
@@ -141,6 +142,7 @@ func TestRunCommandApproval(t *testing.T) {
 // the whole line, also typed over several calls; typing without Enter
 // does not ask.
 func TestSendInputApproval(t *testing.T) {
+	t.Parallel()
 	r := rulesRig(t, agent.ApproveRules)
 	owner := ownerClient(t, r)
 	id := r.open(t)
@@ -178,6 +180,7 @@ func TestSendInputApproval(t *testing.T) {
 
 // TestApproveModes: never asks nothing, always asks everything.
 func TestApproveModes(t *testing.T) {
+	t.Parallel()
 	t.Run("never", func(t *testing.T) {
 		r := rulesRig(t, agent.ApproveNever)
 		id := r.open(t)
@@ -211,6 +214,7 @@ func TestApproveModes(t *testing.T) {
 // TestAlwaysAllowAddsRule: "always allow" adds the command's rule to the
 // rules file, and the next such command runs without asking.
 func TestAlwaysAllowAddsRule(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "rules.json")
 	rules, err := approval.Open(path, nil)
 	if err != nil {
@@ -238,6 +242,7 @@ func TestAlwaysAllowAddsRule(t *testing.T) {
 // owner types the password in the terminal, the command goes on; the
 // password is in no tool result, in the recording or in the audit trail.
 func TestSecretPrompt(t *testing.T) {
+	t.Parallel()
 	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	trail, err := audit.Open(auditPath, testserver.Logger(t))
 	if err != nil {
