@@ -44,6 +44,7 @@ import { downloadUrl, recordingStateOf } from './recording';
 import { handBackClaim, lastAgentOf, mayHandBack } from './terminal/agentMark';
 import { SkipAnnouncer, routeSkips } from './terminal/skipAhead';
 import { announce } from './preferences';
+import { Approvals, agentSecretPrompt, attentionOf, type Attention } from './approvals';
 
 export interface AppConfig {
   basePath: string;
@@ -72,6 +73,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   readonly palette: Palette;
   /** Presence and control requests (terminal/presence.ts). */
   readonly control: Control;
+  /** Command lines waiting for a person's approval (approvals.ts). */
+  readonly approvals: Approvals;
 
   #views: TerminalViews;
   #catalogue: TerminalInfo[] = [];
@@ -119,6 +122,16 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       ended: () => this.#refreshInputAndStatus(),
     });
     this.control = new Control(client, this.role, this.notify, this.dismissNotice, (uri) => this.#controlChanged(uri), (uri) => this.#titleOfUri(uri), !!config.person);
+    this.approvals = new Approvals({
+      client,
+      role: this.role,
+      notify: this.notify,
+      dismiss: this.dismissNotice,
+      titleOf: (uri) => this.#titleOfUri(uri),
+      changed: (uris) => this.#approvalsChanged(uris),
+      shown: (uri) => !!this.#views.get(uri)?.visible,
+      reveal: (uri) => this.#revealApproval(uri),
+    });
     this.#editor = new EditorArea(byId('editor'), byId('editor-empty'), this);
     this.#views = new TerminalViews(
       this.#editor,
@@ -246,6 +259,56 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#editor.renderTabs();
     this.statusBar.render();
     this.sidebar.refreshHolders();
+  }
+
+  /** Approvals of these terminals came, were answered or left: their bars, tabs and rows. */
+  #approvalsChanged(uris: Set<string>): void {
+    for (const uri of uris) this.#views.get(uri)?.renderClaim();
+    this.#editor.renderTabs();
+    this.sidebar.refreshSelection();
+  }
+
+  /** Opens a terminal with its approval bar and puts the keyboard on it (a notification's Show). */
+  #revealApproval(uri: string): void {
+    const v = this.openTerminal(uri, false, false);
+    requestAnimationFrame(() => {
+      if (!v.focusApproval()) v.focus();
+    });
+  }
+
+  /** ViewHost: what a terminal's approval bar shows. */
+  approvalBarOf(view: TerminalView) {
+    return {
+      title: this.titleOf(view),
+      pending: this.approvals.pending(view.uri),
+      answered: this.approvals.answered(view.uri),
+      mayAnswer: this.#mayAnswer(view),
+      answering: (id: string) => this.approvals.answering(id),
+    };
+  }
+
+  /** The owner answers any approval; anyone else those of the terminal whose claim they hold (the server decides the same). */
+  #mayAnswer(view: TerminalView): boolean {
+    return this.role === 'owner' || (this.role !== 'viewer' && view.isHolder);
+  }
+
+  approvalWaits(view: TerminalView): boolean {
+    return this.#mayAnswer(view) && this.approvals.pending(view.uri).length > 0;
+  }
+
+  answerApproval(id: string, decision: 'approve' | 'deny', reason?: string, alwaysAllow?: boolean): void {
+    void this.approvals.answer(id, decision, reason, alwaysAllow);
+  }
+
+  /** ViewHost: a program of the agent's on this terminal waits for a password. */
+  secretPromptUp(view: TerminalView): boolean {
+    return agentSecretPrompt(this.#catalogue.find((t) => t.resource === view.uri), view.state?.claim);
+  }
+
+  /** What a terminal's tab and side bar row say while it waits for a person (EditorHost, SidebarHost). */
+  attentionOf(uri: string): Attention | undefined {
+    const info = this.#catalogue.find((t) => t.resource === uri);
+    return attentionOf(this.approvals.pending(uri), agentSecretPrompt(info, this.#views.get(uri)?.state?.claim));
   }
 
   /** Who controls a terminal, for people (SidebarHost). */

@@ -6,6 +6,8 @@ import { h, clear, patchChildren, svg } from './dom';
 import { icons } from './icons';
 import { hasExited } from '../ahp/types';
 import type { TerminalView } from './terminal/terminalView';
+import { attentionBadge } from './terminal/approvalBar';
+import type { Attention } from './approvals';
 
 const DND_TYPE = 'application/x-termhost-tab';
 
@@ -22,6 +24,8 @@ export interface EditorHost {
   layoutChanged(): void;
   /** Who is on a terminal: avatars for its tab (terminal/presence.ts). */
   presenceOf?(view: TerminalView): HTMLElement | null;
+  /** A pending approval or password prompt of a terminal: its tab's badge (approvals.ts). */
+  attentionOf?(uri: string): Attention | undefined;
 }
 
 /** A tab's icon: spinning while a command runs, red after a failure. */
@@ -124,6 +128,7 @@ export class EditorGroup {
         h('span.tab-label', null, title, dup ? h('span.tab-description', null, v.id) : null),
         // An agent's session claim holds the terminal: say so on the tab.
         v.state?.claim?.kind === 'session' ? h('span.agent-badge.tab-agent', { title: 'An agent controls this terminal (Take Control to type)' }, 'agent') : null,
+        attentionBadge(host.attentionOf?.(v.uri)),
         host.presenceOf?.(v) ?? null,
         h('button.icon-button.tab-close', { type: 'button', title: 'Close Tab (the terminal keeps running)', 'aria-label': `Close ${title}`, onclick: (e: Event) => (e.stopPropagation(), host.closeTab(v)) }, svg(icons.close)),
       );

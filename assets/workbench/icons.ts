@@ -39,6 +39,7 @@ export const icons = {
   wholeWord: `<svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor"><text x="2" y="10.5" font-size="8" font-family="sans-serif">ab</text><path d="M1.5 12.5h13" stroke="currentColor" fill="none"/></svg>`,
   regex: `<svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor"><text x="2" y="12" font-size="10" font-family="monospace">.*</text></svg>`,
   screen: s('<rect x="1.5" y="2.5" width="13" height="9" rx="1"/><path d="M5.5 14h5M8 11.5V14"/>'),
+  shield: s('<path d="M8 1.8l5.5 2v4c0 3.2-2.3 5.5-5.5 6.4C4.8 13.3 2.5 11 2.5 7.8v-4z"/><path d="M8 5v3.5"/><circle cx="8" cy="10.8" r=".4" fill="currentColor"/>'),
   key: s('<circle cx="5" cy="10.5" r="2.5"/><path d="M7 9l6-6M11 5l1.5 1.5"/>'),
   ellipsis: `<svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor"><circle cx="3.5" cy="8" r="1"/><circle cx="8" cy="8" r="1"/><circle cx="12.5" cy="8" r="1"/></svg>`,
   info: s('<circle cx="8" cy="8" r="6"/><path d="M8 7.5V11"/><circle cx="8" cy="5.2" r=".4" fill="currentColor"/>'),

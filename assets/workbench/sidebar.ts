@@ -10,6 +10,8 @@ import { commandLabel, commandStatus, type CommandRecord } from './terminal/comm
 import type { TerminalView } from './terminal/terminalView';
 import { recordingStateOf } from './recording';
 import { attachScreenPreview, type ScreenSource } from './screenPreview';
+import { attentionBadge } from './terminal/approvalBar';
+import type { Attention } from './approvals';
 
 export interface SidebarHost {
   clientId: string;
@@ -30,6 +32,8 @@ export interface SidebarHost {
   holderLabel?(uri: string, claim: TerminalClaim, away?: boolean): string;
   /** The terminal's current screen as text (x-termhost/screen), for the hover preview. */
   screenOf?: ScreenSource;
+  /** A pending approval or password prompt of a terminal: its row's badge (approvals.ts). */
+  attentionOf?(uri: string): Attention | undefined;
 }
 
 class Pane {
@@ -150,6 +154,7 @@ export class Sidebar {
         },
         svg(icon, `codicon row-icon ${exited ? (failed ? 'status-failure' : 'status-exited') : ''}`),
         h('span.row-label', null, name),
+        attentionBadge(this.#host.attentionOf?.(t.resource)),
         recordingStateOf(t) === 'recording' ? h('span.recording-dot', { title: 'Recording', role: 'img', 'aria-label': 'Recording' }) : null,
         h('span.row-description', null, h('span.terminal-state', { class: failed ? 'failed' : exited ? 'exited' : 'running' }, state), h('span.terminal-holder', null, ` · ${holder}`)),
         h('div.row-actions', null,

@@ -54,5 +54,6 @@ export function installTestHook(wb: Workbench): void {
     settings: () => terminalSettings(),
     updateSettings: (patch: Partial<TerminalSettings>) => updateTerminalSettings(patch),
     replay: () => wb.replays.current?.state(),
+    approvals: () => wb.approvals.book.all,
   };
 }

@@ -49,6 +49,8 @@ export interface ActionTarget {
   /** Hand Back to Agent; undefined when there is nothing to hand back. */
   handBackAction(view: TerminalView): { name: string; run: () => void } | undefined;
   terminalLink(view: TerminalView): string;
+  /** The active terminal has an approval this page may answer (approvals.ts). */
+  approvalWaits(view: TerminalView): boolean;
   configureSkipShell(): Promise<void>;
   openSettings(focus?: SettingId): Promise<void>;
   readonly catalogue: TerminalInfo[];
@@ -84,6 +86,8 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   add({ id: 'terminal.downloadOutput', category: 'Terminal', title: 'Download Output as Text', when: hasView, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'output.txt')) });
   add({ id: 'terminal.close', category: 'View', title: 'Close Terminal Tab (Keep Running)', when: hasView, run: () => wb.closeTab(view()) });
   add({ id: 'terminal.takeControl', category: 'Terminal', title: 'Take Control (Type and Size from This Window)', when: () => hasView() && canEdit() && !view().isHolder, run: () => wb.takeControl(view()) });
+  // Only while an approval waits: else the key is the shell's.
+  add({ id: 'terminal.goToApproval', category: 'Terminal', title: 'Go to Pending Approval', key: 'Ctrl+Shift+A', inTerminal: true, when: () => hasView() && wb.approvalWaits(view()), run: () => void view().focusApproval() });
   add({ id: 'terminal.handBack', category: 'Terminal', title: 'Hand Back to Agent', when: () => hasView() && !!wb.handBackAction(view()), run: () => wb.handBackAction(view())?.run() });
   // Not for a share link's viewer or driver: the recipient could not open it (access.ts).
   add({ id: 'terminal.copyLink', category: 'Terminal', title: 'Copy Link to Terminal', when: () => hasView() && linksWorkForOthers(wb.role), run: () => copyText(wb.terminalLink(view()), wb.notify) });

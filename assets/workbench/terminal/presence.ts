@@ -47,14 +47,18 @@ export function memberLabel(member: Member, role: Role, selfId: string | undefin
  * first); a terminal nobody here holds is anyone's who may act (the first
  * keystroke takes control); an agent session's terminal is the agent's
  * until a person takes control (the owner's Take Control), so that a
- * person's keys never mix into an agent's command unannounced.
+ * person's keys never mix into an agent's command unannounced — except
+ * the owner's answer to a password prompt of the agent's (`secretPrompt`).
  * Without presence the page cannot tell, and lets the server decide.
  */
-export function mayDrive(claim: TerminalClaim | undefined, clientId: string, role: Role | string, members: readonly Member[] | undefined): boolean {
+export function mayDrive(claim: TerminalClaim | undefined, clientId: string, role: Role | string, members: readonly Member[] | undefined, secretPrompt = false): boolean {
   if (role === 'viewer') return false;
   if (!claim) return true;
   if (claim.kind === 'client') return claim.clientId === clientId || !(members ?? []).some((m) => m.control);
-  return false;
+  // A program of the agent's waits for a password (the server refuses the
+  // agent's input meanwhile): the owner types it without taking control,
+  // so the agent's tool call goes on once it is in.
+  return secretPrompt && role === 'owner';
 }
 
 /**

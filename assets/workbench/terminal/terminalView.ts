@@ -23,6 +23,7 @@ import { DecorationAddon } from './decorationAddon';
 import { MarkNavigation } from './markNavigation';
 import { FindWidget } from './findWidget';
 import { ClaimBar } from './claimBar';
+import { ApprovalBar, type ApprovalBarInput } from './approvalBar';
 import { mayDrive, type Control } from './presence';
 import { WebglRenderer, rendererLabel } from './webglBudget';
 import { TerminalSizing } from './sizing';
@@ -60,6 +61,12 @@ export interface ViewHost {
   handBackAction?(view: TerminalView): { name: string; run: () => void } | undefined;
   /** Typed input with the on-screen key row's sticky Ctrl/Alt applied (keyRow.ts). */
   typedInput(data: string): string;
+  /** What the approval bar shows (approvals.ts); undefined: nothing. */
+  approvalBarOf?(view: TerminalView): Omit<ApprovalBarInput, 'secret'> | undefined;
+  /** A program of the agent's on this terminal waits for a password (approvals.ts agentSecretPrompt). */
+  secretPromptUp?(view: TerminalView): boolean;
+  /** Sends a person's answer to an approval. */
+  answerApproval?(id: string, decision: 'approve' | 'deny', reason?: string, alwaysAllow?: boolean): void;
 }
 
 export class TerminalView {
@@ -93,6 +100,7 @@ export class TerminalView {
   #navigation: MarkNavigation;
   #sizing: TerminalSizing;
   #claimBar: ClaimBar;
+  #approvalBar: ApprovalBar;
   #find: FindWidget;
   #visible = false;
   #opened = false;
@@ -117,6 +125,13 @@ export class TerminalView {
     this.#skips = new SkipMarks(this.term, this.#queue, { color: () => host.themes.colors.warning, show: (text) => host.notify('info', text) });
     this.#navigation = new MarkNavigation(this.term);
     this.#claimBar = new ClaimBar(() => host.takeControl(this));
+    this.#approvalBar = new ApprovalBar({
+      answer: (id, decision, reason, always) => {
+        host.answerApproval?.(id, decision, reason, always);
+        if (!this.#approvalBar.element.querySelector('.approval-reason')) this.focus();
+      },
+      focusTerminal: () => this.focus(),
+    });
     this.#find = new FindWidget(this.#search, host.themes, () => this.term.focus());
     this.#sizing = new TerminalSizing(this.term, this.#fit, {
       state: () => this.state,
@@ -133,6 +148,8 @@ export class TerminalView {
       'div.terminal-view',
       { 'data-terminal': this.id, tabindex: -1 },
       this.#claimBar.infobar,
+      // A command line waiting for a person's approval, a password prompt: above the terminal, never over its text.
+      this.#approvalBar.element,
       // Above the terminal, never over its text (the holder's control requests float).
       this.#claimBar.claimbar,
       h('div.terminal-body', null, this.#sizing.scaleBox, this.#find.element, this.#starting),
@@ -149,7 +166,7 @@ export class TerminalView {
   #focusOnTap(): void {
     this.element.querySelector('.terminal-body')!.addEventListener('click', (e) => {
       // Not from the replay over it: its keyboard stays in the player (Escape closes it).
-      if ((e.target as Element).closest('button, input, textarea, a, .find-widget, .terminal-claimbar, .replay-panel')) return;
+      if ((e.target as Element).closest('button, input, textarea, a, .find-widget, .terminal-claimbar, .terminal-approvalbar, .replay-panel')) return;
       if (!this.term.hasSelection()) this.term.focus();
     });
   }
@@ -269,7 +286,7 @@ export class TerminalView {
    * agent session holds it.
    */
   get hasControl(): boolean {
-    return mayDrive(this.state?.claim, this.#host.client.clientId, this.#host.role, this.#host.control?.members(this.uri));
+    return mayDrive(this.state?.claim, this.#host.client.clientId, this.#host.role, this.#host.control?.members(this.uri), this.#host.secretPromptUp?.(this));
   }
 
   get canType(): boolean {
@@ -509,7 +526,20 @@ export class TerminalView {
   }
 
   #renderClaimBar(): void {
+    this.#renderApprovalBar();
     this.#claimBar.render({ state: this.state, isHolder: this.isHolder, hasControl: this.hasControl, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this), handBack: this.#host.handBackAction?.(this) });
+  }
+
+  #renderApprovalBar(): void {
+    const x = this.#host.approvalBarOf?.(this);
+    const secret = !this.exited && !!this.#host.secretPromptUp?.(this);
+    this.#approvalBar.render({ title: x?.title ?? '', pending: x?.pending ?? [], answered: x?.answered ?? [], mayAnswer: x?.mayAnswer ?? false, answering: x?.answering ?? (() => false), secret: secret ? { mayType: this.hasControl } : undefined });
+  }
+
+  /** Puts the keyboard on the approval bar's first button; false when it has none. */
+  focusApproval(): boolean {
+    if (!this.#approvalBar.shown) return false;
+    return this.#approvalBar.focus();
   }
 
   /** Presence or a control request changed: redraw the claim bar (and who may type). */
