@@ -605,6 +605,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   // ---- EditorHost ----
 
   activated(view: TerminalView | undefined): void {
+    if (view) this.approvals.shown(view.uri);
     this.sidebar.renderCommands(view);
     this.sidebar.refreshSelection();
     this.statusBar.render();

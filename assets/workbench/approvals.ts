@@ -294,6 +294,11 @@ export class Approvals {
     if (!host.shown(a.terminal)) host.notify('info', `${title}.`, [{ label: 'Show', run: () => host.reveal(a.terminal) }], toastKey(a.id));
   }
 
+  /** A terminal is on screen now: its bar says what its toasts said. */
+  shown(uri: string): void {
+    for (const a of this.book.pending(uri)) this.#host.dismiss(toastKey(a.id));
+  }
+
   #endNotices(a: Approval): void {
     this.#host.dismiss(toastKey(a.id));
     this.#desktop.get(a.id)?.close();

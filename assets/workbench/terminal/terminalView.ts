@@ -128,7 +128,8 @@ export class TerminalView {
     this.#approvalBar = new ApprovalBar({
       answer: (id, decision, reason, always) => {
         host.answerApproval?.(id, decision, reason, always);
-        if (!this.#approvalBar.element.querySelector('.approval-reason')) this.focus();
+        // Answered: the keyboard goes back to the terminal.
+        this.focus();
       },
       focusTerminal: () => this.focus(),
     });
