@@ -44,7 +44,7 @@ import { downloadUrl, recordingStateOf } from './recording';
 import { handBackClaim, lastAgentOf, mayHandBack } from './terminal/agentMark';
 import { SkipAnnouncer, routeSkips } from './terminal/skipAhead';
 import { announce } from './preferences';
-import { Approvals, agentSecretPrompt, attentionOf, type Attention } from './approvals';
+import { Approvals, agentSecretPrompt, attentionOf, mayAnswer, type Attention } from './approvals';
 
 export interface AppConfig {
   basePath: string;
@@ -287,13 +287,13 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     };
   }
 
-  /** The owner answers any approval; anyone else those of the terminal whose claim they hold (the server decides the same). */
+  /** Whether this page answers the terminal's first pending approval (the one its bar shows). */
   #mayAnswer(view: TerminalView): boolean {
-    return this.role === 'owner' || (this.role !== 'viewer' && view.isHolder);
+    return mayAnswer(this.role, view.isHolder, this.approvals.pending(view.uri)[0]);
   }
 
   approvalWaits(view: TerminalView): boolean {
-    return this.#mayAnswer(view) && this.approvals.pending(view.uri).length > 0;
+    return this.#mayAnswer(view);
   }
 
   answerApproval(id: string, decision: 'approve' | 'deny', reason?: string, alwaysAllow?: boolean): void {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApprovalBook, agentSecretPrompt, alwaysAllowWord, approvalsOf, attentionOf, notificationTitle, outcomeText, requesterLabel, secretPromptText, visibleCommand, whyText, type Approval } from './approvals';
+import { ApprovalBook, agentSecretPrompt, alwaysAllowWord, approvalsOf, attentionOf, mayAnswer, notificationTitle, outcomeText, requesterLabel, secretPromptText, visibleCommand, whyText, type Approval } from './approvals';
 import { mayDrive } from './terminal/presence';
 import type { TerminalInfo } from '../ahp/types';
 
@@ -152,4 +152,16 @@ test('ApprovalBook lists a terminal’s pending approvals oldest first', () => {
   const book = new ApprovalBook();
   book.set([approval({ id: 'late', createdAt: 9 }), approval({ id: 'early', createdAt: 3 }), approval({ id: 'other', terminal: T2 })]);
   assert.deepEqual(book.pending(T1).map((a) => a.id), ['early', 'late']);
+});
+
+test('the owner answers any approval; a holder not its own driver Enter; a viewer none', () => {
+  const agent = approval();
+  const driver = approval({ requestedBy: { kind: 'driver', name: 'alice' } });
+  assert.equal(mayAnswer('owner', false, agent), true);
+  assert.equal(mayAnswer('owner', false, driver), true);
+  assert.equal(mayAnswer('driver', true, agent), true);
+  assert.equal(mayAnswer('driver', false, agent), false);
+  assert.equal(mayAnswer('driver', true, driver), false);
+  assert.equal(mayAnswer('viewer', true, agent), false);
+  assert.equal(mayAnswer('owner', true, undefined), false);
 });

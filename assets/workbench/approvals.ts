@@ -116,6 +116,16 @@ export function alwaysAllowWord(commandLine: string): string | undefined {
 /** The tools whose second word is a sub-command (the requester's policy has the same list). */
 const SUBCOMMAND_TOOLS = new Set(['git', 'npm', 'pnpm', 'yarn', 'go', 'cargo', 'docker', 'podman', 'kubectl', 'pip', 'pip3', 'apt', 'apt-get', 'systemctl', 'gh', 'brew', 'make', 'dotnet', 'terraform', 'helm', 'npx', 'uv']);
 
+/**
+ * Whether this page answers an approval: the owner any; someone else who
+ * holds the terminal's claim (the server lets the holder answer), but never
+ * a driver's own Enter — asking the driver who typed it would be no check.
+ */
+export function mayAnswer(role: string, isHolder: boolean, a: Approval | undefined): boolean {
+  if (!a || role === 'viewer') return false;
+  return role === 'owner' || (isHolder && a.requestedBy.kind !== 'driver');
+}
+
 /** What a tab and a side bar row show while a terminal waits for a person. */
 export interface Attention {
   kind: 'approval' | 'secret';

@@ -105,7 +105,7 @@ export class ApprovalBar {
       h('pre.approval-command', { title: 'The command line, exactly as it would run (control characters shown as escapes)' }, visibleCommand(a.commandLine)),
     );
     if (!x.mayAnswer) {
-      el.append(h('div.approval-actions', null, h('span.approval-waiting', null, 'Waiting for the owner or whoever has control to answer')));
+      el.append(h('div.approval-actions', null, h('span.approval-waiting', null, a.requestedBy.kind === 'driver' ? 'Waiting for the owner to answer' : 'Waiting for the owner or whoever has control to answer')));
       return el;
     }
     const actions = h('div.approval-actions');
