@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -339,24 +341,40 @@ func TestApprovalsAllowedAskedDenied(t *testing.T) {
 }
 
 // passwordPrompt reads a password without echo and prints its length.
-// (Its `;` and `${#pw}` make the default rules ask first.)
 const passwordPrompt = `read -rs -p 'Password: ' pw; echo; echo "length ${#pw}"`
 
-// runApproved has the agent run command in terminal id, which the rules
-// ask about, approves it from p's bar, and returns run_command's result.
+// runApproved has the agent run command in terminal id, approves it from
+// p's bar if the rules ask about it, and returns run_command's result.
 func runApproved(t *testing.T, a *tsAgent, p *page, id, command string) map[string]any {
 	t.Helper()
 	ch := a.call("run_command", map[string]any{"terminal": id, "command": command, "timeoutSeconds": 30})
-	p.waitJS("the approval bar", approvalBar(id, ".approval-approve"), 15*time.Second)
-	p.click("Approve", `.terminal-view[data-terminal="`+id+`"] .approval-approve`)
-	r := a.wait("run_command "+command, ch, 60*time.Second)
-	if r.Result.IsError {
-		t.Fatalf("run_command %s: tool error %s", command, r.text())
+	asked := "!!" + approvalBar(id, ".approval-approve")
+	deadline := time.Now().Add(patience * 60 * time.Second)
+	for {
+		select {
+		case r := <-ch:
+			if r.Error != "" || r.Result.IsError {
+				t.Fatalf("run_command %s: %s %s", command, r.Error, r.text())
+			}
+			return r.Result.StructuredContent
+		case <-time.After(100 * time.Millisecond):
+		}
+		if p.evalString(asked) == "true" {
+			p.click("Approve", `.terminal-view[data-terminal="`+id+`"] .approval-approve`)
+			r := a.wait("run_command "+command, ch, 60*time.Second)
+			if r.Result.IsError {
+				t.Fatalf("run_command %s: tool error %s", command, r.text())
+			}
+			return r.Result.StructuredContent
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run_command %s: neither a result nor an approval after %v", command, patience*60*time.Second)
+		}
 	}
-	return r.Result.StructuredContent
 }
 
-// TestApprovalsSecretPrompt: the agent's `read -s` waits for a password;
+// TestApprovalsSecretPrompt: the agent's `read -s` (approved first if the
+// rules ask) waits for a password;
 // the owner's page says so over the terminal and on the tab, the agent may
 // not type it, the owner's Type It puts the keyboard in the terminal and
 // the owner types it there; no MCP result ever holds it.
@@ -462,7 +480,7 @@ func TestApprovalsTwoPagesAnswerAtOnce(t *testing.T) {
 
 // TestApprovalScreenshots writes the approval and password bars for the
 // docs, only when asked:
-// go test ./e2e/ -run TestApprovalScreenshots -args -screenshots=$PWD/docs/screenshots
+// go test -tags e2e ./e2e/ -run TestApprovalScreenshots -args -screenshots=$PWD/docs/screenshots
 func TestApprovalScreenshots(t *testing.T) {
 	if *screenshotsDir == "" {
 		t.Skip("no -screenshots=DIR")
