@@ -35,7 +35,7 @@ const (
 // approvalEntry is one approval and who waits for its answer.
 type approvalEntry struct {
 	ext.Approval
-	requester *conn                    // nil when the server asked (a driver's Enter)
+	requester *conn                    // termhost mcp's, or the driver's whose Enter waits
 	done      func(ext.ApprovalResult) // gets the answer once; not called when withdrawn
 	timer     *time.Timer              // the timeout, then the linger
 }
@@ -128,16 +128,8 @@ func checkApprovalParams(p ext.ApprovalRequestParams) *ahp.Error {
 	return nil
 }
 
-// ApprovalRequest is what the server itself asks approval for (a
-// driver's Enter, see approvedrivers.go).
-type ApprovalRequest struct {
-	Terminal, CommandLine, Rule, Reason string
-	RequestedBy                         string // the driver's name
-	Timeout                             time.Duration
-}
-
 // fileApproval adds an approval and tells those who may answer; done gets
-// its answer. from is the requester's connection (nil: the server).
+// its answer. from is the requester's connection.
 func (s *Server) fileApproval(from *conn, p ext.ApprovalRequestParams, by ext.Requester, done func(ext.ApprovalResult)) (ext.Approval, *ahp.Error) {
 	timeout := time.Duration(p.TimeoutMs) * time.Millisecond
 	if p.TimeoutMs == 0 {
@@ -165,7 +157,7 @@ func (s *Server) fileApproval(from *conn, p ext.ApprovalRequestParams, by ext.Re
 	case ap.stopped:
 		ap.mu.Unlock()
 		return ext.Approval{}, ahp.Errorf(ahp.CodePermissionDenied, "the server is shutting down")
-	case from != nil && mine >= maxApprovalsPerRequester || pending >= maxApprovals:
+	case mine >= maxApprovalsPerRequester || pending >= maxApprovals:
 		ap.mu.Unlock()
 		s.metrics.permissionDenied.WithLabelValues("approval").Inc()
 		return ext.Approval{}, ahp.Errorf(ahp.CodePermissionDenied, "too many pending approvals (at most %d per requester, %d in all): answer some first", maxApprovalsPerRequester, maxApprovals)
@@ -180,26 +172,7 @@ func (s *Server) fileApproval(from *conn, p ext.ApprovalRequestParams, by ext.Re
 	ap.changedLocked()
 	a := e.Approval // it may be answered as soon as the lock is released
 	ap.mu.Unlock()
-	s.auditApproval(from, audit.ApprovalRequested, a, func(ev *audit.Event) {
-		if from == nil {
-			ev.Who, ev.Name, ev.Role = "driver", by.Name, auth.RoleDriver
-		}
-	})
-	return a, nil
-}
-
-// RequestApproval files an approval the server itself asks for (a
-// driver's Enter); done gets the answer (not when the server closes).
-func (s *Server) RequestApproval(r ApprovalRequest, done func(ext.ApprovalResult)) (ext.Approval, error) {
-	p := ext.ApprovalRequestParams{Terminal: r.Terminal, CommandLine: r.CommandLine, Rule: r.Rule, Reason: r.Reason,
-		TimeoutMs: r.Timeout.Milliseconds()}
-	if err := checkApprovalParams(p); err != nil {
-		return ext.Approval{}, err
-	}
-	a, err := s.fileApproval(nil, p, ext.Requester{Kind: ext.RequesterDriver, Name: cleanLabel(r.RequestedBy)}, done)
-	if err != nil {
-		return ext.Approval{}, err
-	}
+	s.auditApproval(from, audit.ApprovalRequested, a)
 	return a, nil
 }
 
@@ -219,7 +192,7 @@ func (s *Server) expireApproval(e *approvalEntry) {
 	}
 	a := s.resolveLocked(e, ext.ApprovalTimedOut, nil, "", false)
 	ap.mu.Unlock()
-	s.auditApproval(nil, audit.ApprovalAnswered, a, nil)
+	s.auditApproval(nil, audit.ApprovalAnswered, a)
 	e.done(ext.ApprovalResult{ID: a.ID, State: a.State})
 }
 
@@ -286,6 +259,11 @@ func (c *conn) approvalAnswer(msg *ahp.Message) (any, *ahp.Error) {
 		if claim.Kind != ahp.ClaimClient || claim.ClientID != c.clientID {
 			return nil, c.denied("approval", "only the owner or whoever has control of the terminal can answer")
 		}
+		// A driver holds the terminal it types into: without this it could
+		// approve its own Enter. requester never changes after filing.
+		if e.requester.principal == c.principal {
+			return nil, c.denied("approval", "a driver cannot answer its own approval: the owner answers")
+		}
 	}
 	state, reason := ext.ApprovalApproved, ""
 	if p.Decision == ext.DecisionDeny {
@@ -304,7 +282,7 @@ func (c *conn) approvalAnswer(msg *ahp.Message) (any, *ahp.Error) {
 	}
 	a := s.resolveLocked(e, state, by, reason, p.AlwaysAllow && state == ext.ApprovalApproved)
 	ap.mu.Unlock()
-	s.auditApproval(c, audit.ApprovalAnswered, a, nil)
+	s.auditApproval(c, audit.ApprovalAnswered, a)
 	c.log.Info("approval answered", "approval", a.ID, "terminal", a.Terminal, "decision", a.State)
 	e.done(ext.ApprovalResult{ID: a.ID, State: a.State, AnsweredBy: a.AnsweredBy, DenyReason: a.DenyReason, AlwaysAllow: a.AlwaysAllow})
 	return ext.ApprovalAnswerResult{Approval: a}, nil
@@ -405,7 +383,7 @@ func (s *Server) approvalsLeft(c *conn) {
 	}
 	ap.mu.Unlock()
 	for _, a := range gone {
-		s.auditApproval(c, audit.ApprovalAnswered, a, nil)
+		s.auditApproval(c, audit.ApprovalAnswered, a)
 	}
 }
 
@@ -495,8 +473,8 @@ func (ap *approvals) stop() {
 }
 
 // auditApproval puts a request or an answer in the audit trail: by c, or
-// by the server (c nil: a timeout, a driver's request).
-func (s *Server) auditApproval(c *conn, kind string, a ext.Approval, edit func(*audit.Event)) {
+// by the server (c nil: a timeout).
+func (s *Server) auditApproval(c *conn, kind string, a ext.Approval) {
 	if s.cfg.Audit == nil {
 		return
 	}
@@ -509,9 +487,6 @@ func (s *Server) auditApproval(c *conn, kind string, a ext.Approval, edit func(*
 	e.Approval, e.Command, e.Rule = a.ID, a.CommandLine, a.Rule
 	if kind == audit.ApprovalAnswered {
 		e.Decision, e.Reason = a.State, a.DenyReason
-	}
-	if edit != nil {
-		edit(&e)
 	}
 	s.cfg.Audit.Record(e)
 }

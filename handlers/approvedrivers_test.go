@@ -62,6 +62,10 @@ func TestApproveDrivers(t *testing.T) {
 	if gone("x") {
 		t.Fatal("the line ran before it was approved")
 	}
+	// The driver holds the terminal, but its own Enter is not its to approve.
+	if err := driver.CallErr(ext.MethodApprovalAnswer, map[string]any{"id": p.ID, "decision": "approve"}, ahp.CodePermissionDenied); !strings.Contains(err.Message, "its own") {
+		t.Errorf("a driver approving its own line: %q", err.Message)
+	}
 	owner.MustCall(ext.MethodApprovalAnswer, map[string]any{"id": p.ID, "decision": "approve"})
 	poll.Until(t, 20*time.Second, "x removed", func() bool { return gone("x") })
 
