@@ -105,6 +105,16 @@ var tinyPlan = Plan{Size: 1 << 20, Reps: 1, EchoSamples: 20, IdleCounts: []int{2
 	FanoutSize: 512 << 10, StartSamples: 2, BoundedSize: 2 << 20, Chunk: 256 << 10,
 	HostileN: 2, HostileSamples: 20, HostileTime: 300 * time.Millisecond}
 
+// skipProcessWhenShort leaves the server-process half of a run to make
+// test: the in-process half covers the same measurements, and make check's
+// inner loop stays short.
+func skipProcessWhenShort(t *testing.T, command []string) {
+	t.Helper()
+	if testing.Short() && command != nil {
+		t.Skip("-short: the run against a server process of its own is make test's (the in-process run covers the same steps)")
+	}
+}
+
 // TestRun runs every measurement of `termhost bench --quick` with small
 // sizes against a server process of its own (as termhost bench does) and
 // against one in this process (--in-process), so the benchmark cannot rot.
@@ -120,6 +130,7 @@ func TestRun(t *testing.T) {
 		{"in process/integration off", nil, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			skipProcessWhenShort(t, tc.command)
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // generous: CI machines get busy
 			defer cancel()
 			only := slices.DeleteFunc(slices.Clone(Steps), func(s string) bool { return s == "hostile" })
@@ -205,6 +216,7 @@ func TestHostile(t *testing.T) {
 		{"in process", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			skipProcessWhenShort(t, tc.command)
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 			res, err := Run(ctx, Options{ServerCommand: tc.command, ShellIntegration: true, Plan: tinyPlan, Progress: t.Output(), Only: []string{"hostile"}})
