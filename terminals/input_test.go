@@ -142,8 +142,10 @@ func TestInputQueueFull(t *testing.T) {
 			if n := term.input.len(); n > 64<<10/inputChunk+1 {
 				t.Errorf("%d chunks queued for %d bytes: small inputs are not joined", n, term.queued.Load())
 			}
-			if accepted*tc.chunk < 64<<10 {
-				t.Errorf("full after %d bytes, before the 64 KiB bound", accepted*tc.chunk)
+			// Full means the next chunk would pass the bound: with nothing
+			// taken by the pty yet, that is up to one chunk short of it.
+			if accepted*tc.chunk+tc.chunk <= 64<<10 {
+				t.Errorf("full after %d bytes, with room for another %d-byte input under the 64 KiB bound", accepted*tc.chunk, tc.chunk)
 			}
 
 			// Nothing read: the wait ends after the stall bound and the input
