@@ -75,6 +75,7 @@ type Manager struct {
 	// terminals (secret.go); secretsStop ends its wait at Close.
 	secrets     *ondemand.Worker
 	secretsStop chan struct{}
+	stopSecrets sync.Once // Close may run twice (a restart, then cleanup)
 }
 
 // NewManager prepares a manager; it spawns nothing until asked.
@@ -143,7 +144,7 @@ func (m *Manager) Close() {
 	// A Create that reserved its URI before closed was set kills what it
 	// spawned when it sees closed (see Create).
 	m.creating.Wait()
-	close(m.secretsStop)
+	m.stopSecrets.Do(func() { close(m.secretsStop) })
 	m.secrets.Stop()
 	m.stopReleases()
 	m.hub.Close()

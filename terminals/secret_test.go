@@ -85,3 +85,11 @@ func TestSecretPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseTwice: Close may run twice (an e2e restart closes the manager,
+// then the test server's cleanup does again); the second is a no-op.
+func TestCloseTwice(t *testing.T) {
+	m := testManager(t, Config{})
+	m.Close()
+	m.Close()
+}

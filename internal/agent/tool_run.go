@@ -176,7 +176,14 @@ func (s *session) startRun(c *client.Client, t *term, line string) (*command, er
 func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, cmd *command, deadline time.Time, budget time.Duration, maxBytes int) (Result, string, error) {
 	status := ""
 	lost, secret := false, false
+	var secretSeen time.Time // when the terminal was first seen at a secret prompt
 	timedOut, err := s.wait(ctx, deadline, inputAwaitedPolling, func() bool {
+		up := secretUp(c, t.uri)
+		if !up {
+			secretSeen = time.Time{}
+		} else if secretSeen.IsZero() {
+			secretSeen = time.Now()
+		}
 		switch {
 		case cmd.done:
 			status = statusFinished
@@ -184,7 +191,10 @@ func (s *session) awaitCommand(ctx context.Context, c *client.Client, t *term, c
 			status = statusExited
 		case s.lostControl(c, t.uri):
 			lost = true
-		case secretUp(c, t.uri):
+		case up && (promptShown(cmd) || time.Since(secretSeen) >= quietForInput):
+			// The prompt's text may reach us after the terminal's modes
+			// say it waits: report it with its prompt, or after a quiet
+			// while for a program that prints none.
 			status, secret = statusInputAwaited, true
 		case awaitsInput(t, cmd):
 			status = statusInputAwaited
@@ -220,7 +230,13 @@ func (s *session) lostControl(c *client.Client, uri string) bool {
 // quietForInput since. It runs under the session lock, on every change:
 // the prompt is read by strip, in one linear pass, not by the emulator.
 func awaitsInput(t *term, cmd *command) bool {
-	if cmd.bytes == 0 || time.Since(t.lastOut) < quietForInput {
+	return time.Since(t.lastOut) >= quietForInput && promptShown(cmd)
+}
+
+// promptShown reports whether cmd's output ends in an unfinished,
+// non-blank line: what a prompt looks like.
+func promptShown(cmd *command) bool {
+	if cmd.bytes == 0 {
 		return false
 	}
 	tail := tailOf(cmd.tail, 512)
