@@ -38,6 +38,13 @@ func TestUpgradeGoRun(t *testing.T) {
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		_ = cmd.Wait()
+		// go may exit before the server it ran has finished shutting down
+		// (writing the state directory): wait for the whole group, or the
+		// temporary directory's removal races its last writes.
+		if !poll.Eventually(poll.Long, func() bool { return syscall.Kill(-cmd.Process.Pid, 0) == syscall.ESRCH }) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Errorf("the go run server's processes still run %v after SIGTERM", poll.Long)
+		}
 		if t.Failed() {
 			t.Logf("server log:\n%s", logText())
 		}
