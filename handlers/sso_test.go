@@ -258,7 +258,12 @@ func TestSSORolesAndNames(t *testing.T) {
 	// Alice (owner) types; her input is in the trail by size only.
 	a1.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "echo s3cr3t\r"})
 	a1.WaitOutput(uri, "s3cr3t")
-	inputs := s.events(t, audit.Filter{Events: []string{audit.Input}, Terminal: "build"})
+	// The output can come back before the input's line is in the file.
+	var inputs []audit.Event
+	poll.Until(t, poll.Short, "alice's input in the audit trail", func() bool {
+		inputs = s.events(t, audit.Filter{Events: []string{audit.Input}, Terminal: "build"})
+		return len(inputs) > 0
+	})
 	if len(inputs) != 1 || inputs[0].Who != "alice@corp.com" || inputs[0].Name != "Alice Smith" || inputs[0].Bytes != len("echo s3cr3t\r") || inputs[0].Title != "build" {
 		t.Errorf("input events = %+v, want alice's 12 bytes into build", inputs)
 	}
