@@ -52,19 +52,22 @@ test-short:
 # Everything but the volume tests under the race detector, with the lock
 # order checked (package lockrank) and the browser tests (e2e; see e2e/doc.go
 # for what they need). These are the longest package: named first, they
-# start first, and the others run beside them.
+# start first, and the others run beside them. The browser tests run four
+# at a time (-parallel 4): they spend most of their time waiting on the
+# browser (measured: a third of one core).
 test-go:
-	$(GO) test -race -tags 'lockrank e2e' -count=1 -timeout 40m ./e2e/ $$($(GO) list ./... | grep -v '/e2e$$')
+	$(GO) test -race -tags 'lockrank e2e' -count=1 -parallel 4 -timeout 40m ./e2e/ $$($(GO) list ./... | grep -v '/e2e$$')
 
 # The volume tests (those that call testenv.Volume: 64 MiB to two
 # subscribers, ten viewers and a stalled one on a flood, 128 sockets that
-# never read their answers...), once, at full size, without -race. They are
-# found in the test files, like the fuzz targets.
+# never read their answers, 64 MiB through the browser...), once, at full
+# size, without -race. They are found in the test files, like the fuzz
+# targets.
 test-big:
 	@for dir in $$(git grep -l 'testenv\.Volume(' -- '*_test.go' | xargs -n1 dirname | sort -u); do \
 	  run=$$(awk '/^func Test/ { name = $$2; sub(/\(.*/, "", name) } /testenv\.Volume\(/ { print name }' $$dir/*_test.go | sort -u | paste -sd'|'); \
 	  echo "volume ./$$dir $$run"; \
-	  $(GO) test -tags volume -count=1 -timeout 15m -run "^($$run)$$" ./$$dir || exit 1; \
+	  $(GO) test -tags 'volume e2e' -count=1 -timeout 15m -run "^($$run)$$" ./$$dir || exit 1; \
 	done
 
 test-js:
@@ -82,7 +85,13 @@ fuzz:
 	  done; \
 	done
 
-test: deps check-generated lint test-go test-big test-js fuzz
+# The gate. After the set-up and lint, test-go (the long pole: the browser
+# tests) runs in one job slot and test-js, test-big and fuzz one after the
+# other in the second, lines kept whole.
+test:
+	$(MAKE) --no-print-directory deps
+	$(MAKE) --no-print-directory check-generated lint
+	$(MAKE) --no-print-directory -j2 --output-sync=line test-go test-js test-big fuzz
 
 bench:
 	$(GO) run ./cmd/termhost bench

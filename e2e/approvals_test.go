@@ -60,16 +60,6 @@ func (r tsResult) text() string {
 	return b.String()
 }
 
-// buildTermhost builds cmd/termhost into a temporary directory.
-func buildTermhost(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "termhost")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/termhost").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // startTSAgent starts the TypeScript SDK agent on `termhost mcp args…`.
 func startTSAgent(t *testing.T, e *env, bin string, args ...string) *tsAgent {
 	t.Helper()
@@ -228,6 +218,7 @@ func openAgentTerminal(t *testing.T, a *tsAgent, pages []*page, name string) str
 // a phone's view of the same bar are checked on the way, and a command line
 // with markup shows as text.
 func TestApprovalsAllowedAskedDenied(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	bin := buildTermhost(t)
 	owner := e.newPage("owner", chromedp.WithNewBrowserContext())
@@ -379,6 +370,7 @@ func runApproved(t *testing.T, a *tsAgent, p *page, id, command string) map[stri
 // not type it, the owner's Type It puts the keyboard in the terminal and
 // the owner types it there; no MCP result ever holds it.
 func TestApprovalsSecretPrompt(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	bin := buildTermhost(t)
 	owner := e.newPage("owner", chromedp.WithNewBrowserContext())
@@ -428,6 +420,7 @@ func TestApprovalsSecretPrompt(t *testing.T) {
 // answered; the other answer is refused (a toast says who answered first)
 // or, if its page heard of the answer first, never sent.
 func TestApprovalsTwoPagesAnswerAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	bin := buildTermhost(t)
 	ann := e.newPage("ann", chromedp.WithNewBrowserContext())
@@ -482,6 +475,7 @@ func TestApprovalsTwoPagesAnswerAtOnce(t *testing.T) {
 // docs, only when asked:
 // go test -tags e2e ./e2e/ -run TestApprovalScreenshots -args -screenshots=$PWD/docs/screenshots
 func TestApprovalScreenshots(t *testing.T) {
+	t.Parallel()
 	if *screenshotsDir == "" {
 		t.Skip("no -screenshots=DIR")
 	}

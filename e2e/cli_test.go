@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,11 +18,9 @@ import (
 // Chromium it shows the command's output live and its exit code, and the
 // command line tool exits with that code.
 func TestRunURLInBrowser(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	bin := filepath.Join(t.TempDir(), "termhost")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/termhost").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildTermhost(t)
 	cmd := exec.Command(bin, "run", "--server", e.URL, "--", "sh", "-c", "for i in 1 2 3; do echo line-$i; sleep 1; done; exit 4")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	var stdout, stderr bytes.Buffer

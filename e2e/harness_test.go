@@ -5,11 +5,13 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -197,7 +199,45 @@ func (b *sharedBrowser) stopLocked() {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	chromium.close()
+	termhostBinary.remove()
 	os.Exit(code)
+}
+
+// termhostBinary is cmd/termhost built once for the tests that run it as
+// a process of its own (the tests run in parallel: each building it again
+// cost a link of the whole program).
+var termhostBinary builtOnce
+
+type builtOnce struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// buildTermhost returns the path of cmd/termhost, built on the first call.
+func buildTermhost(t *testing.T) string {
+	t.Helper()
+	b := &termhostBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "termhost-e2e-bin-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "termhost")
+		if out, err := exec.Command("go", "build", "-o", b.path, "../cmd/termhost").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+func (b *builtOnce) remove() {
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
 }
 
 // httpGet fetches a page without the browser.

@@ -34,6 +34,7 @@ var conformanceScenarios = []string{"server-initialize", "ping", "tools-list", "
 // --allowed-origin, as for any proxy in front of termhost. The DNS
 // rebinding scenario's foreign Host and Origin must still be refused.
 func TestMCPConformance(t *testing.T) {
+	t.Parallel()
 	suite, err := filepath.Abs("../node_modules/.bin/conformance")
 	if err != nil {
 		t.Fatal(err)
@@ -41,10 +42,7 @@ func TestMCPConformance(t *testing.T) {
 	if _, err := os.Stat(suite); err != nil {
 		t.Fatalf("the MCP conformance suite is not installed (%v): run npm ci", err)
 	}
-	bin := filepath.Join(t.TempDir(), "termhost")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/termhost").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildTermhost(t)
 	proxyLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

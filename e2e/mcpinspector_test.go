@@ -23,6 +23,7 @@ import (
 // second one may use the first one's terminal only with
 // --allow-any-terminal (set through its environment twin).
 func TestMCPInspectorCLI(t *testing.T) {
+	t.Parallel()
 	inspector, err := filepath.Abs("../node_modules/.bin/mcp-inspector-cli")
 	if err != nil {
 		t.Fatal(err)
@@ -31,10 +32,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Fatalf("the MCP Inspector CLI is not installed (%v): run npm ci", err)
 	}
 	s := testserver.New(t, testserver.Terminals(func(c *terminals.Config) { c.ShellIntegration, c.ShellArgs = true, nil }))
-	bin := filepath.Join(t.TempDir(), "termhost")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/termhost").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildTermhost(t)
 	inspect := func(args ...string) map[string]any {
 		t.Helper()
 		argv := append([]string{"--cli", "-e", "TERMHOST_SERVER=" + s.URL, "-e", "TERMHOST_TOKEN=" + s.Token,

@@ -13,11 +13,14 @@ import (
 	"github.com/chromedp/cdproto/heapprofiler"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/termhost/termhost/internal/testenv"
 )
 
-// The volume TestBrowserMemoryBounded pushes through one terminal. `make
+// The volume TestBrowserMemoryBounded pushes through one terminal, a
+// volume test (make test-big runs it once, without the race detector). `make
 // test` uses the default; the benchmark figure in docs/BENCHMARKS.md is
-// go test -tags e2e -timeout 40m -run TestBrowserMemoryBounded -v ./e2e/ -args -browser-memory-mib=1024
+// go test -tags 'e2e volume' -timeout 40m -run TestBrowserMemoryBounded -v ./e2e/ -args -browser-memory-mib=1024
 var browserMemoryMiB = flag.Int("browser-memory-mib", 64, "MiB of output TestBrowserMemoryBounded pushes through one terminal")
 
 // TestBrowserMemoryBounded: output through one terminal grows the page's JS
@@ -27,6 +30,8 @@ var browserMemoryMiB = flag.Int("browser-memory-mib", 64, "MiB of output TestBro
 // fills before the heap is measured again. Before, the mirror kept every
 // byte (200 MB of output grew the heap by 222 MB).
 func TestBrowserMemoryBounded(t *testing.T) {
+	t.Parallel()
+	testenv.Volume(t)
 	const (
 		maxGrowth = 64 << 20 // from the start, xterm's scrollback included
 		// Once xterm's scrollback is full, what grows with the volume. A mirror

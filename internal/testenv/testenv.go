@@ -7,7 +7,7 @@
 //   - make test-go (go test -race -tags 'lockrank e2e' ./...): every test
 //     but the volume tests, under the race detector, browser tests
 //     included.
-//   - make test-big (go test -tags volume, without -race): only the
+//   - make test-big (go test -tags 'volume e2e', without -race): only the
 //     volume tests, at full size, once.
 //
 // A volume test is one whose point is size (tens of megabytes, hundreds of
