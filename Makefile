@@ -52,11 +52,13 @@ test-short:
 # Everything but the volume tests under the race detector, with the lock
 # order checked (package lockrank) and the browser tests (e2e; see e2e/doc.go
 # for what they need). These are the longest package: named first, they
-# start first, and the others run beside them. The browser tests run four
-# at a time (-parallel 4): they spend most of their time waiting on the
-# browser (measured: a third of one core).
+# start first, and the others run beside them. The tests mostly wait (on
+# the browser, shells, sockets): measured with /usr/bin/time, the browser
+# tests used a third of one core and the other packages half of one, so
+# four packages run at once (-p 4) and the browser tests four at a time
+# (-parallel 4).
 test-go:
-	$(GO) test -race -tags 'lockrank e2e' -count=1 -parallel 4 -timeout 40m ./e2e/ $$($(GO) list ./... | grep -v '/e2e$$')
+	$(GO) test -race -tags 'lockrank e2e' -count=1 -p 4 -parallel 4 -timeout 40m ./e2e/ $$($(GO) list ./... | grep -v '/e2e$$')
 
 # The volume tests (those that call testenv.Volume: 64 MiB to two
 # subscribers, ten viewers and a stalled one on a flood, 128 sockets that
