@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
-	"github.com/fsnotify/fsnotify"
+	"github.com/termhost/termhost/internal/watchfile"
 )
 
 // Directory is the roles in force: the command line's lists plus, when
@@ -132,50 +131,14 @@ func (d *Directory) Watch(ctx context.Context) (wait func(), err error) {
 	if d.path == "" {
 		return func() {}, nil
 	}
-	w, err := fsnotify.NewWatcher()
+	wait, err = watchfile.Watch(ctx, d.path, func() {
+		if err := d.load(true); err != nil && !errors.Is(err, errEmpty) {
+			// A half-written file or a typo: keep the roles in force.
+			d.log.Warn("roles file not reloaded; the previous roles stay in force", "err", err)
+		}
+	}, func(err error) { d.log.Warn("watching the roles file", "err", err) })
 	if err != nil {
 		return nil, fmt.Errorf("watch roles file: %w", err)
 	}
-	dir, name := filepath.Split(filepath.Clean(d.path))
-	if dir == "" {
-		dir = "."
-	}
-	if err := w.Add(dir); err != nil {
-		_ = w.Close()
-		return nil, fmt.Errorf("watch roles file: %w", err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer w.Close()
-		d.watch(ctx, w, name)
-	}()
-	return func() { <-done }, nil
-}
-
-func (d *Directory) watch(ctx context.Context, w *fsnotify.Watcher, name string) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if filepath.Base(ev.Name) != name || !ev.Has(fsnotify.Write|fsnotify.Create|fsnotify.Rename) {
-				continue
-			}
-			if err := d.load(true); errors.Is(err, errEmpty) {
-				continue
-			} else if err != nil {
-				// A half-written file or a typo: keep the roles in force.
-				d.log.Warn("roles file not reloaded; the previous roles stay in force", "err", err)
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return
-			}
-			d.log.Warn("watching the roles file", "err", err)
-		}
-	}
+	return wait, nil
 }

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/google/renameio/v2"
+
+	"github.com/termhost/termhost/internal/watchfile"
 )
 
 // File is the policy of a rules file (or the defaults alone, without one),
@@ -164,50 +164,16 @@ func (f *File) Watch(ctx context.Context) (wait func(), err error) {
 	if f.path == "" {
 		return func() {}, nil
 	}
-	w, err := fsnotify.NewWatcher()
+	wait, err = watchfile.Watch(ctx, f.path, func() {
+		f.mu.Lock()
+		err := f.loadLocked(true)
+		f.mu.Unlock()
+		if err != nil && !errors.Is(err, errEmpty) {
+			f.log.Warn("rules file not reloaded; the previous rules stay in force", "err", err)
+		}
+	}, func(err error) { f.log.Warn("watching the rules file", "err", err) })
 	if err != nil {
 		return nil, fmt.Errorf("watch rules file: %w", err)
 	}
-	dir, name := filepath.Split(filepath.Clean(f.path))
-	if dir == "" {
-		dir = "."
-	}
-	if err := w.Add(dir); err != nil {
-		_ = w.Close()
-		return nil, fmt.Errorf("watch rules file: %w", err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer w.Close()
-		f.watch(ctx, w, name)
-	}()
-	return func() { <-done }, nil
-}
-
-func (f *File) watch(ctx context.Context, w *fsnotify.Watcher, name string) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if filepath.Base(ev.Name) != name || !ev.Has(fsnotify.Write|fsnotify.Create|fsnotify.Rename) {
-				continue
-			}
-			f.mu.Lock()
-			err := f.loadLocked(true)
-			f.mu.Unlock()
-			if err != nil && !errors.Is(err, errEmpty) {
-				f.log.Warn("rules file not reloaded; the previous rules stay in force", "err", err)
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return
-			}
-			f.log.Warn("watching the rules file", "err", err)
-		}
-	}
+	return wait, nil
 }
