@@ -312,6 +312,7 @@ func (c *conn) start(end []func()) {
 		}
 		c.drivers.close() // approved input being fed ends with c.ctx
 		c.s.approvalsLeft(c)
+		c.s.hostsLeft(c)
 		for i := len(end) - 1; i >= 0; i-- {
 			end[i]()
 		}

@@ -77,6 +77,7 @@ func (c *conn) handle(frame []byte) error {
 	c.answer(out)
 	if msg.Method == ahp.MethodInitialize || msg.Method == ahp.MethodReconnect {
 		c.s.watchApprovals(c) // after the answer: the list is no reply to it
+		c.s.watchHosts(c)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers/auth"
+	"github.com/termhost/termhost/handlers/hosts"
 	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/internal/approval"
 	"github.com/termhost/termhost/internal/audit"
@@ -114,6 +115,10 @@ type Config struct {
 	// until a person approves a line these rules do not allow
 	// (approvedrivers.go).
 	ApproveDrivers *approval.File
+	// Hosts is the host list (GET /api/hosts, the x-termhost/hosts
+	// notification, the home host's name in initialize); nil: no other
+	// hosts, the home host named after the machine.
+	Hosts *hosts.List
 
 	clock auth.Clock // share-link expiry; tests inject a fake, nil is the wall clock
 }
@@ -151,6 +156,9 @@ func (c *Config) setDefaults() {
 	if c.Version == "" {
 		c.Version = "dev"
 	}
+	if c.Hosts == nil {
+		c.Hosts = defaultHosts()
+	}
 	c.BasePath = strings.TrimRight(c.BasePath, "/")
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" {
@@ -178,6 +186,7 @@ type Server struct {
 
 	restarting atomic.Bool // set by CloseForRestart: WebSockets close with 1012
 	stopRoles  func()      // stops applyRoles on role changes (sso.go)
+	stopHosts  func()      // stops hostsChanged (hostlist.go)
 
 	mu      lockrank.Mutex[lockrank.Server]
 	closed  bool                      // Close has begun: no new connections
@@ -196,6 +205,7 @@ type Server struct {
 
 	controls  controls  // pending control requests (control.go)
 	approvals approvals // pending approvals (approval.go)
+	hostSubs  hostSubs  // connections told of host list changes (hostlist.go)
 	people    people    // when SSO people were last admitted (sso.go)
 	persons   sync.Map  // clientId → an SSO person's display name (sso.go)
 }
@@ -251,6 +261,7 @@ func New(cfg Config) (*Server, error) {
 	app.Post("/auth/logout", s.logout)
 	app.Get("/ws", s.serveWS)
 	app.With(s.requireOwner).Get("/metrics", s.metrics.handler().ServeHTTP)
+	app.Get("/api/hosts", s.apiHosts)
 	s.mountPages(app)
 	s.mountRecordings(app)
 	s.mountMCP(app)
@@ -276,6 +287,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Roles != nil {
 		s.stopRoles = cfg.Roles.OnChange(s.applyRoles)
 	}
+	s.stopHosts = cfg.Hosts.OnChange(s.hostsChanged)
 	return s, nil
 }
 
@@ -405,6 +417,7 @@ func (s *Server) Close() {
 	if s.stopRoles != nil {
 		s.stopRoles()
 	}
+	s.stopHosts()
 	s.conns.Wait()
 	s.controls.stop()
 	s.approvals.stop()

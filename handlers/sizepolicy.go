@@ -14,9 +14,11 @@ import (
 // ext.SizeHolder or SizeSmallest): under "smallest" the browser reports its
 // view's size even when it does not hold the claim; and, with a
 // Config.PublicURL, that URL (ext.MetaPublicURL), so that a client dialling
-// over loopback or behind the proxy prints the links people can open.
+// over loopback or behind the proxy prints the links people can open; and
+// the name of this host (ext.MetaHostName), which a client reaching several
+// hosts keys its state by.
 func (s *Server) initializeMeta(presenceID string) json.RawMessage {
-	m := map[string]string{ext.MetaPresenceID: presenceID, ext.MetaSizePolicy: s.m.SizePolicy()}
+	m := map[string]string{ext.MetaPresenceID: presenceID, ext.MetaSizePolicy: s.m.SizePolicy(), ext.MetaHostName: s.cfg.Hosts.Home()}
 	if s.cfg.PublicURL != "" {
 		m[ext.MetaPublicURL] = strings.TrimRight(s.cfg.PublicURL, "/")
 	}

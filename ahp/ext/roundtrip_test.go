@@ -100,6 +100,10 @@ func TestWireRoundTrip(t *testing.T) {
 			CreatedAt: 1, ExpiresAt: 2, State: ext.ApprovalApproved, AnsweredBy: &ext.Who{Name: "Ann"}, AnsweredAt: 2}}},
 			`{"approvals":[{"id":"a1","terminal":"ahp-terminal:/1","terminalTitle":"build","commandLine":"rm x","requestedBy":{"kind":"agent","name":"Agent · Claude Code"},"rule":"rm","reason":"r","createdAt":1,"expiresAt":2,"state":"approved","answeredBy":{"name":"Ann"},"answeredAt":2}]}`},
 		{"meta secret prompt", "SecretPrompt", true, `true`},
+		{"meta host name", "HostName", "box-1.dev", `"box-1.dev"`},
+		{"host list", "HostList", ext.HostList{Home: ext.HomeHost{Name: "box1"}, Hosts: []ext.Host{{Name: "box2", URL: "https://dev.corp/box2/"}}},
+			`{"home":{"name":"box1"},"hosts":[{"name":"box2","url":"https://dev.corp/box2/"}]}`},
+		{"host list empty", "HostList", ext.HostList{Home: ext.HomeHost{Name: "box1"}, Hosts: []ext.Host{}}, `{"home":{"name":"box1"},"hosts":[]}`},
 		{"meta command meta", "CommandMeta", ext.CommandMeta{"c3": {ext.MetaRunBy: json.RawMessage(`{"kind":"agent","name":"Agent"}`)}},
 			`{"c3":{"termhost/runBy":{"kind":"agent","name":"Agent"}}}`},
 	}

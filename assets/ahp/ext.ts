@@ -40,6 +40,8 @@ export const extNotifications = {
   skipped: 'x-termhost/skipped',
   /** The whole list of approvals the connection may see, on every change (coalesced; never to viewers): ApprovalList. */
   approvals: 'x-termhost/approvals',
+  /** The server's host list on every change of its hosts file (never to share links): HostList. */
+  hosts: 'x-termhost/hosts',
 } as const;
 
 /** initialize capabilities (presence flags). */
@@ -81,6 +83,8 @@ export const extMeta = {
   sizePolicy: 'termhost/sizePolicy',
   /** initialize result: the server's public URL (--public-url), the base of the links people open; absent without one. */
   publicUrl: 'termhost/publicUrl',
+  /** initialize result: the name of the host the client talks to (--host-name). */
+  hostName: 'termhost/hostName',
   /** createTerminal params: a command to run instead of a shell (["make", "build"]). */
   command: 'termhost/command',
   /** createTerminal params: true records the terminal from its start. */

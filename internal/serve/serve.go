@@ -24,6 +24,7 @@ import (
 
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/handlers"
+	"github.com/termhost/termhost/handlers/hosts"
 	"github.com/termhost/termhost/handlers/sso"
 	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/internal/approval"
@@ -76,6 +77,8 @@ type serveOptions struct {
 	owners, drivers, viewers   envflag.List
 	rolesFile, rolesContact    string
 	auditLog                   string
+	// the other hosts (hosts.go)
+	hostsFile, hostName string
 }
 
 const serveAbout = "termhost serve: run the terminal server."
@@ -113,6 +116,7 @@ func (o *serveOptions) flags() *envflag.Set {
 	fs.StringVar(&o.approve.Rules, "approve-rules", "", "for --mcp and --approve-drivers: "+agent.ApproveRulesUsage)
 	fs.BoolVar(&o.approve.Drivers, "approve-drivers", false, "hold a driver link's Enter at a shell prompt until the owner (or whoever has control) approves a command line the rules do not allow")
 	o.ssoFlags(fs)
+	o.hostsFlags(fs)
 	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
 }
@@ -174,6 +178,7 @@ type serveSetup struct {
 	roles       *sso.Directory // --auth proxy
 	rules       *approval.File // --approve-rules, for --mcp and --approve-drivers
 	audit       *audit.Log     // --audit-log, opened by listenAndServe
+	hosts       *hosts.List    // --hosts and --host-name
 }
 
 func (s serveSetup) scheme() string {
@@ -319,7 +324,7 @@ func startServing(o serveOptions, setup serveSetup, m *terminals.Manager, hooks 
 	cfg := handlers.Config{Manager: m, Hooks: hooks, Logger: log, Version: buildinfo.Release,
 		AllowedOrigins: o.allowedOrigins, ListenerOrigins: localOrigins(addr, setup.scheme()),
 		OwnerToken: setup.token, NoAuth: o.authMode == "none", BasePath: o.basePath, PublicURL: o.publicURL, TrustedProxies: setup.proxies,
-		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression, Audit: setup.audit}
+		StateDir: setup.stateDir, Clients: clients, Compression: setup.compression, Audit: setup.audit, Hosts: setup.hosts}
 	if o.approve.Drivers {
 		cfg.ApproveDrivers = setup.rules
 	}
@@ -447,6 +452,9 @@ func (o *serveOptions) validate() (serveSetup, error) {
 		return serveSetup{}, fmt.Errorf("--compression: %w", err)
 	}
 	if setup.roles, err = o.roles(); err != nil {
+		return serveSetup{}, err
+	}
+	if setup.hosts, err = o.hosts(); err != nil {
 		return serveSetup{}, err
 	}
 	return setup, nil

@@ -79,10 +79,10 @@ func (o *serveOptions) roles() (*sso.Directory, error) {
 	return d, nil
 }
 
-// startSSO opens the audit log, watches the roles file and, when either is
-// set, re-reads the roles and reopens the audit log on SIGHUP (without
-// them SIGHUP keeps its default: a server started in a terminal ends with
-// it). The returned stop ends all of it and closes the audit log.
+// startSSO opens the audit log, watches the roles file and the hosts file
+// and, when any is set, re-reads them and reopens the audit log on SIGHUP
+// (without them SIGHUP keeps its default: a server started in a terminal
+// ends with it). The returned stop ends all of it and closes the audit log.
 func startSSO(ctx context.Context, o serveOptions, setup *serveSetup, log *slog.Logger) (stop func(), err error) {
 	if o.auditLog != "" {
 		if setup.audit, err = audit.Open(o.auditLog, log); err != nil {
@@ -90,18 +90,35 @@ func startSSO(ctx context.Context, o serveOptions, setup *serveSetup, log *slog.
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	waitWatch := func() {}
+	var waits []func()
+	fail := func(err error) (func(), error) {
+		cancel()
+		for _, w := range waits {
+			w()
+		}
+		_ = setup.audit.Close()
+		return nil, err
+	}
 	if setup.roles != nil {
 		setup.roles = setup.roles.WithLogger(log)
-		if waitWatch, err = setup.roles.Watch(ctx); err != nil {
-			cancel()
-			_ = setup.audit.Close()
-			return nil, err
+		wait, err := setup.roles.Watch(ctx)
+		if err != nil {
+			return fail(err)
 		}
+		waits = append(waits, wait)
 	}
+	if setup.hosts != nil {
+		setup.hosts = setup.hosts.WithLogger(log)
+		wait, err := setup.hosts.Watch(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		waits = append(waits, wait)
+	}
+	hostsFile := setup.hosts != nil && setup.hosts.Path() != ""
 	hups := make(chan os.Signal, 1)
 	done := make(chan struct{})
-	if setup.roles != nil || setup.audit != nil {
+	if setup.roles != nil || setup.audit != nil || hostsFile {
 		signal.Notify(hups, syscall.SIGHUP)
 	}
 	go func() {
@@ -111,10 +128,15 @@ func startSSO(ctx context.Context, o serveOptions, setup *serveSetup, log *slog.
 			case <-ctx.Done():
 				return
 			case <-hups:
-				log.Info("SIGHUP: re-reading the roles file and reopening the audit log")
+				log.Info("SIGHUP: re-reading the roles and hosts files and reopening the audit log")
 				if setup.roles != nil {
 					if err := setup.roles.Reload(); err != nil {
 						log.Warn("roles file not reloaded; the previous roles stay in force", "err", err)
+					}
+				}
+				if hostsFile {
+					if err := setup.hosts.Reload(); err != nil {
+						log.Warn("hosts file not reloaded; the previous hosts stay in force", "err", err)
 					}
 				}
 				setup.audit.Reopen()
@@ -125,7 +147,9 @@ func startSSO(ctx context.Context, o serveOptions, setup *serveSetup, log *slog.
 		signal.Stop(hups)
 		cancel()
 		<-done
-		waitWatch()
+		for _, w := range waits {
+			w()
+		}
 		if err := setup.audit.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 			log.Warn("close audit log", "err", err)
 		}
