@@ -61,6 +61,8 @@ func (s *Server) hostsLeft(c *conn) {
 // hostsChanged sends the new list to every connection that may list
 // terminals.
 func (s *Server) hostsChanged(l ext.HostList) {
+	csp := hostsCSP(l)
+	s.csp.Store(&csp)
 	frame, err := ahp.EncodeNotification(ext.NotifyHosts, l, ahp.Current)
 	if err != nil {
 		s.log.Warn("encode host list", "err", err)

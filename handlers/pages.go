@@ -15,7 +15,8 @@ import (
 )
 
 // contentSecurityPolicy allows only our own scripts (no inline script), and
-// inline styles, which xterm.js sets on its elements. 'wasm-unsafe-eval'
+// inline styles, which xterm.js sets on its elements. The page connects to
+// its own server and to the hosts its server lists (hostsCSP). 'wasm-unsafe-eval'
 // lets the replay player (asciinema-player, static/dist/player.js) compile
 // its terminal emulator, WebAssembly bundled in that script; it allows no
 // JavaScript eval.
@@ -26,7 +27,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsaf
 func (s *Server) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("Content-Security-Policy", *s.csp.Load())
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")

@@ -184,9 +184,10 @@ type Server struct {
 	csrf    *http.CrossOriginProtection // sign-in and sign-out
 	metrics *metrics
 
-	restarting atomic.Bool // set by CloseForRestart: WebSockets close with 1012
-	stopRoles  func()      // stops applyRoles on role changes (sso.go)
-	stopHosts  func()      // stops hostsChanged (hostlist.go)
+	restarting atomic.Bool            // set by CloseForRestart: WebSockets close with 1012
+	stopRoles  func()                 // stops applyRoles on role changes (sso.go)
+	stopHosts  func()                 // stops hostsChanged (hostlist.go)
+	csp        atomic.Pointer[string] // the pages' Content-Security-Policy (hostsCSP)
 
 	mu      lockrank.Mutex[lockrank.Server]
 	closed  bool                      // Close has begun: no new connections
@@ -262,6 +263,7 @@ func New(cfg Config) (*Server, error) {
 	app.Get("/ws", s.serveWS)
 	app.With(s.requireOwner).Get("/metrics", s.metrics.handler().ServeHTTP)
 	app.Get("/api/hosts", s.apiHosts)
+	app.Get("/api/whoami", s.whoami)
 	s.mountPages(app)
 	s.mountRecordings(app)
 	s.mountMCP(app)
@@ -287,6 +289,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Roles != nil {
 		s.stopRoles = cfg.Roles.OnChange(s.applyRoles)
 	}
+	csp := hostsCSP(cfg.Hosts.Current())
+	s.csp.Store(&csp)
 	s.stopHosts = cfg.Hosts.OnChange(s.hostsChanged)
 	return s, nil
 }

@@ -2,7 +2,10 @@ package serve
 
 import (
 	"fmt"
+	"log/slog"
+	"net/url"
 	"os"
+	"strings"
 
 	"github.com/termhost/termhost/handlers/hosts"
 	"github.com/termhost/termhost/internal/envflag"
@@ -29,4 +32,20 @@ func (o *serveOptions) hosts() (*hosts.List, error) {
 		return nil, fmt.Errorf("--hosts: %w", err)
 	}
 	return l, nil
+}
+
+// logForeignOrigins says, once at start, which other origins' pages may
+// open WebSockets here (--allowed-origin): a workbench on another box
+// that lists this one.
+func logForeignOrigins(o serveOptions, log *slog.Logger) {
+	own := ""
+	if u, err := url.Parse(o.publicURL); err == nil && u.Host != "" {
+		own = strings.ToLower(u.Scheme + "://" + u.Host)
+	}
+	for _, origin := range o.allowedOrigins {
+		origin = strings.TrimSuffix(origin, "/")
+		if strings.ToLower(origin) != own {
+			log.Info("accepting WebSockets from the workbench at " + origin)
+		}
+	}
 }

@@ -204,3 +204,16 @@ func TestServeHostsFile(t *testing.T) {
 		t.Errorf("a viewer link's connection got %s", ext.NotifyHosts)
 	}
 }
+
+// TestServeLogsForeignOrigins: a box that accepts another box's workbench
+// (--allowed-origin) says so once at start; its own public origin is not
+// foreign.
+func TestServeLogsForeignOrigins(t *testing.T) {
+	_, _, logs := startServeLog(t, "--log-level", "info", "--public-url", "https://box2.tail.ts.net",
+		"--allowed-origin", "https://box1.tail.ts.net", "--allowed-origin", "https://box2.tail.ts.net/")
+	const line = "accepting WebSockets from the workbench at https://box1.tail.ts.net"
+	waitFor(t, "the foreign origin logged", func() bool { return strings.Contains(logs.String(), line) })
+	if n := strings.Count(logs.String(), "accepting WebSockets from the workbench"); n != 1 {
+		t.Errorf("%d lines about foreign origins, want 1 (box2 is this box):\n%s", n, logs)
+	}
+}

@@ -274,6 +274,9 @@ func listenAndServe(o serveOptions, setup serveSetup, log *slog.Logger) error {
 		case first:
 			announce(o, setup, s.addr, m.Config().Shell, log)
 		}
+		if first {
+			logForeignOrigins(o, log)
+		}
 		notifySystemd(log)
 		removePid := writePidFile(setup.stateDir, log)
 		var r upgradeResult

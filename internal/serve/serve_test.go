@@ -31,12 +31,21 @@ import (
 	"github.com/termhost/termhost/internal/ahptest"
 	"github.com/termhost/termhost/internal/cmdtest"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testserver"
 )
 
 // startServe runs the built binary's serve command and returns it with the
 // login URL it printed.
 func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	cmd, login, _ := startServeLog(t, args...)
+	return cmd, login
+}
+
+// startServeLog is startServe that also keeps serve's log.
+func startServeLog(t *testing.T, args ...string) (*exec.Cmd, string, *testserver.SyncBuffer) {
+	t.Helper()
+	logs := &testserver.SyncBuffer{}
 	home := t.TempDir()
 	cmd := exec.Command(cmdtest.Binary(t), append([]string{"serve", "--listen", "127.0.0.1:0", "--shell", "/bin/bash",
 		"--shell-integration", "off", "--log-level", "warn"}, args...)...)
@@ -45,7 +54,7 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = t.Output()
+	cmd.Stderr = io.MultiWriter(t.Output(), logs)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +81,10 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	}()
 	select {
 	case u := <-urls:
-		return cmd, u
+		return cmd, u, logs
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve printed no login URL")
-		return nil, ""
+		return nil, "", nil
 	}
 }
 
