@@ -85,12 +85,14 @@ Usage:
   termhost attach [--take] <id|url>
                              attach this terminal to a server terminal (detach:
                              Ctrl-\ Ctrl-\; --take: take or ask for control)
-  termhost ls [--json] [--preview]
-                             list the server's terminals (--preview: their screens)
+  termhost ls [--all] [--json] [--preview]
+                             list the server's terminals (--preview: their screens;
+                             --all: every host's, see serve --hosts)
   termhost share <id|url> [--role viewer|driver] [--ttl 1h|24h|7d|0] [--label L]
                              create a share link for a terminal (default: viewer,
                              24h; --label names whoever gets it)
-  termhost kill <id|url>     close a terminal
+  termhost kill <id|url>     close a terminal (host/id: on another host, for attach
+                             and share too)
   termhost approvals [--json]
                              list the command lines agents and drivers wait to run
   termhost approve [--always] <id>

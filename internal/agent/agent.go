@@ -24,6 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/internal/approval"
 )
@@ -67,6 +68,14 @@ type Config struct {
 	// Rules is the policy of ApproveRules (nil: the built-in defaults
 	// alone); a person's "always allow" adds a rule to its file.
 	Rules *approval.File
+	// Hosts, when set with DialHost, is the home host's host list (GET
+	// <base>/api/hosts): the tools then take an optional host and
+	// list_terminals lists every host's terminals (hosts.go).
+	Hosts func(ctx context.Context) (ext.HostList, error)
+	// DialHost connects to another host than the home host with that
+	// host's own credential (never the home host's); ErrNeedsSignIn when
+	// it has none.
+	DialHost func(ctx context.Context, h ext.Host, opts client.Options) (*client.Client, error)
 }
 
 // Person is whom an MCP session acts for: the person signed in by single
@@ -186,13 +195,16 @@ func firstNonEmpty(s ...string) string {
 }
 
 // linkBase is the base of the links returned to the agent: the public URL
-// the server stated on c (termhost serve --public-url), else Config.Base;
-// nil without either.
-func (a *Agent) linkBase(c *client.Client) *url.URL {
+// the server stated on c (termhost serve --public-url), else the host's
+// URL (Config.Base for the home host); nil without either.
+func (s *session) linkBase(c *client.Client) *url.URL {
 	if c != nil {
 		if u := c.PublicURL(); u != nil {
 			return u
 		}
 	}
-	return a.cfg.Base
+	if s.base != nil {
+		return s.base
+	}
+	return s.a.cfg.Base
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,14 @@ type session struct {
 	echoes map[int64]string // rejection reason ("" accepted) of our dispatches, by clientSeq
 	wake   chan struct{}    // closed and replaced on every change
 	closed bool
+
+	// Hosts (hosts.go). On another host than the home host: its name and
+	// URL, the dialler with its own credential and its links' base. On the
+	// home host's: the sessions on the other hosts (under mu).
+	host, hostURL string
+	dial          func(ctx context.Context, opts client.Options) (*client.Client, error)
+	base          *url.URL
+	others        map[string]*session
 }
 
 func newSession(a *Agent, name string) *session {
@@ -81,9 +90,13 @@ func (s *session) conn(ctx context.Context) (*client.Client, error) {
 		InitialSubscriptions: []string{ahp.RootURI},
 		MirrorBytes:          -1, // the session keeps its own bounded copy (track.go)
 	}
-	nc, err := s.a.cfg.Dial(context.WithValue(ctx, personKey{}, s.person), opts)
+	dial := s.a.cfg.Dial
+	if s.dial != nil {
+		dial = s.dial
+	}
+	nc, err := dial(context.WithValue(ctx, personKey{}, s.person), opts)
 	if err != nil {
-		return nil, s.a.explain(err)
+		return nil, s.explain(err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -266,7 +279,11 @@ func (s *session) close() {
 	}
 	s.closed = true
 	c := s.c
+	others := s.others
 	s.mu.Unlock()
+	for _, o := range others {
+		o.close()
+	}
 	if c != nil {
 		s.release(c)
 		_ = c.Close()

@@ -9,8 +9,11 @@ import (
 )
 
 type closeIn struct {
+	Host     string `json:"host,omitempty" jsonschema:"the host the terminal is on, as list_terminals names it (default: the server's own)"`
 	Terminal string `json:"terminal" jsonschema:"the terminal's id"`
 }
+
+func (in closeIn) hostName() string { return in.Host }
 
 type closeOut struct {
 	Terminal string `json:"terminal"`

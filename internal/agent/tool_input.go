@@ -11,10 +11,13 @@ import (
 )
 
 type inputIn struct {
+	Host     string   `json:"host,omitempty" jsonschema:"the host the terminal is on, as list_terminals names it (default: the server's own)"`
 	Terminal string   `json:"terminal" jsonschema:"the terminal's id"`
 	Text     string   `json:"text,omitempty" jsonschema:"text to type as it is (no Enter is added)"`
 	Keys     []string `json:"keys,omitempty" jsonschema:"named keys pressed after the text, e.g. [\"Enter\"] or [\"Ctrl-C\"]"`
 }
+
+func (in inputIn) hostName() string { return in.Host }
 
 type inputOut struct {
 	Terminal string `json:"terminal"`

@@ -13,10 +13,13 @@ import (
 )
 
 type openIn struct {
+	Host    string   `json:"host,omitempty" jsonschema:"the host to open it on, as list_terminals names hosts (default: the server's own)"`
 	Name    string   `json:"name,omitempty" jsonschema:"title of the terminal, shown to the people watching"`
 	Cwd     string   `json:"cwd,omitempty" jsonschema:"absolute working directory on the server's machine (default: the server's)"`
 	Command []string `json:"command,omitempty" jsonschema:"a program and its arguments to run instead of the user's shell (run_command then cannot be used)"`
 }
+
+func (in openIn) hostName() string { return in.Host }
 
 type openOut struct {
 	Terminal

@@ -9,11 +9,14 @@ import (
 )
 
 type readIn struct {
+	Host     string `json:"host,omitempty" jsonschema:"the host the terminal is on, as list_terminals names it (default: the server's own)"`
 	Terminal string `json:"terminal" jsonschema:"the terminal's id"`
 	Mode     string `json:"mode,omitempty" jsonschema:"screen (default): what the terminal shows now; output: the output since a cursor as plain text"`
 	Since    *int64 `json:"since,omitempty" jsonschema:"mode output: the cursor a previous call returned (default: the last 8 KiB); 0 reads from the oldest output kept"`
 	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"the most bytes of text in the result (default 16384, from 2048 to 131072): longer output comes in pages, each result's cursor is where the next page starts"`
 }
+
+func (in readIn) hostName() string { return in.Host }
 
 func (in readIn) limit() int { return clampMaxBytes(in.MaxBytes) }
 

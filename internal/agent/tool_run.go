@@ -13,11 +13,14 @@ import (
 )
 
 type runIn struct {
+	Host           string  `json:"host,omitempty" jsonschema:"the host the terminal is on, as list_terminals names it (default: the server's own)"`
 	Terminal       string  `json:"terminal" jsonschema:"the terminal's id"`
 	Command        string  `json:"command" jsonschema:"the command line, as typed at the shell prompt (several lines are pasted as one block)"`
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"how long to wait for it to finish (default 60, at most 600); it keeps running after"`
 	MaxBytes       int     `json:"maxBytes,omitempty" jsonschema:"the most bytes of text in the result (default 16384, from 2048 to 131072): longer output is cut to head and tail, and read_terminal reads the rest"`
 }
+
+func (in runIn) hostName() string { return in.Host }
 
 func (in runIn) limit() int { return clampMaxBytes(in.MaxBytes) }
 
@@ -255,7 +258,7 @@ func (s *session) result(ctx context.Context, c *client.Client, t *term, cmd *co
 	s.mu.Lock()
 	id := ahp.TerminalIDOf(t.uri)
 	r := Result{Terminal: id, Status: status, Cursor: t.total}
-	if base := s.a.linkBase(c); base != nil {
+	if base := s.linkBase(c); base != nil {
 		r.FullOutputURL = client.TerminalURL(base, id) + "/output.txt"
 		r.FullOutputAuth = s.a.cfg.LinkCredentials
 	}

@@ -11,12 +11,15 @@ import (
 )
 
 type waitIn struct {
+	Host           string  `json:"host,omitempty" jsonschema:"the host the terminal is on, as list_terminals names it (default: the server's own)"`
 	Terminal       string  `json:"terminal" jsonschema:"the terminal's id"`
 	Pattern        string  `json:"pattern,omitempty" jsonschema:"a regular expression (RE2) to wait for in the output as plain text; without it, wait for the running command to finish"`
 	Since          *int64  `json:"since,omitempty" jsonschema:"look at output from this cursor on (default: output from now on)"`
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"how long to wait (default 30, at most 600)"`
 	MaxBytes       int     `json:"maxBytes,omitempty" jsonschema:"the most bytes of text in the result (default 16384, from 2048 to 131072): longer output is cut, and read_terminal reads the rest"`
 }
+
+func (in waitIn) hostName() string { return in.Host }
 
 func (in waitIn) limit() int { return clampMaxBytes(in.MaxBytes) }
 

@@ -62,6 +62,11 @@ func addTool[In, Out any](a *Agent, name, title string, e effects, description s
 			if err != nil {
 				return nil, zero, err
 			}
+			if h, ok := any(in).(hosted); ok {
+				if s, err = s.onHost(ctx, h.hostName()); err != nil {
+					return nil, zero, err
+				}
+			}
 			out, text, err := h(ctx, s, in)
 			if err != nil {
 				a.cfg.Logger.Debug("tool failed", "tool", name, "err", err)

@@ -67,6 +67,10 @@ type connFlags struct {
 	// (without its fragment): it is refused unless the server states it
 	// as its public URL, and when the server cannot be reached.
 	elsewhere string
+	// otherHost names the host, not the home host, that server is
+	// (hosts.go): hostToken, its own token from the environment, is the
+	// only credential sent there ("" sends none).
+	otherHost, hostToken string
 }
 
 func newCmdFlags(name, synopsis, about, examples string) *cmdFlags {

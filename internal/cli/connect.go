@@ -36,6 +36,9 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 		if cf.elsewhere != "" {
 			return nil, base, a.refuseElsewhere(cmd, cf)
 		}
+		if cf.otherHost != "" && errors.Is(err, client.ErrUnauthorized) {
+			return nil, base, a.failf(cmd, "%s", needsSignIn(cf))
+		}
 		return nil, base, a.fail(cmd, base, err)
 	}
 	return c, base, 0
@@ -45,6 +48,11 @@ func (a *app) connect(ctx context.Context, cmd string, cf *connFlags, opts clien
 // $TERMHOST_TOKEN, or the token file of a server on this machine (a missing
 // file means no token). The local file is never sent to a remote server.
 func (a *app) resolveToken(cf *connFlags, base *url.URL) (string, error) {
+	if cf.otherHost != "" {
+		// Another host than the home host: its own token alone, never the
+		// home host's (flag, environment or local file).
+		return cf.hostToken, nil
+	}
 	if cf.shareToken != "" {
 		return cf.shareToken, nil
 	}
@@ -137,9 +145,19 @@ func (a *app) oneTarget(f *cmdFlags, pos []string) (target, int, bool) {
 	if len(pos) != 1 {
 		return target{}, a.failf(f.name, "want one terminal id or URL, got %d arguments (see termhost %s --help)", len(pos), f.name), false
 	}
-	t, err := parseTarget(pos[0])
+	arg := pos[0]
+	if host, rest, ok := splitHostTarget(arg); ok {
+		if code, ok := a.useHost(f.name, f.conn, host); !ok {
+			return target{}, code, false
+		}
+		arg = rest
+	}
+	t, err := parseTarget(arg)
 	if err != nil {
 		return target{}, a.failf(f.name, "%v", err), false
+	}
+	if t.server != "" && f.conn.otherHost != "" {
+		return target{}, a.failf(f.name, "want host/id, not host/URL: %s", redactURL(pos[0])), false
 	}
 	switch {
 	case t.server == "":

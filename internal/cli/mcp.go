@@ -5,10 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/internal/agent"
 	"github.com/termhost/termhost/internal/buildinfo"
@@ -77,6 +79,20 @@ func (a *app) mcpCommand(args []string) int {
 			dctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
 			defer cancel()
 			return client.Dial(dctx, base.String(), opts)
+		},
+		Hosts: func(ctx context.Context) (ext.HostList, error) {
+			l, _, err := a.fetchHosts(ctx, f.conn)
+			return l, err
+		},
+		// Another host gets its own token alone, never the home host's.
+		DialHost: func(ctx context.Context, h ext.Host, opts client.Options) (*client.Client, error) {
+			opts.Token = strings.TrimSpace(a.env(agent.HostTokenVar(h.Name)))
+			if a.liveness != nil {
+				a.liveness(&opts)
+			}
+			dctx, cancel := context.WithTimeout(ctx, f.conn.timeout)
+			defer cancel()
+			return client.Dial(dctx, strings.TrimSuffix(h.URL, "/"), opts)
 		},
 	})
 	defer ag.Close()

@@ -43,9 +43,15 @@ func (a *app) runCommand(args []string) int {
 	role := f.String("share", "", "also create a share link with this role: viewer (read-only, the safe choice) or driver\n      (full shell access as the server's Unix user: it can read the owner token and become owner)")
 	ttlFlag := f.String("ttl", defaultShareTTL, "lifetime of the --share link: e.g. 1h, 24h, 7d, or 0 for no expiry")
 	record := f.Bool("record", false, "record the terminal on the server as an asciicast v2 file: <terminal URL>/recording.cast\n      (and /output.txt as plain text), kept until the terminal is closed")
+	host := f.String("host", "", "start the command on this host of the server's hosts file (`NAME`), with that host's own\n      token from TERMHOST_TOKEN_<NAME> (the name upper-cased, - and . as _), never the server's")
 	pos, code, ok := f.parse(a, args, true)
 	if !ok {
 		return code
+	}
+	if *host != "" {
+		if code, ok := a.useHost("run", f.conn, *host); !ok {
+			return code
+		}
 	}
 	if len(pos) == 0 || pos[0] == "" {
 		return a.failf("run", "no command given (termhost run [flags] -- CMD [ARGS…])")
