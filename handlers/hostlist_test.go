@@ -239,3 +239,28 @@ func TestHostsInContentSecurityPolicy(t *testing.T) {
 		t.Errorf("after box3 left the list: Content-Security-Policy %q", csp)
 	}
 }
+
+// TestHostsForSSORoles: behind the SSO proxy, anyone whose role reaches
+// every terminal may list the hosts (a viewer too); a person without a
+// role gets 403, a request naming nobody 401.
+func TestHostsForSSORoles(t *testing.T) {
+	s := newSSOServer(t, "127.0.0.1/32", "")
+	for _, tc := range []struct {
+		id   string
+		want int
+	}{
+		{"alice@corp.com", http.StatusOK},
+		{"bob@corp.com", http.StatusOK},
+		{"carol@partner.org", http.StatusOK},
+		{"mallory@elsewhere.net", http.StatusForbidden},
+		{"", http.StatusUnauthorized},
+	} {
+		resp, body := fetch(t, http.DefaultClient, s.URL+"/api/hosts", idHeader, tc.id)
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET /api/hosts as %q = %d %s, want %d", tc.id, resp.StatusCode, body, tc.want)
+		}
+		if tc.want == http.StatusOK && !strings.HasSuffix(body, `"hosts":[]}`) {
+			t.Errorf("GET /api/hosts as %q = %s, want no hosts", tc.id, body)
+		}
+	}
+}
