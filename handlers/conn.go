@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -348,6 +349,7 @@ func (c *conn) readOne() error {
 		return errBinaryFrame
 	}
 	c.s.metrics.bytesIn.Add(float64(len(data)))
+	mark("message read")
 	return c.handle(data)
 }
 
@@ -358,6 +360,7 @@ func (c *conn) writeLoop() {
 	if c.ctx.Err() != nil {
 		return // closed
 	}
+	mark("writer running")
 	writeTimeout := c.s.cfg.WriteTimeout
 	writeAs := func(typ websocket.MessageType, frames ...[]byte) bool {
 		for _, frame := range frames {
@@ -370,6 +373,7 @@ func (c *conn) writeLoop() {
 				return false
 			}
 			c.s.metrics.bytesOut.Add(float64(len(frame)))
+			mark("frame written")
 		}
 		return true
 	}
@@ -418,6 +422,14 @@ func (c *conn) writeLoop() {
 			}
 		}
 		c.mu.Unlock()
+	}
+}
+
+// mark notes a step of a message's way in an execution trace, when one is
+// being written (`termhost serve --debug-trace`; docs/BENCHMARKS.md).
+func mark(step string) {
+	if trace.IsEnabled() {
+		trace.Log(context.Background(), "termhost", step)
 	}
 }
 

@@ -110,6 +110,7 @@ func (r *reader) loop() bool {
 			return false
 		}
 		if n > 0 {
+			mark("pty read")
 			r.quiet = false
 			r.lastRead = time.Now()
 			if tap := t.m.cfg.Tap; tap != nil {
@@ -224,6 +225,7 @@ func (r *reader) flush() {
 	pendBuffers.Put(r.pend)
 	r.pend, r.pendLen = nil, 0
 	r.backlog = r.t.publish(ahp.Action{Type: ahp.TerminalData, Data: data})
+	mark("published")
 	r.lastFlush = time.Now()
 	idlemem.Touch() // output is activity: no collection forced in the middle of a flood
 }

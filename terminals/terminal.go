@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -215,6 +216,7 @@ func (t *terminal) writeNow(data string) bool {
 	if err != nil || n == 0 {
 		return false
 	}
+	mark("pty written")
 	if rest := b[n:]; len(rest) > 0 {
 		t.queued.Add(int64(len(rest)))
 		t.queue(rest) // the queue is empty: it fits
@@ -377,7 +379,16 @@ func (t *terminal) writeInput(b []byte) bool {
 		}
 		t.input.took(t.queued.Add(-int64(n)))
 	}
+	mark("pty written by the writer")
 	return true
+}
+
+// mark notes a step of output or input in an execution trace, when one is
+// being written (`termhost serve --debug-trace`; docs/BENCHMARKS.md).
+func mark(step string) {
+	if trace.IsEnabled() {
+		trace.Log(context.Background(), "termhost", step)
+	}
 }
 
 // echoDue reports, once, whether a keystroke was written recently (its echo

@@ -169,11 +169,15 @@ func TestRun(t *testing.T) {
 			if res.Startup.Integrated != tc.integration {
 				t.Errorf("startup integrated = %v, want %v", res.Startup.Integrated, tc.integration)
 			}
-			if res.Echo.Server.P50 <= 0 || res.Echo.Raw.P50 <= 0 || res.Fanout.Evicted != 0 {
+			if res.Echo.Server.P50 <= 0 || res.Echo.Raw.P50 <= 0 || res.Echo.Peer.P50 <= 0 || res.Fanout.Evicted != 0 {
 				t.Errorf("echo = %+v, fanout = %+v", *res.Echo, *res.Fanout)
 			}
+			// Without Options.TTYD the peer is the relay speaking ttyd's protocol.
+			if tp.Peer != relayName || res.Echo.PeerName != relayName {
+				t.Errorf("peer %q (throughput), %q (echo): want %q", tp.Peer, res.Echo.PeerName, relayName)
+			}
 			// The MCP round trip needs the shell integration (run_command).
-			wantTargets := 10
+			wantTargets := 12 // with echo p50 and p99 against the peer
 			if tc.relay != nil {
 				wantTargets++ // CPU against the relay's process
 			}

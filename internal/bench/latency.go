@@ -14,8 +14,9 @@ import (
 const catRaw = "stty raw -echo; printf '%%s%%s\\n' %s %s; cat\r"
 
 // echo: one byte at a time into `cat` on a raw-mode pty, each sent when the
-// previous one came back. Raw and server samples alternate, so a burst of
-// noise on the machine hits both sides alike.
+// previous one came back. Raw, peer (ttyd, or the relay speaking its
+// protocol) and server samples alternate, so a burst of noise on the
+// machine hits every side alike.
 func (rn *runner) echo(ctx context.Context, res *Result) error {
 	n := rn.o.Plan.EchoSamples
 	warm := min(20, n/5)
@@ -37,6 +38,25 @@ func (rn *runner) echo(ctx context.Context, res *Result) error {
 		return err
 	}
 
+	peer, err := rn.startPeer(ctx)
+	if err != nil {
+		return err
+	}
+	defer peer.stop()
+	pc, err := peer.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer pc.close()
+	m = newMarker()
+	if err := pc.input(ctx, fmt.Sprintf(catRaw, m.a, m.b)); err != nil {
+		return err
+	}
+	if err := pc.until(ctx, newScanner(m.text())); err != nil {
+		return err
+	}
+	ec.PeerName = peer.name
+
 	c, uri, err := rn.newTerminal(ctx, "echo")
 	if err != nil {
 		return err
@@ -50,7 +70,7 @@ func (rn *runner) echo(ctx context.Context, res *Result) error {
 		return err
 	}
 
-	var raw, srv []time.Duration
+	var raw, peerEl, srv []time.Duration
 	for i := 0; i < n+warm; i++ {
 		b := byte('a' + i%26)
 		t0 := time.Now()
@@ -59,9 +79,18 @@ func (rn *runner) echo(ctx context.Context, res *Result) error {
 		}
 		rawEl := time.Since(t0)
 
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		t0 = time.Now()
+		err := pc.echo(pctx, b)
+		pEl := time.Since(t0)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%s echo: %w", peer.name, err)
+		}
+
 		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		t0 = time.Now()
-		err := c.input(sctx, uri, string(b))
+		err = c.input(sctx, uri, string(b))
 		for err == nil {
 			var frame []byte
 			if frame, err = c.read(sctx); err == nil {
@@ -76,12 +105,15 @@ func (rn *runner) echo(ctx context.Context, res *Result) error {
 			return fmt.Errorf("server echo: %w", err)
 		}
 		if i >= warm {
-			raw, srv = append(raw, rawEl), append(srv, srvEl)
+			raw, peerEl, srv = append(raw, rawEl), append(peerEl, pEl), append(srv, srvEl)
 		}
 	}
 	ec.Raw, ec.Server = percentiles(raw), percentiles(srv)
 	ec.DeltaP50, ec.DeltaP99 = ec.Server.P50-ec.Raw.P50, ec.Server.P99-ec.Raw.P99
-	rn.logf("echo: raw p50 %.3f p99 %.3f ms, server p50 %.3f p99 %.3f ms", ec.Raw.P50, ec.Raw.P99, ec.Server.P50, ec.Server.P99)
+	ec.Peer = percentiles(peerEl)
+	ec.PeerDeltaP50, ec.PeerDeltaP99 = ec.Server.P50-ec.Peer.P50, ec.Server.P99-ec.Peer.P99
+	rn.logf("echo: raw p50 %.3f p99 %.3f ms, %s p50 %.3f p99 %.3f ms, server p50 %.3f p99 %.3f ms", ec.Raw.P50, ec.Raw.P99,
+		peer.name, ec.Peer.P50, ec.Peer.P99, ec.Server.P50, ec.Server.P99)
 	res.Echo = ec
 	return nil
 }

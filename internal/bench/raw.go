@@ -20,10 +20,17 @@ type rawShell struct {
 	buf []byte
 }
 
-func startRaw(sh shellSpec) (*rawShell, error) {
+func startRaw(sh shellSpec) (*rawShell, error) { return startRawSized(sh, 120, 40) }
+
+// startRawSized starts sh in a pty of cols × rows (120 × 40 when either is
+// not positive).
+func startRawSized(sh shellSpec, cols, rows int) (*rawShell, error) {
+	if cols <= 0 || rows <= 0 {
+		cols, rows = 120, 40
+	}
 	cmd := exec.Command(sh.argv[0], sh.argv[1:]...)
 	cmd.Env, cmd.Dir = sh.env, sh.dir
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 120, Rows: 40})
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(min(cols, 1000)), Rows: uint16(min(rows, 1000))})
 	if err != nil {
 		return nil, fmt.Errorf("raw pty: %w", err)
 	}

@@ -1,8 +1,8 @@
 package bench
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,19 +18,22 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/creack/pty"
 )
 
-// relay is the throughput run's second baseline: the least a WebSocket
-// terminal server can do, ttyd's design (each read of the pty sent as one
-// binary message, each message received typed into it), with no protocol,
-// no shell integration and nothing kept. It runs on loopback, with the raw
-// side's shell, in a process of its own when the
-// bench has a RelayCommand (so that its CPU is measured as the server's
-// is), else in this process. Its ratio to the raw pty is what moving output
-// through any WebSocket server costs on this machine; the server's ratio is
-// read against it.
+// relay is the bench's peer when ttyd itself is not installed: the least a
+// WebSocket terminal server can do, ttyd's design and ttyd's protocol
+// (ttyd.go): the client's JSON hello spawns the shell at its size, each
+// read of the pty goes out as one OUTPUT message, each INPUT message is
+// typed into it; no shell integration, nothing kept. It runs on loopback,
+// with the raw side's shell, in a process of its own when the bench has a
+// RelayCommand (so that its CPU is measured as the server's is), else in
+// this process. Its ratio to the raw pty is what moving output through any
+// WebSocket server costs on this machine; the server's ratio is read
+// against it. With ttyd installed, startTTYD returns ttyd as a relay.
 type relay struct {
 	sh       shellSpec
+	name     string // what the report calls it
 	url      string
 	proc     *process // the relay's own process, or nil when it runs in this one
 	stopProc func()
@@ -42,12 +45,15 @@ type relay struct {
 	close    context.CancelFunc
 }
 
+// relayName is the relay's name in the report.
+const relayName = "the bare relay (ttyd's protocol)"
+
 func startRelay(sh shellSpec) (*relay, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	r := &relay{sh: sh, url: "ws://" + ln.Addr().String() + "/"}
+	r := &relay{sh: sh, url: "ws://" + ln.Addr().String() + ttydPath, name: relayName}
 	r.ctx, r.close = context.WithCancel(context.Background())
 	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second}
 	r.wg.Go(func() { _ = r.srv.Serve(ln) })
@@ -95,7 +101,7 @@ func startRelayProcess(ctx context.Context, command []string, sh shellSpec, stde
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	return &relay{url: url, proc: &process{pid: pid}, stopProc: stop}, nil
+	return &relay{url: url, proc: &process{pid: pid}, stopProc: stop, name: relayName}, nil
 }
 
 // stop ends the relay and its connections and waits for them.
@@ -112,42 +118,81 @@ func (r *relay) stop() {
 	r.wg.Wait()
 }
 
-// serve relays one connection to a shell of its own until either ends.
+// serve relays one connection to a shell of its own until either ends,
+// as ttyd serves one: the shell starts at the size the client's first
+// message names; each pty read is one OUTPUT message, written before the
+// next read (ttyd pauses the pty until its write is done).
 func (r *relay) serve(w http.ResponseWriter, req *http.Request) {
 	if !r.enter() {
 		return
 	}
 	defer r.wg.Done()
-	c, err := websocket.Accept(w, req, nil)
+	if req.URL.Path != ttydPath {
+		http.NotFound(w, req)
+		return
+	}
+	c, err := websocket.Accept(w, req, &websocket.AcceptOptions{Subprotocols: []string{ttydSubprotocol}})
 	if err != nil {
 		return
 	}
 	defer c.CloseNow()
+	if c.Subprotocol() != ttydSubprotocol {
+		_ = c.Close(websocket.StatusPolicyViolation, "the subprotocol must be "+ttydSubprotocol)
+		return
+	}
 	c.SetReadLimit(1 << 20)
-	sh, err := startRaw(r.sh)
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	_, hello, err := c.Read(ctx)
+	var size ttydSize
+	if err == nil && (len(hello) == 0 || hello[0] != ttydHello || json.Unmarshal(hello, &size) != nil) {
+		err = errTTYDHello
+	}
 	if err != nil {
+		_ = c.Close(websocket.StatusPolicyViolation, errTTYDHello.Error())
+		return
+	}
+	sh, err := startRawSized(r.sh, size.Columns, size.Rows)
+	if err != nil {
+		_ = c.Close(websocket.StatusInternalError, "could not start the shell")
 		return
 	}
 	defer sh.close()
-	ctx, cancel := context.WithCancel(r.ctx)
+	// What ttyd sends first: the window title, then the preferences.
+	if c.Write(ctx, websocket.MessageBinary, append([]byte{ttydTitle}, r.sh.argv[0]+" (bench relay)"...)) != nil ||
+		c.Write(ctx, websocket.MessageBinary, []byte{ttydPrefs, '{', '}'}) != nil {
+		return
+	}
 	var input sync.WaitGroup
 	input.Go(func() {
 		defer cancel()
 		for {
 			_, b, err := c.Read(ctx)
-			if err != nil {
+			if err != nil || len(b) == 0 {
 				return
 			}
-			if _, err := sh.f.Write(b); err != nil {
-				return
+			switch b[0] {
+			case ttydInput:
+				if _, err := sh.f.Write(b[1:]); err != nil {
+					return
+				}
+			case ttydResize:
+				var sz ttydSize
+				if json.Unmarshal(b[1:], &sz) == nil && sz.Columns > 0 && sz.Rows > 0 {
+					_ = pty.Setsize(sh.f, &pty.Winsize{Cols: uint16(sz.Columns), Rows: uint16(sz.Rows)})
+				}
 			}
+			// PAUSE and RESUME (ttyd's web client's flow control) and
+			// anything else are ignored, as ttyd ignores unknown commands:
+			// the bench's client reads everything at once.
 		}
 	})
 	// The client leaving or the relay stopping ends the read below.
 	stopWaking := context.AfterFunc(ctx, func() { _ = sh.f.SetReadDeadline(time.Now()) })
+	sh.buf[0] = ttydOutput
 	for {
-		n, err := sh.f.Read(sh.buf)
-		if n > 0 && c.Write(ctx, websocket.MessageBinary, sh.buf[:n]) != nil {
+		n, err := sh.f.Read(sh.buf[1:])
+		if n > 0 && c.Write(ctx, websocket.MessageBinary, sh.buf[:1+n]) != nil {
 			break
 		}
 		if err != nil {
@@ -180,50 +225,45 @@ func (r *relay) cpu() float64 {
 	return c
 }
 
-// relayRun cats the workload through the relay; it returns the time and
-// the relay process's CPU seconds (0 when it runs in this process).
+// relayRun cats the workload through the relay (or ttyd) with a ttyd
+// client; it returns the time and the peer process's CPU seconds (0 when
+// it runs in this process).
 func (rn *runner) relayRun(ctx context.Context, r *relay, times int, payload int64) (time.Duration, float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeoutFor(payload))
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, r.url, nil)
+	c, err := r.dial(ctx)
 	if err != nil {
-		return 0, 0, fmt.Errorf("relay: %w", err)
-	}
-	defer c.CloseNow()
-	c.SetReadLimit(1 << 20)
-	var buf bytes.Buffer
-	until := func(m marker) error {
-		sc := newScanner(m.text())
-		for {
-			_, rd, err := c.Reader(ctx)
-			if err != nil {
-				return err
-			}
-			buf.Reset()
-			if _, err := buf.ReadFrom(rd); err != nil {
-				return err
-			}
-			if sc.feed(buf.Bytes()) {
-				return nil
-			}
-		}
-	}
-	sync := newMarker() // the shell is at a prompt and idle
-	if err := c.Write(ctx, websocket.MessageBinary, []byte(sync.command())); err != nil {
 		return 0, 0, err
 	}
-	if err := until(sync); err != nil {
-		return 0, 0, fmt.Errorf("relay shell did not answer: %w", err)
-	}
+	defer c.close()
 	m := newMarker()
 	cpu0 := r.cpu()
 	t0 := time.Now()
-	if err := c.Write(ctx, websocket.MessageBinary, []byte(m.catCommand(rn.work.path, times))); err != nil {
+	if err := c.input(ctx, m.catCommand(rn.work.path, times)); err != nil {
 		return 0, 0, err
 	}
-	err = until(m)
+	err = c.until(ctx, newScanner(m.text()))
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("relay: no end marker within %v", timeoutFor(payload))
+		err = fmt.Errorf("%s: no end marker within %v", r.name, timeoutFor(payload))
 	}
 	return time.Since(t0), r.cpu() - cpu0, err
+}
+
+// dial connects a ttyd client to the relay (or ttyd) and waits until its
+// shell is at a prompt and idle.
+func (r *relay) dial(ctx context.Context) (*ttydClient, error) {
+	c, err := dialTTYD(ctx, r.url, 120, 40)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.name, err)
+	}
+	sync := newMarker()
+	err = c.input(ctx, sync.command())
+	if err == nil {
+		err = c.until(ctx, newScanner(sync.text()))
+	}
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: the shell did not answer: %w", r.name, err)
+	}
+	return c, nil
 }

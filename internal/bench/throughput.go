@@ -20,23 +20,18 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 	payload := rn.work.chunk * int64(times)
 	gib := float64(payload) / (1 << 30)
 	tp := &Throughput{Bytes: payload}
-	var rl *relay
-	var err error
-	if len(rn.o.RelayCommand) > 0 {
-		rl, err = startRelayProcess(ctx, rn.o.RelayCommand, rn.raw, rn.o.Progress)
-	} else {
-		rl, err = startRelay(rn.raw)
-	}
+	rl, err := rn.startPeer(ctx)
 	if err != nil {
 		return err
 	}
 	defer rl.stop()
+	tp.Peer = rl.name
 	// CPU per GiB: each side's median over the rounds, and the server's
 	// ratio to the relay as the median of each round's own ratio. Rounds
 	// on a shared machine differ by tens of percent; the two runs of one
 	// round share its conditions, and the median leaves out a round a
 	// neighbour disturbed.
-	var rawCPU, relayCPU, serverCPU, jsonCPU, zCPU, overRelay []float64
+	var rawCPU, relayCPU, serverCPU, jsonCPU, zCPU, overRelay, jsonOverRelay []float64
 	for rep := 0; rep < max(1, p.Reps); rep++ {
 		// Raw first, then the relay, then the server, alternating; the best
 		// throughput of each counts.
@@ -63,10 +58,10 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 		}
 		serverCPU = append(serverCPU, r.cpu/gib)
 		relayNote := ""
-		if relCPU > 0 { // the relay is a process of its own: its CPU is known
+		if relCPU > 0 { // the peer is a process of its own: its CPU is known
 			relayCPU = append(relayCPU, relCPU/gib)
 			overRelay = append(overRelay, r.cpu/relCPU)
-			relayNote = fmt.Sprintf(", CPU server %.1f s/GiB = %.2f× the relay's %.1f", r.cpu/gib, r.cpu/relCPU, relCPU/gib)
+			relayNote = fmt.Sprintf(", CPU server %.1f s/GiB = %.2f× the peer's %.1f", r.cpu/gib, r.cpu/relCPU, relCPU/gib)
 		}
 		j, err := rn.serverRun(ctx, times, payload, wireMode{json: true})
 		if err != nil {
@@ -76,6 +71,9 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 			tp.JSON = &JSONClient{MBps: mbps(payload, j.elapsed), WireBytes: j.wire, DataBytes: j.stats.dataBytes}
 		}
 		jsonCPU = append(jsonCPU, j.cpu/gib)
+		if relCPU > 0 {
+			jsonOverRelay = append(jsonOverRelay, j.cpu/relCPU)
+		}
 		z, err := rn.serverRun(ctx, times, payload, wireMode{compress: true})
 		if err != nil {
 			return err
@@ -84,7 +82,7 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 			tp.Compressed = &Compressed{Negotiated: z.deflate, MBps: mbps(payload, z.elapsed), WireBytes: z.wire}
 		}
 		zCPU = append(zCPU, z.cpu/gib)
-		rn.logf("throughput %d/%d: raw %.0f MB/s, relay %.0f MB/s, server %.0f MB/s (%d frames), JSON %.0f MB/s, compressed %.0f MB/s (deflate %s)%s", rep+1, p.Reps,
+		rn.logf("throughput %d/%d: raw %.0f MB/s, peer %.0f MB/s, server %.0f MB/s (%d frames), JSON %.0f MB/s, compressed %.0f MB/s (deflate %s)%s", rep+1, p.Reps,
 			mbps(payload, el), mbps(payload, rel), mbps(payload, r.elapsed), r.stats.frames, mbps(payload, j.elapsed), mbps(payload, z.elapsed), onOff(z.deflate), relayNote)
 	}
 	tp.RawCPUPerGiB, tp.CPUPerGiB = median(rawCPU), median(serverCPU)
@@ -92,6 +90,7 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 	if len(relayCPU) > 0 {
 		tp.RelayCPUPerGiB, tp.CPUOverRelay = median(relayCPU), median(overRelay)
 		tp.CPUOverRelayRange = [2]float64{slices.Min(overRelay), slices.Max(overRelay)}
+		tp.JSON.CPUOverRelay = median(jsonOverRelay)
 	}
 	tp.Ratio = tp.ServerMBps / tp.RawMBps
 	tp.RelayRatio = tp.RelayMBps / tp.RawMBps
@@ -103,6 +102,19 @@ func (rn *runner) throughput(ctx context.Context, res *Result) error {
 	}
 	res.Throughput = tp
 	return nil
+}
+
+// startPeer starts what the server is measured against besides the raw
+// pty: ttyd when the options name it, else the bench's relay (a process of
+// its own when the options have a RelayCommand).
+func (rn *runner) startPeer(ctx context.Context) (*relay, error) {
+	switch {
+	case rn.o.TTYD != "":
+		return startTTYD(ctx, rn.o.TTYD, rn.raw, rn.o.Progress)
+	case len(rn.o.RelayCommand) > 0:
+		return startRelayProcess(ctx, rn.o.RelayCommand, rn.raw, rn.o.Progress)
+	}
+	return startRelay(rn.raw)
 }
 
 // rawRun cats the workload in a raw pty; it returns the time, this

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
@@ -22,8 +23,11 @@ with permessage-deflate), echo latency, idle memory, fan-out, start-up and
 memory bounds of a termhost server against the raw pty, in one run; and the
 owner's echo latency while hostile participants attack a server of the
 bench's own (--only hostile; N of them per attack: --hostile-n).
-Throughput also runs through a bare pty → WebSocket relay in this process
-(ttyd's design), a second baseline: what any WebSocket server costs here.
+Throughput, CPU and echo are also measured, in the same rounds, through
+ttyd (--ttyd, or ttyd on PATH) with ttyd's own protocol; without ttyd,
+through the bench's bare pty → WebSocket relay, a process of its own that
+speaks ttyd's protocol with ttyd's design: what any WebSocket server costs
+here.
 
 Without --server it starts "termhost serve" as a process of its own on a
 loopback port and reads its CPU and RSS from /proc/<pid>; --in-process runs
@@ -46,6 +50,7 @@ func Bench(args []string) int {
 		scrollback                 = envflag.Size(1 << 20)
 		jsonOnly, quick, inProcess bool
 		cpuProfile, memProfile     string
+		ttyd                       string
 		serveFlags, only           envflag.List
 	)
 	fs := envflag.New("bench", "TERMHOST_")
@@ -58,6 +63,7 @@ func Bench(args []string) int {
 	fs.Var(&serveFlags, "serve-flag", "a `flag` for the termhost serve the bench starts (repeatable), e.g. --serve-flag=--record-all")
 	fs.Var(&only, "only", "run only these `steps` (comma-separated: "+strings.Join(bench.Steps, ", ")+")")
 	fs.IntVar(&hostileN, "hostile-n", 0, "hostile participants per attack in the hostile step (0: the plan's, 8 in the full run)")
+	fs.StringVar(&ttyd, "ttyd", "", "measure throughput, CPU and echo against the ttyd executable at `PATH` too (default: ttyd on PATH; without it, the bench's relay speaking ttyd's protocol)")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
 	fs.BoolVar(&inProcess, "in-process", false, "run the server in this process (implied by --cpuprofile and --memprofile)")
@@ -93,6 +99,12 @@ func Bench(args []string) int {
 		serverCommand = append([]string{exe, "serve"}, serveFlags...)
 		relayCommand = []string{exe, "bench"} // with bench.RelayEnv: the bare relay
 	}
+	if ttyd == "" {
+		ttyd, _ = exec.LookPath("ttyd")
+	} else if _, err := exec.LookPath(ttyd); err != nil {
+		fmt.Fprintf(os.Stderr, "termhost bench: --ttyd: %v\n", err)
+		return exitUsage
+	}
 	plan := bench.FullPlan(int64(size))
 	if quick {
 		plan = bench.QuickPlan(int64(size))
@@ -126,7 +138,7 @@ func Bench(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ServerCommand: serverCommand, RelayCommand: relayCommand, ShellIntegration: integration == "on",
+	res, err := bench.Run(ctx, bench.Options{Server: server, Token: token, PID: pid, ServerCommand: serverCommand, RelayCommand: relayCommand, TTYD: ttyd, ShellIntegration: integration == "on",
 		Scrollback: int64(scrollback), Plan: plan, Progress: progress, Only: only})
 	if err != nil && res == nil {
 		fmt.Fprintf(os.Stderr, "termhost bench: %v\n", err)

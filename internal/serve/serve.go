@@ -30,6 +30,7 @@ import (
 	"github.com/termhost/termhost/internal/approval"
 	"github.com/termhost/termhost/internal/audit"
 	"github.com/termhost/termhost/internal/buildinfo"
+	"github.com/termhost/termhost/internal/debugtrace"
 	"github.com/termhost/termhost/internal/envflag"
 	"github.com/termhost/termhost/internal/handover"
 	"github.com/termhost/termhost/terminals"
@@ -79,6 +80,9 @@ type serveOptions struct {
 	auditLog                   string
 	// the other hosts (hosts.go)
 	hostsFile, hostName string
+	// --debug-trace: an execution trace of the server for a while
+	debugTrace    string
+	debugTraceFor time.Duration
 }
 
 const serveAbout = "termhost serve: run the terminal server."
@@ -117,6 +121,8 @@ func (o *serveOptions) flags() *envflag.Set {
 	fs.BoolVar(&o.approve.Drivers, "approve-drivers", false, "hold a driver link's Enter at a shell prompt until the owner (or whoever has control) approves a command line the rules do not allow")
 	o.ssoFlags(fs)
 	o.hostsFlags(fs)
+	fs.StringVar(&o.debugTrace, "debug-trace", "", "write an execution trace of the server (runtime/trace, for go tool trace) to `FILE` from the start, for --debug-trace-for")
+	fs.DurationVar(&o.debugTraceFor, "debug-trace-for", 10*time.Second, "how long --debug-trace traces")
 	fs.StringVar(&o.compression, "compression", "auto", "negotiate permessage-deflate with browsers that offer it: auto (for clients not on loopback), on or off")
 	return fs
 }
@@ -138,6 +144,18 @@ func Command(args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "termhost serve: %v\n", err)
 		return exitUsage
+	}
+	if o.debugTrace != "" {
+		tr, err := debugtrace.Start(o.debugTrace, o.debugTraceFor)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "termhost serve: --debug-trace: %v\n", err)
+			return exitUsage
+		}
+		go func() {
+			<-tr.Done()
+			log.Info("execution trace written", "file", o.debugTrace)
+		}()
+		defer tr.Stop() // a server that ends first still leaves a whole trace
 	}
 	if err := listenAndServe(o, setup, log); err != nil {
 		if errors.Is(err, terminals.ErrConfig) {

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -422,5 +423,42 @@ func TestServeRestartKeepsSignIn(t *testing.T) {
 	page.Body.Close()
 	if page.StatusCode != 200 {
 		t.Errorf("workbench after the restart with the old session cookie: %d, want 200", page.StatusCode)
+	}
+}
+
+// TestServeDebugTrace: --debug-trace writes an execution trace of the
+// server, whole even when the server ends before its time is up, with the
+// marks of a keystroke's way through it (docs/BENCHMARKS.md reads them).
+func TestServeDebugTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serve.trace")
+	cmd, login := startServe(t, "--debug-trace", path, "--debug-trace-for", "1h")
+	ws := dialServe(t, login, nil)
+	ws.Subscribe("ahp-terminal:/s")
+	ws.Dispatch("ahp-terminal:/s", map[string]any{"type": "terminal/input", "data": "x"})
+	ws.WaitOutput("ahp-terminal:/s", "x")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve exited with %v, want 0", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not exit after SIGTERM")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("go 1.")) {
+		t.Fatalf("not an execution trace: %d bytes starting %q", len(b), b[:min(len(b), 16)])
+	}
+	for _, mark := range []string{"pty written", "pty read", "published", "frame written"} {
+		if !bytes.Contains(b, []byte(mark)) {
+			t.Errorf("the trace has no %q mark of the keystroke", mark)
+		}
 	}
 }

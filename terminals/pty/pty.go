@@ -7,12 +7,14 @@
 package pty
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -307,7 +309,12 @@ func (p *Process) await(fd int, events uint32, deadline *time.Time) error {
 		expired = t.C
 	}
 	ready := make(chan struct{}, 1) // the watcher's one report: it never blocks
-	if err := watcher.watch(fd, events, func() { ready <- struct{}{} }); err != nil {
+	if err := watcher.watch(fd, events, func() {
+		if trace.IsEnabled() {
+			trace.Log(context.Background(), "termhost", "pty ready")
+		}
+		ready <- struct{}{}
+	}); err != nil {
 		return err
 	}
 	select {
