@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/terminals/screen"
 )
 
 // TestScreenTapFollowsResizes: the screen model learns
@@ -27,9 +29,16 @@ func TestScreenTapFollowsResizes(t *testing.T) {
 	check := func(what string, cols, rows int) {
 		t.Helper()
 		st, _ := m.state(uri)
-		scr, err := m.Screen(t.Context(), wide, uri)
-		if err != nil {
-			t.Fatalf("%s: Screen: %v", what, err)
+		// Screen gives up after its own bound when the model lags (a
+		// race build at load 30 took longer): ask again, within poll.Long.
+		var lastErr error
+		scr, ok := poll.Last(poll.Long, func() (screen.State, bool) {
+			scr, err := m.Screen(t.Context(), wide, uri)
+			lastErr = err
+			return scr, err == nil
+		})
+		if !ok {
+			t.Fatalf("%s: Screen: %v", what, lastErr)
 		}
 		if scr.Cols != cols || scr.Rows != rows || st.Cols != cols || st.Rows != rows {
 			t.Errorf("%s: model %d×%d, state %d×%d, want %d×%d", what, scr.Cols, scr.Rows, st.Cols, st.Rows, cols, rows)
