@@ -134,6 +134,7 @@ func TestAuditBudgetOfALink(t *testing.T) {
 	uri, _ := a.CreateTerminal("flood", "web-alice", nil)
 	tok := shareLabelled(t, a, uri, "viewer", "flood")
 	wsURL := "ws" + strings.TrimPrefix(s.URL, "http") + "/ws?terminal=flood"
+	start := time.Now()
 	for range n {
 		c, _, err := websocket.Dial(t.Context(), wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + tok}}})
 		if err != nil {
@@ -162,6 +163,11 @@ func TestAuditBudgetOfALink(t *testing.T) {
 	if err := s.audit.Close(); err != nil { // writes the summaries
 		t.Fatal(err)
 	}
+	// The budget is per window: 6 KiB holds one window's lines and
+	// summaries. A loaded machine can take longer than one window for the
+	// thousand connections (seen at load 36): each window started may add
+	// as much again.
+	windows := int(time.Since(start)/audit.Window) + 1
 	trail, err := os.ReadFile(s.auditPath)
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +192,8 @@ func TestAuditBudgetOfALink(t *testing.T) {
 		}
 		return ""
 	}()
-	if linkBytes > 6<<10 {
-		t.Errorf("%d connections of one link wrote %d bytes to the trail, want at most 6 KiB", n, linkBytes)
+	if linkBytes > windows*6<<10 {
+		t.Errorf("%d connections of one link wrote %d bytes to the trail over %d audit windows, want at most 6 KiB a window", n, linkBytes, windows)
 	}
 	if count[share+" connect"] != n || count[share+" disconnect"] != n {
 		t.Errorf("the trail counts %d connects and %d disconnects of the link, want %d each", count[share+" connect"], count[share+" disconnect"], n)
