@@ -402,7 +402,15 @@ func (c *conn) writeLoop() {
 			// Shared envelopes are encoded here, outside the hub lock (only
 			// delivered after initialize has set the shape).
 			if bin := c.binaryOf(f.env); bin != nil {
-				ok = writeAs(websocket.MessageBinary, bin)
+				// Output queued behind it goes in the same message (joinoutput.go).
+				if more, size := c.joinOutput(f.env, bin); len(more) > 0 {
+					msg, put := joinedMessage(bin, more)
+					ok = writeAs(websocket.MessageBinary, msg)
+					put()
+					f.size += size
+				} else {
+					ok = writeAs(websocket.MessageBinary, bin)
+				}
 			} else {
 				ok = write(f.env.Bytes(c.shape))
 			}
