@@ -66,7 +66,7 @@ type Options struct {
 }
 
 // Steps are the bench's steps, in the order they run.
-var Steps = []string{"idle", "throughput", "echo", "startup", "fanout", "bounded", "mcp", "hostile"}
+var Steps = []string{"idle", "throughput", "echo", "startup", "fanout", "bounded", "mcp", "hostile", "broadcast"}
 
 // Plan sizes each measurement.
 type Plan struct {
@@ -91,6 +91,14 @@ type Plan struct {
 	HostileN       int
 	HostileSamples int
 	HostileTime    time.Duration
+	// The broadcast row (broadcast.go): viewers of one terminal printing a
+	// build log at BroadcastRate bytes a second, joining over
+	// BroadcastJoin, then watching for BroadcastTime. Zero: the defaults
+	// (1000 viewers, 200 KB/s, 10 s, 20 s).
+	BroadcastViewers int
+	BroadcastRate    int
+	BroadcastJoin    time.Duration
+	BroadcastTime    time.Duration
 }
 
 // FullPlan is the default plan; size is the throughput payload.
@@ -104,7 +112,8 @@ func FullPlan(size int64) Plan {
 func QuickPlan(size int64) Plan {
 	return Plan{Size: min(size, 8<<20), Reps: 1, EchoSamples: 100, IdleCounts: []int{10, 40}, RestWait: time.Second, Subscribers: 10,
 		FanoutSize: min(size, 4<<20), StartSamples: 5, BoundedSize: 64 << 20, Chunk: 4 << 20,
-		HostileN: 4, HostileSamples: 25, HostileTime: 500 * time.Millisecond}
+		HostileN: 4, HostileSamples: 25, HostileTime: 500 * time.Millisecond,
+		BroadcastViewers: 50, BroadcastJoin: 2 * time.Second, BroadcastTime: 3 * time.Second}
 }
 
 // Performance targets (docs/BENCHMARKS.md). They were set relative to ttyd
@@ -250,6 +259,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{"bounded", rn.bounded},
 		{"mcp", rn.mcp},
 		{"hostile", rn.hostile},
+		{"broadcast", rn.broadcast},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {

@@ -119,7 +119,8 @@ func skipProcessWhenShort(t *testing.T, command []string) {
 // sizes against a server process of its own (as termhost bench does) and
 // against one in this process (--in-process), so the benchmark cannot rot.
 // It checks that each measurement produced a result, not its numbers. The
-// hostile row, which starts a server of its own, has its own test.
+// hostile and broadcast rows, which start a server of their own, have their
+// own tests.
 func TestRun(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
@@ -133,7 +134,7 @@ func TestRun(t *testing.T) {
 			skipProcessWhenShort(t, tc.command)
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // generous: CI machines get busy
 			defer cancel()
-			only := slices.DeleteFunc(slices.Clone(Steps), func(s string) bool { return s == "hostile" })
+			only := slices.DeleteFunc(slices.Clone(Steps), func(s string) bool { return s == "hostile" || s == "broadcast" })
 			res, err := Run(ctx, Options{ServerCommand: tc.command, RelayCommand: tc.relay, ShellIntegration: tc.integration, Plan: tinyPlan,
 				Progress: t.Output(), Only: only})
 			if err != nil {

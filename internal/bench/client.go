@@ -45,6 +45,10 @@ type wireMode struct {
 	// person, when set, is sent as HostileIdentityHeader: the identity of
 	// someone a proxy signed in (the hostile row's server trusts loopback).
 	person string
+	// forwardedFor, when set, is sent as X-Forwarded-For: the client's
+	// address as a proxy the server trusts tells it (the broadcast row's
+	// audience, which all dials from loopback).
+	forwardedFor string
 }
 
 // browserHeaders are the headers Chromium sends with a WebSocket upgrade
@@ -87,6 +91,9 @@ func dial(ctx context.Context, endpoint, token, clientID string, mode wireMode) 
 	}
 	if mode.person != "" {
 		opts.HTTPHeader.Set(HostileIdentityHeader, mode.person)
+	}
+	if mode.forwardedFor != "" {
+		opts.HTTPHeader.Set("X-Forwarded-For", mode.forwardedFor)
 	}
 	ws, resp, err := websocket.Dial(ctx, endpoint, opts)
 	if err != nil {

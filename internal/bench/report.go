@@ -30,8 +30,11 @@ type Result struct {
 	Bounded          *Bounded     `json:"bounded,omitempty"`
 	MCP              *MCP         `json:"mcp,omitempty"`
 	Hostile          *Hostile     `json:"hostile,omitempty"`
-	Targets          []Target     `json:"targets"`
-	Errors           []string     `json:"errors,omitempty"`
+	// Broadcast is the broadcast row's headline; BroadcastDetail the rest.
+	Broadcast       *Broadcast       `json:"broadcast,omitempty"`
+	BroadcastDetail *BroadcastDetail `json:"broadcastDetail,omitempty"`
+	Targets         []Target         `json:"targets"`
+	Errors          []string         `json:"errors,omitempty"`
 }
 
 // Machine identifies where the run happened.
@@ -262,6 +265,18 @@ func (r *Result) evaluate() []Target {
 		add(fmt.Sprintf("RSS after %s", human(b.Bytes)), "≤ start + 2×scrollback + 16 MiB",
 			fmt.Sprintf("%s (limit %s, max %s)", human(b.EndRSS), human(b.Limit), human(b.MaxRSS)), b.EndRSS <= b.Limit)
 	}
+	if b, d := r.Broadcast, r.BroadcastDetail; b != nil && d != nil {
+		v := fmt.Sprintf("%d viewers at %s/s: ", b.Viewers, human(int64(d.RateBytesPerSec)))
+		add(v+"lag p99", fmt.Sprintf("≤ %.0f ms, none evicted", TargetBroadcastLagP99),
+			fmt.Sprintf("%.0f ms, %d evicted, %d of %d got every byte", b.LagP99Ms, b.Evicted, d.Checked-d.Mismatched, b.Viewers),
+			b.LagP99Ms <= TargetBroadcastLagP99 && b.Evicted == 0 && d.Checked == b.Viewers && d.Mismatched == 0)
+		add(v+"server CPU", fmt.Sprintf("≤ %.0f core", TargetBroadcastCPU), fmt.Sprintf("%.2f cores", b.ServerCPUCores), b.ServerCPUCores <= TargetBroadcastCPU)
+		add(v+"server RSS", fmt.Sprintf("≤ %.0f MiB", TargetBroadcastRSS), fmt.Sprintf("%.0f MiB (peak)", b.ServerRSSMiB), b.ServerRSSMiB <= TargetBroadcastRSS)
+		add(v+"holder's echo p99", fmt.Sprintf("≤ the lone holder's + %.0f ms", TargetBroadcastEchoOver),
+			fmt.Sprintf("%.3f vs %.3f ms", b.HolderEchoP99Ms, b.HolderEchoP99AloneMs), b.HolderEchoP99Ms <= b.HolderEchoP99AloneMs+TargetBroadcastEchoOver)
+		add(v+"join burst, first screen p99", fmt.Sprintf("≤ %.0f ms (%d joins in %.0f s)", TargetBroadcastJoinP99, b.Viewers, d.JoinSeconds),
+			fmt.Sprintf("%.0f ms", b.JoinFirstScreenP99Ms), b.JoinFirstScreenP99Ms <= TargetBroadcastJoinP99)
+	}
 	if m := r.MCP; m != nil {
 		add("MCP run_command true p50 over the shell", fmt.Sprintf("≤ %.0f ms", TargetMCPOverP50), fmt.Sprintf("%.1f ms", m.OverP50), m.OverP50 <= TargetMCPOverP50)
 	}
@@ -365,6 +380,16 @@ func (r *Result) WriteTable(w io.Writer) {
 	}
 	if h := r.Hostile; h != nil {
 		h.writeTable(tw)
+	}
+	if b, d := r.Broadcast, r.BroadcastDetail; b != nil && d != nil {
+		fmt.Fprintf(tw, "broadcast: %d viewers (%d links) of a %s/s build log, %.0f s watched\t\tlag p50/p99/max %.0f/%.0f/%.0f ms\t%d evicted, %d skipped ahead, %d of %d checked got every byte (%s)\n",
+			b.Viewers, d.Links, human(int64(d.RateBytesPerSec)), d.Seconds, d.Lag.P50, d.Lag.P99, d.Lag.Max, b.Evicted, d.Skipped, d.Checked-d.Mismatched, d.Checked, human(d.Bytes))
+		fmt.Fprintf(tw, "  join burst: %d joins in %.1f s, first screen p50/p99/max\t\t%.0f/%.0f/%.0f ms\tlag of those in meanwhile p99 %.0f ms\n",
+			b.Viewers, d.JoinSeconds, d.JoinFirstScreen.P50, d.JoinFirstScreen.P99, d.JoinFirstScreen.Max, d.LagBurst.P99)
+		fmt.Fprintf(tw, "  server while watched: CPU, peak RSS\t\t%.2f cores, %.0f MiB\tbench's process %.2f cores; %d messages to viewers for %d envelopes each\n",
+			b.ServerCPUCores, b.ServerRSSMiB, d.BenchCores, d.Messages, d.Envelopes)
+		fmt.Fprintf(tw, "  holder's echo p50/p99 (%d), alone vs watched\t%.3f/%.3f ms\t%.3f/%.3f ms\tp99 %+.3f ms\n",
+			d.EchoSamples, d.HolderEchoAlone.P50, d.HolderEchoAlone.P99, d.HolderEcho.P50, d.HolderEcho.P99, b.HolderEchoP99Ms-b.HolderEchoP99AloneMs)
 	}
 	fmt.Fprintf(tw, "\ntarget\twant\tgot\t\n")
 	for _, t := range r.Targets {

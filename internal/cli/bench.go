@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/termhost/termhost/client"
 	"github.com/termhost/termhost/internal/bench"
@@ -22,7 +23,13 @@ const benchAbout = `termhost bench: measure throughput, CPU per GiB, bytes on th
 with permessage-deflate), echo latency, idle memory, fan-out, start-up and
 memory bounds of a termhost server against the raw pty, in one run; and the
 owner's echo latency while hostile participants attack a server of the
-bench's own (--only hostile; N of them per attack: --hostile-n).
+bench's own (--only hostile; N of them per attack: --hostile-n); and a
+broadcast to an audience (--only broadcast): --viewers (1000) on viewer
+links of one terminal printing a build log at --rate (200KB a second),
+joining in a burst, then watching for --duration; their lag behind the
+holder, evictions, the server's CPU and RSS, the holder's echo and the
+joiners' first screen. It raises this process's open-file limit to the
+hard limit (a viewer is a socket here and one in the server).
 Throughput, CPU and echo are also measured, in the same rounds, through
 ttyd (--ttyd, or ttyd on PATH) with ttyd's own protocol; without ttyd,
 through the bench's bare pty → WebSocket relay, a process of its own that
@@ -45,7 +52,9 @@ func Bench(args []string) int {
 	}
 	var (
 		server, token, integration string
-		pid, hostileN              int
+		pid, hostileN, viewers     int
+		rate                       = envflag.Size(bench.DefaultBroadcastRate)
+		duration                   time.Duration
 		size                       = envflag.Size(64 << 20)
 		scrollback                 = envflag.Size(1 << 20)
 		jsonOnly, quick, inProcess bool
@@ -64,6 +73,9 @@ func Bench(args []string) int {
 	fs.Var(&only, "only", "run only these `steps` (comma-separated: "+strings.Join(bench.Steps, ", ")+")")
 	fs.IntVar(&hostileN, "hostile-n", 0, "hostile participants per attack in the hostile step (0: the plan's, 8 in the full run)")
 	fs.StringVar(&ttyd, "ttyd", "", "measure throughput, CPU and echo against the ttyd executable at `PATH` too (default: ttyd on PATH; without it, the bench's relay speaking ttyd's protocol)")
+	fs.IntVar(&viewers, "viewers", 0, "viewers of the broadcast step (0: the plan's, 1000 in the full run)")
+	fs.Var(&rate, "rate", "the broadcast step's build log rate, a `size` a second such as 200KB")
+	fs.DurationVar(&duration, "duration", 0, "how long the broadcast step's audience watches after joining (0: the plan's, 20s in the full run)")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
 	fs.BoolVar(&inProcess, "in-process", false, "run the server in this process (implied by --cpuprofile and --memprofile)")
@@ -111,6 +123,17 @@ func Bench(args []string) int {
 	}
 	if hostileN > 0 {
 		plan.HostileN = hostileN
+	}
+	if viewers < 0 || int64(rate) <= 0 || duration < 0 {
+		fmt.Fprintln(os.Stderr, "termhost bench: --viewers and --duration must not be negative, --rate must be positive")
+		return exitUsage
+	}
+	if viewers > 0 {
+		plan.BroadcastViewers = viewers
+	}
+	plan.BroadcastRate = int(rate)
+	if duration > 0 {
+		plan.BroadcastTime = duration
 	}
 	var progress io.Writer = os.Stderr
 	if jsonOnly {
