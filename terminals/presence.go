@@ -333,11 +333,7 @@ func (m *Manager) Subscribers(uri string) []Subscriber {
 // notification of a terminal (docs/protocol.md, "Presence and control"),
 // sent to its subscribers only, or nil when nobody listed is on it.
 func presenceFrame(uri string, claim ahp.Claim, subs []Subscriber) []byte {
-	list := members(hub.Audience{URI: uri, Claim: claim, Subs: subs})
-	if list == nil {
-		list = []Member{}
-	}
-	b, err := ahp.EncodeNotification(MethodPresence, PresenceList{Channel: uri, Members: list}, ahp.Current)
+	b, err := ahp.EncodeNotification(MethodPresence, presenceList(hub.Audience{URI: uri, Claim: claim, Subs: subs}), ahp.Current)
 	if err != nil {
 		panic("terminals: encode presence: " + err.Error()) // plain strings always encode
 	}
@@ -352,22 +348,45 @@ func (m *Manager) Presence(s Subscriber) []PresenceList {
 		if scope := s.Scope(); scope != "" && scope != a.URI {
 			continue
 		}
-		list := members(a)
-		if list == nil {
-			list = []Member{}
-		}
-		out = append(out, PresenceList{Channel: a.URI, Members: list})
+		out = append(out, presenceList(a))
 	}
 	return out
 }
 
+// presenceList is a terminal's presence: every client on it by name, or,
+// past ext.CrowdThreshold viewers, everyone but the viewers by name and
+// the viewers counted. Counting costs a pass over the subscribers and no
+// more: a join into a crowd costs the same whatever its size but for it.
+func presenceList(a hub.Audience) PresenceList {
+	var viewers map[string]struct{}
+	for _, s := range a.Subs {
+		if _, ok := s.(Present); ok && s.ViewOnly() && s.ClientID() != "" {
+			if viewers == nil {
+				viewers = map[string]struct{}{}
+			}
+			viewers[s.ClientID()] = struct{}{}
+		}
+	}
+	crowd := len(viewers) > ext.CrowdThreshold
+	list := members(a, crowd)
+	if list == nil {
+		list = []Member{}
+	}
+	pl := PresenceList{Channel: a.URI, Members: list}
+	if crowd {
+		pl.Viewers = len(viewers)
+	}
+	return pl
+}
+
 // members is a terminal's presence list: one entry per client (a client
-// may have several connections), owners first, then by name.
-func members(a hub.Audience) []Member {
+// may have several connections), owners first, then by name; without the
+// viewers when crowd.
+func members(a hub.Audience, crowd bool) []Member {
 	byID := map[string]Member{}
 	for _, s := range a.Subs {
 		p, ok := s.(Present)
-		if !ok || s.ClientID() == "" {
+		if !ok || s.ClientID() == "" || crowd && s.ViewOnly() {
 			continue
 		}
 		mb := p.PresenceMember()

@@ -72,7 +72,7 @@ func TestClaimReleasedAfterGrace(t *testing.T) {
 				if c, _ := m.Claim(uri); c != ahp.ClientClaim(tc.wantTo) {
 					t.Errorf("claim after the grace = %+v, want %s's", c, tc.wantTo)
 				}
-				if list := members(m.hub.Audiences()[0]); tc.wantTo != "gone" && (len(list) == 0 || !list[0].Control) {
+				if list := presenceList(m.hub.Audiences()[0]).Members; tc.wantTo != "gone" && (len(list) == 0 || !list[0].Control) {
 					t.Errorf("presence %+v: want the new holder first and in control", list)
 				}
 			})

@@ -21,10 +21,20 @@ const (
 )
 
 // PresenceList is a terminal's presence: the params of NotifyPresence.
+// With more than CrowdThreshold viewers on the terminal, Members leaves
+// them out (it still names everyone else: the owner's clients, agents,
+// drivers, whoever has control) and Viewers counts them.
 type PresenceList struct {
 	Channel string   `json:"channel"`
 	Members []Member `json:"members"`
+	Viewers int      `json:"viewers,omitempty"`
 }
+
+// CrowdThreshold is how many viewers a terminal's presence names; past it
+// presence counts them (PresenceList.Viewers): an audience of a thousand
+// would otherwise send each joiner a thousand names, and everyone a list
+// of that size four times a second while it joins.
+const CrowdThreshold = 50
 
 // PresenceResult is the result of MethodPresence: the presence of every
 // terminal the caller may see.

@@ -157,7 +157,10 @@ export interface Member {
 /** A terminal's presence: the params of extNotifications.presence. */
 export interface PresenceList {
   channel: string;
+  /** Everyone on the terminal; past 50 viewers, everyone but the viewers. */
   members: Member[];
+  /** Past 50 viewers, how many there are (they are then not in members). */
+  viewers?: number;
 }
 
 /** The result of extMethods.presence. */

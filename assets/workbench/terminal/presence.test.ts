@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentHolderLabel, initials, mayDrive, memberLabel, membersOf, type Member } from './presence';
+import { agentHolderLabel, initials, mayDrive, memberLabel, membersOf, presenceLabels, viewersOf, type Member } from './presence';
 
 const tab: Member = { id: 'p000000000001', name: 'Owner', kind: 'owner', device: 'Firefox on Linux', control: true };
 const phone: Member = { id: 'p000000000002', name: 'Owner', kind: 'owner', device: 'Chrome on Android' };
@@ -84,4 +84,21 @@ test('memberLabel: names and devices without direction or control characters', (
   const rlo: Member = { id: 'p000000000009', name: 'Eve\u202e renwO', kind: 'driver', device: 'Fire\u2066fox\u001b[31m' };
   assert.equal(memberLabel(rlo, 'owner', tab.id), 'Eve renwO');
   assert.equal(memberLabel({ ...rlo, kind: 'owner', person: false }, 'driver', alice.id), 'Eve renwO (Firefox[31m)');
+});
+
+test('a crowd: presence names who is not a viewer and counts the viewers', () => {
+  // The params of x-termhost/presence on a terminal with 1000 viewers.
+  const params = { channel: 'ahp-terminal:/build', members: [tab, alice], viewers: 1000 };
+  assert.deepEqual(membersOf(params), [tab, alice]);
+  assert.equal(viewersOf(params), 1000);
+  assert.deepEqual(presenceLabels(membersOf(params), (m) => memberLabel(m, 'owner', tab.id), viewersOf(params)), [
+    'You (this tab) — in control',
+    'alice',
+    '1000 viewers',
+  ]);
+  // Below the threshold everyone is named and nothing is counted.
+  assert.equal(viewersOf({ channel: 'ahp-terminal:/build', members: [tab, board] } as { viewers?: unknown }), 0);
+  assert.deepEqual(presenceLabels([board], (m) => memberLabel(m, 'owner', tab.id), 0), ['CI dashboard (viewer)']);
+  for (const bad of [-1, 1.5, '3', null, Number.MAX_VALUE]) assert.equal(viewersOf({ viewers: bad }), 0, String(bad));
+  assert.deepEqual(presenceLabels([], () => '', 1), ['1 viewer']);
 });

@@ -21,6 +21,12 @@ export function membersOf(params: { members?: unknown } | undefined): Member[] {
   return list.filter((m): m is Member => !!m && typeof m === 'object' && typeof (m as Member).id === 'string' && typeof (m as Member).name === 'string');
 }
 
+/** The viewers a crowd's presence counts instead of naming them (0 when it names everyone or is malformed). */
+export function viewersOf(params: { viewers?: unknown } | undefined): number {
+  const n = params?.viewers;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
 /**
  * A member for people, as seen from this page: the owner's own tabs are
  * "You (this tab)" / "You (Firefox on Linux)"; others by their label. A
@@ -93,6 +99,8 @@ export class Control {
   #outgoing = new Map<string, ControlNotice>();
   /** The last presence list of each terminal we subscribe to. */
   #presence = new Map<string, Member[]>();
+  /** The viewers each one counts without naming them (a crowd). */
+  #viewers = new Map<string, number>();
   /** This page is a person signed in by SSO. */
   #person: boolean;
 
@@ -106,7 +114,7 @@ export class Control {
     this.#titleOf = titleOf;
     client.on('notification', (method, params) => {
       if (method === extNotifications.controlRequest) this.#onNotice(params as ControlNotice);
-      if (method === extNotifications.presence) this.#onPresence(params as { channel?: unknown; members?: unknown });
+      if (method === extNotifications.presence) this.#onPresence(params as { channel?: unknown; members?: unknown; viewers?: unknown });
     });
   }
 
@@ -125,9 +133,15 @@ export class Control {
     return this.#presence.get(uri) ?? [];
   }
 
-  #onPresence(p: { channel?: unknown; members?: unknown }): void {
+  /** How many viewers a crowd's presence counts on a terminal, beside members (0 while it names everyone). */
+  viewers(uri: string): number {
+    return this.#client.isSubscribed(uri) ? (this.#viewers.get(uri) ?? 0) : 0;
+  }
+
+  #onPresence(p: { channel?: unknown; members?: unknown; viewers?: unknown }): void {
     if (typeof p?.channel !== 'string') return;
     this.#presence.set(p.channel, membersOf(p));
+    this.#viewers.set(p.channel, viewersOf(p));
     this.#changed(p.channel);
   }
 
@@ -237,14 +251,23 @@ function requestKey(requestId: string): string {
   return `control-request:${requestId}`;
 }
 
-/** Avatars of a terminal's members, at most `max`, with the full list on hover. */
-export function avatars(members: Member[], label: (m: Member) => string, max = 3): HTMLElement | null {
-  if (members.length === 0) return null;
+/** The hover text of a terminal's avatars: the members by label, then the viewers a crowd's presence counts. */
+export function presenceLabels(members: Member[], label: (m: Member) => string, viewers = 0): string[] {
   const labels = members.map((m) => (m.control ? `${label(m)} — in control` : label(m)));
-  const el = h('span.presence-avatars', { title: `Connected:\n${labels.join('\n')}`, 'aria-label': `Connected: ${labels.join(', ')}`, 'data-count': String(members.length) });
+  if (viewers > 0) labels.push(viewers === 1 ? '1 viewer' : `${viewers} viewers`);
+  return labels;
+}
+
+/** Avatars of a terminal's members, at most `max`, with the full list on hover; `viewers` counted in the "+N". */
+export function avatars(members: Member[], label: (m: Member) => string, max = 3, viewers = 0): HTMLElement | null {
+  if (members.length === 0 && viewers === 0) return null;
+  const labels = presenceLabels(members, label, viewers);
+  const count = members.length + viewers;
+  const el = h('span.presence-avatars', { title: `Connected:\n${labels.join('\n')}`, 'aria-label': `Connected: ${labels.join(', ')}`, 'data-count': String(count) });
   for (const m of members.slice(0, max)) {
     el.append(h('span.presence-avatar', { class: `kind-${m.kind}${m.control ? ' in-control' : ''}`, 'data-member': m.id }, initials(label(m))));
   }
-  if (members.length > max) el.append(h('span.presence-avatar.more', null, `+${members.length - max}`));
+  const shown = Math.min(members.length, max);
+  if (count > shown) el.append(h('span.presence-avatar.more', null, `+${count - shown}`));
   return el;
 }
