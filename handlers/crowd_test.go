@@ -9,6 +9,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/terminals"
+	"github.com/termhost/termhost/terminals/hub"
 )
 
 // waitCrowd waits for the next x-termhost/presence notification of uri
@@ -30,7 +31,8 @@ func waitCrowd(t *testing.T, c *client, uri string, want []string, viewers int) 
 
 // TestPresenceOfACrowd: past ext.CrowdThreshold viewers, presence names
 // the owner and the driver and counts the viewers, to everyone and to each
-// joiner; below it again, it names everyone.
+// joiner; below it again, it names everyone. A viewer joining the crowd
+// gets the end of the history, the owner all of it.
 func TestPresenceOfACrowd(t *testing.T) {
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.Budgets.RequestBurst = 1000 })
 	owner := ts.dial(t, "User-Agent", firefoxUA)
@@ -58,7 +60,23 @@ func TestPresenceOfACrowd(t *testing.T) {
 	}
 	waitCrowd(t, owner, uri, everyone, 0)
 
-	last := join()
+	// About 200 KB of history: a viewer joining the crowd gets its end.
+	owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": "seq 1 30000; echo do''ne\r"})
+	owner.WaitOutput(uri, "done\r\n")
+	history := func(snap ahp.Snapshot) int {
+		b, _ := json.Marshal(snap.State)
+		return len(b)
+	}
+	if n := history(owner.Subscribe(uri)); n < 150<<10 {
+		t.Fatalf("the owner's snapshot holds %d bytes, want the whole history", n)
+	}
+	v := ts.dial(t, "Authorization", "Bearer "+tok)
+	v.Initialize("1.0.0", fmt.Sprintf("web-viewer-%03d", len(audience)))
+	if n := history(v.Subscribe(uri)); n > hub.CrowdScrollback+16<<10 {
+		t.Errorf("a viewer joining the crowd got %d bytes of history, want at most about %d", n, hub.CrowdScrollback)
+	}
+	audience = append(audience, v)
+	last := v
 	for name, c := range map[string]*client{"owner": owner, "the driver": alice, "a viewer": audience[0], "the joiner": last} {
 		if size := waitCrowd(t, c, uri, named, ext.CrowdThreshold+1); size > 1024 {
 			t.Errorf("%s: the crowd's presence is %d bytes", name, size)

@@ -79,8 +79,10 @@ type BroadcastDetail struct {
 	Envelopes  int64   `json:"envelopes"` // output envelopes the holder read
 	FDLimit    int     `json:"fdLimit"`   // RLIMIT_NOFILE after raising it
 	BenchCores float64 `json:"benchCores"`
-	// Errors are viewers that failed otherwise (not evicted), the first few.
-	Errors []string `json:"errors,omitempty"`
+	// JoinFailed viewers could not join; Errors are what failed (not
+	// evictions), the first few.
+	JoinFailed int      `json:"joinFailed"`
+	Errors     []string `json:"errors,omitempty"`
 }
 
 // Default broadcast load: the promise in README.md.
@@ -134,7 +136,7 @@ while [ ! -e "$dir/stop" ]; do
   printf '%%s\n@@M%%d@@\n' "$block" $n
   n=$((n+1))
   while d=$(( start + n*%d - ${EPOCHREALTIME/./} )); [ $d -gt 0 ]; do
-    c=; read -r -s -n 1 -t "$(printf '%%d.%%06d' $((d/1000000)) $((d%%1000000)))" c
+    printf -v t '%%d.%%06d' $((d/1000000)) $((d%%1000000)); c=; read -r -s -n 1 -t "$t" c
     if [ -n "$c" ]; then printf '%%s' "$c"; fi
   done
 done
@@ -459,7 +461,8 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 	}
 	under, err := hr.echoesFor(ctx, holder, uri, echoes, watch)
 	if err != nil {
-		return fmt.Errorf("holder echo, watched: %w", err)
+		// Reported with the rest: what the viewers saw still counts.
+		d.Errors = append(d.Errors, "holder echo, watched: "+err.Error())
 	}
 	if rest := time.Until(w0.Add(watch)); rest > 0 {
 		select {
@@ -496,15 +499,23 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 	b.JoinFirstScreenP99Ms = d.JoinFirstScreen.P99
 
 	holderSeen := hr.seenCopy()
+	joinErrs := 0
 	var lags, burstLags []time.Duration
 	for _, v := range viewers {
 		v.close()
+		if v.joined == 0 && v.err != nil && !v.evicted {
+			joinErrs++
+			if len(d.Errors) < 8 {
+				d.Errors = append(d.Errors, "join: "+v.err.Error())
+			}
+			continue
+		}
 		switch {
 		case v.evicted:
 			b.Evicted++
 			continue
 		case v.err != nil:
-			if len(d.Errors) < 5 {
+			if len(d.Errors) < 8 {
 				d.Errors = append(d.Errors, v.err.Error())
 			}
 			continue
@@ -538,8 +549,9 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 	rn.logf("broadcast: %d viewers at %s/s: lag p50 %.0f p99 %.0f max %.0f ms, %d evicted, %d skipped, server %.2f cores, RSS %.0f MiB, echo p99 %.3f (alone %.3f) ms, %d of %d checked viewers match",
 		n, human(int64(rate)), d.Lag.P50, d.Lag.P99, d.Lag.Max, b.Evicted, d.Skipped, b.ServerCPUCores, b.ServerRSSMiB, b.HolderEchoP99Ms, b.HolderEchoP99AloneMs,
 		d.Checked-d.Mismatched, d.Checked)
+	d.JoinFailed = joinErrs
 	if len(d.Errors) > 0 {
-		return fmt.Errorf("viewers failed, the first: %s", d.Errors[0])
+		return fmt.Errorf("%d viewers could not join; %s", joinErrs, strings.Join(d.Errors, "; "))
 	}
 	return nil
 }

@@ -7,8 +7,14 @@ import (
 	"slices"
 
 	"github.com/termhost/termhost/ahp"
+	"github.com/termhost/termhost/ahp/content"
 	"github.com/termhost/termhost/ahp/ext"
 )
+
+// CrowdScrollback is the history a viewer joining a terminal with
+// ext.CrowdThreshold subscribers or more gets in its snapshot (the screen
+// model's redraw, when the terminal has one, still draws the screen).
+const CrowdScrollback = 64 << 10
 
 // snapshotLocked returns the state of a channel as s may see it.
 func (h *Hub) snapshotLocked(uri string, s Subscriber) (ahp.Snapshot, error) {
@@ -28,6 +34,13 @@ func (h *Hub) snapshotLocked(uri string, s Subscriber) (ahp.Snapshot, error) {
 	ch := h.channels[uri]
 	st := *ch.term
 	st.Content = ch.content.Snapshot()
+	if s.ViewOnly() && len(ch.subs) >= ext.CrowdThreshold {
+		// A viewer joining a crowd gets the end of the history (a
+		// trim, as AHP lets a server do): a thousand joiners of a
+		// terminal with a full scrollback would otherwise cost a GiB
+		// of snapshots, in the server's memory and on its cores.
+		st.Content = content.Trim(st.Content, CrowdScrollback)
+	}
 	return ahp.Snapshot{Resource: uri, State: st, FromSeq: h.seq, Meta: commandMetaJSON(ch.content.CommandMeta())}, nil
 }
 
