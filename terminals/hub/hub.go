@@ -312,15 +312,24 @@ func (h *Hub) reduceLocked(ch *channel, a ahp.Action) {
 // sees only its own terminal in the catalogue: it gets a filtered copy,
 // made once per scope, and only of a change about its terminal (in about):
 // nothing it receives tells what happens on the others.
+//
+// The claim holder's connections get it first: each delivery wakes the
+// connection's writer, and the writers woken first write first, so the
+// holder's echo does not wait behind a thousand viewers' writes.
 func (h *Hub) fanOutLocked(ch *channel, f *Frame, about map[string]bool) {
 	var scoped map[string]*Frame
 	var redraw Redraw // skip.go
 	redrawn := false
-	for s := range ch.subs {
+	holder := ""
+	if ch.term != nil && ch.term.Claim.Kind == ahp.ClaimClient {
+		holder = ch.term.Claim.ClientID
+	}
+	isHolder := func(s Subscriber) bool { return holder != "" && s.ClientID() == holder && !s.ViewOnly() }
+	deliver := func(s Subscriber) {
 		g := f
 		if scope := s.Scope(); scope != "" && f.env.Action.Type == ahp.RootTerminalsChanged {
 			if !about[scope] {
-				continue
+				return
 			}
 			if g = scoped[scope]; g == nil {
 				env := f.env
@@ -333,17 +342,29 @@ func (h *Hub) fanOutLocked(ch *channel, f *Frame, about map[string]bool) {
 			}
 		}
 		if s.Deliver(g) {
-			continue
+			return
 		}
 		if sk, ok := s.(Skipper); ok && g.Skippable() {
 			if !redrawn { // one mark of the stream for every subscriber that skips here
 				redraw, redrawn = ch.redrawLocked(), true
 			}
 			if sk.SkipAhead(g, redraw) {
-				continue
+				return
 			}
 		}
 		h.dropLocked(s)
+	}
+	if holder != "" {
+		for s := range ch.subs {
+			if isHolder(s) {
+				deliver(s)
+			}
+		}
+	}
+	for s := range ch.subs {
+		if !isHolder(s) {
+			deliver(s)
+		}
 	}
 }
 
