@@ -384,14 +384,14 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 
 	// The log again; the audience joins in a burst while it runs.
 	hr.reset()
+	ticks := int((time.Minute + burst + watch) / broadcastTick)
+	hr.setTicks(ticks)
 	mainDir, err := run("main")
 	if err != nil {
 		return err
 	}
 	stopFile := filepath.Join(mainDir, "stop")
 	defer os.WriteFile(stopFile, nil, 0o644) //nolint:errcheck // ends the program on an early return
-	ticks := int((time.Minute + burst + watch) / broadcastTick)
-	hr.setTicks(ticks)
 	viewers := make([]*broadcastViewer, n)
 	bench0, _ := process{}.cpu()
 	var rssPeak atomic.Int64

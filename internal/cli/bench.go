@@ -25,7 +25,7 @@ memory bounds of a termhost server against the raw pty, in one run; and the
 owner's echo latency while hostile participants attack a server of the
 bench's own (--only hostile; N of them per attack: --hostile-n); and a
 broadcast to an audience (--only broadcast): --viewers (1000) on viewer
-links of one terminal printing a build log at --rate (200KB a second),
+links of one terminal printing a build log at --rate (200000 bytes a second),
 joining in a burst, then watching for --duration; their lag behind the
 holder, evictions, the server's CPU and RSS, the holder's echo and the
 joiners' first screen. It raises this process's open-file limit to the
@@ -74,7 +74,7 @@ func Bench(args []string) int {
 	fs.IntVar(&hostileN, "hostile-n", 0, "hostile participants per attack in the hostile step (0: the plan's, 8 in the full run)")
 	fs.StringVar(&ttyd, "ttyd", "", "measure throughput, CPU and echo against the ttyd executable at `PATH` too (default: ttyd on PATH; without it, the bench's relay speaking ttyd's protocol)")
 	fs.IntVar(&viewers, "viewers", 0, "viewers of the broadcast step (0: the plan's, 1000 in the full run)")
-	fs.Var(&rate, "rate", "the broadcast step's build log rate, a `size` a second such as 200KB")
+	fs.Var(&rate, "rate", "the broadcast step's build log rate in bytes a second, a `size` such as 200000 or 195KiB")
 	fs.DurationVar(&duration, "duration", 0, "how long the broadcast step's audience watches after joining (0: the plan's, 20s in the full run)")
 	fs.BoolVar(&jsonOnly, "json", false, "print only the JSON line")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run with small sizes")
