@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -14,9 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,44 +45,8 @@ func (b *box) seen() map[string]bool {
 // and the hosts file (if any), behind a recording proxy.
 func startBox(t *testing.T, name, token string, args ...string) *box {
 	t.Helper()
-	home := t.TempDir()
-	cmd := exec.Command(cmdtest.Binary(t), append([]string{"serve", "--listen", "127.0.0.1:0", "--shell", "/bin/bash",
-		"--shell-integration", "off", "--log-level", "warn", "--host-name", name}, args...)...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "TERMHOST_TOKEN=" + token}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = t.Output()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u := regexp.MustCompile(`https?://\S+#token=`).FindString(sc.Text()); u != "" {
-				urls <- strings.TrimSuffix(u, "/#token=")
-			}
-		}
-	}()
-	var direct string
-	select {
-	case direct = <-urls:
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve printed no login URL")
-	}
+	_, login := cmdtest.StartServe(t, []string{"TERMHOST_TOKEN=" + token}, nil, append([]string{"--host-name", name}, args...)...)
+	direct, _, _ := strings.Cut(login, "/#token=")
 	b := &box{name: name, token: token, creds: map[string]bool{}}
 	target, _ := url.Parse(direct)
 	rp := httputil.NewSingleHostReverseProxy(target)

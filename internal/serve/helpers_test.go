@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -57,4 +59,30 @@ func call(t *testing.T, env map[string]string, cmd string, args ...string) (code
 		t.Fatalf("termhost %s: %v", cmd, err)
 	}
 	return c.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// refusal is a serve command line that must stop before anything starts.
+type refusal struct {
+	name string
+	args []string
+	want string // in the one line serve prints
+}
+
+// refusesToStart runs serve with each case's flags: each must exit 2 with
+// one line saying what is wrong.
+func refusesToStart(t *testing.T, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, cmdtest.Binary(t), append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
+			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+			out, err := cmd.CombinedOutput()
+			msg := strings.TrimSpace(string(out))
+			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, tc.want) {
+				t.Errorf("serve %v: err %v, output %q; want exit 2 and one line saying %q", tc.args, err, msg, tc.want)
+			}
+		})
+	}
 }

@@ -1,23 +1,19 @@
 package serve
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/internal/ahptest"
-	"github.com/termhost/termhost/internal/cmdtest"
 )
 
 // getHosts fetches <base>/api/hosts with the bearer token (none: "").
@@ -52,31 +48,14 @@ func TestServeHostsRefusesBadFile(t *testing.T) {
 	badURL := write("badurl", "box2 https://dev.corp/box2/\n\nbox3 dev.corp/box3\n")
 	fields := write("fields", "box2\n")
 	dup := write("dup", "box2 https://dev.corp/box2/\nbox2 https://dev.corp/other/\n")
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	refusesToStart(t, []refusal{
 		{"bad name", []string{"--hosts", badName}, badName + `:3: bad host name "-box3"`},
 		{"relative URL", []string{"--hosts", badURL}, badURL + ":3: host box3:"},
 		{"one field", []string{"--hosts", fields}, fields + `:1: want "NAME URL"`},
 		{"name twice", []string{"--hosts", dup}, dup + ":2: host box2 is named twice"},
 		{"missing file", []string{"--hosts", filepath.Join(dir, "gone")}, "--hosts: read hosts file"},
 		{"bad host name", []string{"--host-name", "box/1"}, `--host-name "box/1"`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, cmdtest.Binary(t), append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
-			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-			out, err := cmd.CombinedOutput()
-			msg := strings.TrimSpace(string(out))
-			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, tc.want) {
-				t.Errorf("serve %v: err %v, output %q; want exit 2 and one line saying %q", tc.args, err, msg, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestServeWithoutHosts: a server given no hosts file lists no other

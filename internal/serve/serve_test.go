@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,46 +46,8 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 func startServeLog(t *testing.T, args ...string) (*exec.Cmd, string, *testserver.SyncBuffer) {
 	t.Helper()
 	logs := &testserver.SyncBuffer{}
-	home := t.TempDir()
-	cmd := exec.Command(cmdtest.Binary(t), append([]string{"serve", "--listen", "127.0.0.1:0", "--shell", "/bin/bash",
-		"--shell-integration", "off", "--log-level", "warn"}, args...)...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state")}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.MultiWriter(t.Output(), logs)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// Gracefully first, so a failed test leaves no shells behind.
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u := regexp.MustCompile(`https?://\S+#token=\S+`).FindString(sc.Text()); u != "" {
-				urls <- u
-			}
-		}
-	}()
-	select {
-	case u := <-urls:
-		return cmd, u, logs
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve printed no login URL")
-		return nil, "", nil
-	}
+	cmd, login := cmdtest.StartServe(t, nil, logs, args...)
+	return cmd, login, logs
 }
 
 // dialServe opens an AHP connection with the token from the login URL and

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/termhost/termhost/internal/ahptest"
 	"github.com/termhost/termhost/internal/audit"
@@ -28,11 +26,7 @@ func TestServeSSORefusesBadSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	proxy := []string{"--auth", "proxy", "--trusted-proxy", "127.0.0.1", "--identity-header", "X-Forwarded-Email"}
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	refusesToStart(t, []refusal{
 		{"no trusted proxy", []string{"--auth", "proxy", "--identity-header", "X-Forwarded-Email", "--owners", "a@corp.com"}, "--auth proxy needs --trusted-proxy"},
 		{"no identity header", []string{"--auth", "proxy", "--trusted-proxy", "127.0.0.1", "--owners", "a@corp.com"}, "--auth proxy needs --identity-header"},
 		{"nobody with a role", proxy, "nobody would have a role"},
@@ -40,20 +34,7 @@ func TestServeSSORefusesBadSetup(t *testing.T) {
 		{"roles without proxy", []string{"--owners", "a@corp.com"}, "need --auth proxy"},
 		{"broken roles file", append(append([]string{}, proxy...), "--roles-file", bad), "unknown key"},
 		{"missing roles file", append(append([]string{}, proxy...), "--roles-file", bad+".gone"), "--roles-file"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, cmdtest.Binary(t), append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
-			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-			out, err := cmd.CombinedOutput()
-			msg := strings.TrimSpace(string(out))
-			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, tc.want) {
-				t.Errorf("serve %v: err %v, output %q; want exit 2 and one line saying %q", tc.args, err, msg, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // getAs fetches url as the SSO proxy would, naming who.
