@@ -4,7 +4,7 @@
 // for the tab strip, and control requests (ask the holder; the holder grants
 // or declines; the server grants by itself when the holder is away).
 
-import type { AhpClient } from '../../ahp/client';
+import type { MultiHostClient } from '../../ahp/multihost';
 import { extMeta, extMethods, extNotifications, type AnswerControlParams, type ControlNotice, type ControlResult, type Member, type RequestControlParams } from '../../ahp/ext';
 import { ROOT_CHANNEL, type TerminalClaim } from '../../ahp/types';
 import { h } from '../dom';
@@ -81,7 +81,7 @@ export function initials(name: string): string {
 
 /** Presence and control requests of every terminal, for the workbench. */
 export class Control {
-  #client: AhpClient;
+  #client: MultiHostClient;
   #role: Role;
   #notify: Notify;
   #dismiss: (key: string) => void;
@@ -96,7 +96,7 @@ export class Control {
   /** This page is a person signed in by SSO. */
   #person: boolean;
 
-  constructor(client: AhpClient, role: Role, notify: Notify, dismiss: (key: string) => void, changed: (uri: string) => void, titleOf: (uri: string) => string, person = false) {
+  constructor(client: MultiHostClient, role: Role, notify: Notify, dismiss: (key: string) => void, changed: (uri: string) => void, titleOf: (uri: string) => string, person = false) {
     this.#person = person;
     this.#client = client;
     this.#role = role;
@@ -142,7 +142,7 @@ export class Control {
    */
   holderLabel(uri: string, claim: TerminalClaim | undefined, away = false): string {
     if (claim?.kind === 'session') return agentHolderLabel(this.members(uri), claim);
-    if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
+    if (claim?.kind === 'client' && claim.clientId === this.#client.clientIdOf(uri)) return 'you';
     if (!this.#client.isSubscribed(uri)) return claim?.kind === 'client' && !away ? 'someone else' : 'nobody';
     const holder = this.members(uri).find((m) => m.control);
     return holder ? this.label(holder) : 'nobody';
