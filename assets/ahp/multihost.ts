@@ -88,6 +88,7 @@ export class MultiHostClient {
     home.on('latency', (ms) => this.#emit('latency', ms));
     home.on('snapshot', (ch, st, reason) => {
       if (ch !== ROOT_CHANNEL) return this.#emit('snapshot', ch, st, reason);
+      if (reason === 'initialize' && typeof performance !== 'undefined') performance.mark('termhost:root');
       this.#merged = undefined;
       this.#emit('snapshot', ch, this.state(ROOT_CHANNEL), reason);
       this.#emit('hosts');
@@ -223,7 +224,10 @@ export class MultiHostClient {
         }
       }),
       client.on('snapshot', (ch, st, reason) => {
-        if (ch === ROOT_CHANNEL) return this.#rootChanged();
+        if (ch === ROOT_CHANNEL) {
+          if (reason === 'initialize' && typeof performance !== 'undefined') performance.mark(`termhost:root:${name}`);
+          return this.#rootChanged();
+        }
         this.#emit('snapshot', wrap(ch), st, reason);
       }),
       client.on('action', (env, st, own, replayed) => {

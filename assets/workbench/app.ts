@@ -67,6 +67,15 @@ function setLastHost(host: string): void {
   }
 }
 
+/**
+ * Marks the page's first terminal drawn with the keyboard in it
+ * (performance mark termhost:prompt): other hosts never hold it up.
+ */
+function markPrompt(view: TerminalView): void {
+  if (!view.loaded || !view.element.contains(document.activeElement) || performance.getEntriesByName('termhost:prompt').length > 0) return;
+  performance.mark('termhost:prompt');
+}
+
 export interface AppConfig {
   basePath: string;
   terminalId: string;
@@ -222,6 +231,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       const v = this.#views.get(ch);
       if (v) {
         v.onSnapshot(st as TerminalState, (id) => c.commandMeta(ch, id));
+        markPrompt(v);
         if (v === this.#editor.activeView) this.#layout.revealPendingDeepLink(v);
       }
       if (reason === 'reinitialize' || reason === 'reconnect') this.statusBar.render();
@@ -422,6 +432,12 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     const h = this.client.hosts().find((x) => x.name === host);
     if (!h?.login) return;
     window.open(h.login, '_blank', 'noopener');
+  }
+
+  /** SidebarHost: New Terminal on a host ("" the home host), remembered as the last used. */
+  newTerminalOn(host: string): Promise<void> {
+    setLastHost(host);
+    return this.#views.create(false, false, host);
   }
 
   /** EditorHost: another host's terminal whose host is not connected. */
@@ -650,6 +666,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   // ---- ViewHost ----
 
   focused(view: TerminalView): void {
+    markPrompt(view);
     if (this.#editor.activeView !== view) {
       const g = this.#editor.groupOf(view);
       if (g) this.#editor.setActiveGroup(g);

@@ -42,6 +42,8 @@ export interface SidebarHost {
   hostGroups?(): { host: string; name: string; status: HostStatus; login?: string }[];
   /** Opens a host's own sign-in page (a group's Sign In). */
   signIn?(host: string): void;
+  /** New Terminal on that host (a group's + action). */
+  newTerminalOn?(host: string): void;
 }
 
 class Pane {
@@ -145,6 +147,9 @@ export class Sidebar {
           h('span.host-name', null, g.name),
           h('span.host-status', null, hostStatusLabels[g.status]),
           signIn ? h('button.button.host-sign-in', { type: 'button', onclick: (e: Event) => (e.stopPropagation(), this.#host.signIn!(g.host)) }, 'Sign In') : null,
+          this.#host.role === 'owner' && g.status === 'connected' && this.#host.newTerminalOn
+            ? h('div.row-actions.host-actions', null, action(icons.add, `New Terminal on ${g.name}`, () => this.#host.newTerminalOn!(g.host), 'host-new'))
+            : null,
         ),
       );
       if (items.length === 0) {
