@@ -277,7 +277,9 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     // Terminals disposed elsewhere, or gone with a restart: close their tabs.
     for (const v of [...this.#views.all()]) {
       if (before.has(v.uri) && !now.has(v.uri)) {
-        if (!restarted) this.notify('info', `Terminal “${this.titleOf(v)}” was closed.`);
+        const host = splitHostUri(v.uri).host;
+        if (host) this.notify('info', `Terminal “${this.titleOf(v)}” is gone from ${host} (closed there, or ${host} restarted).`);
+        else if (!restarted) this.notify('info', `Terminal “${this.titleOf(v)}” was closed.`);
         this.#closeView(v, false);
       }
     }

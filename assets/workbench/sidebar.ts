@@ -143,7 +143,7 @@ export class Sidebar {
         h(
           'div.host-group',
           { role: 'heading', 'aria-level': 3, 'data-host': g.host || '', 'data-status': g.status, title: `${g.name}: ${hostStatusLabels[g.status]}` },
-          svg(down ? icons.disconnect : icons.remote, 'codicon row-icon'),
+          svg(down ? icons.disconnect : icons.screen, 'codicon row-icon'),
           h('span.host-name', null, g.name),
           h('span.host-status', null, hostStatusLabels[g.status]),
           signIn ? h('button.button.host-sign-in', { type: 'button', onclick: (e: Event) => (e.stopPropagation(), this.#host.signIn!(g.host)) }, 'Sign In') : null,
