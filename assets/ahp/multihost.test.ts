@@ -7,6 +7,7 @@ import { AhpClient, type SocketLike, type Timers } from './client';
 import { MultiHostClient, type ProbeResult } from './multihost';
 import { hostUri, type HostEntry } from './hosts';
 import { ROOT_CHANNEL, type RootState, type TerminalInfo } from './types';
+import { Control } from '../workbench/terminal/presence';
 
 const flush = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
@@ -99,7 +100,8 @@ function setup() {
     s.open();
     await flush();
     const init = s.last('initialize')!;
-    s.reply(init.id!, { protocolVersion: '1.0.0', serverSeq: 1, snapshots: [{ resource: ROOT_CHANNEL, state: { agents: [], terminals }, fromSeq: 1 }] });
+    // Each host gives this page a presence id of its own.
+    s.reply(init.id!, { protocolVersion: '1.0.0', serverSeq: 1, _meta: { 'termhost/presenceId': `p-${host}` }, snapshots: [{ resource: ROOT_CHANNEL, state: { agents: [], terminals }, fromSeq: 1 }] });
     await flush();
   };
   const roots: string[][] = [];
@@ -284,5 +286,31 @@ describe('MultiHostClient', () => {
     x.sock('box1').deliver({ jsonrpc: '2.0', method: 'x-termhost/approvals', params: { approvals: [{ id: 'h1', terminal: 'ahp-terminal:/a1' }] } });
     x.sock('box2').deliver({ jsonrpc: '2.0', method: 'x-termhost/approvals', params: { approvals: [{ id: 'r1', terminal: 'ahp-terminal:/b1' }] } });
     assert.deepEqual(lists, [['h1@ahp-terminal:/a1'], ['h1@ahp-terminal:/a1', `r1@${B}`]]);
+    // Each is answered on the host that asked.
+    void x.mc.request('x-termhost/approval/answer', { id: 'r1', decision: 'approve' }).catch(() => {});
+    void x.mc.request('x-termhost/approval/answer', { id: 'h1', decision: 'deny' }).catch(() => {});
+    assert.deepEqual(x.sock('box2').last('x-termhost/approval/answer')!.params, { id: 'r1', decision: 'approve' });
+    assert.deepEqual(x.sock('box1').last('x-termhost/approval/answer')!.params, { id: 'h1', decision: 'deny' });
+  });
+
+  test('control on another host: our own request there is ours, a request to us names the asker', async () => {
+    const x = setup();
+    x.mc.connect();
+    x.mc.setHosts(x.list);
+    await x.answer('box1', []);
+    await x.answer('box2', [info('ahp-terminal:/b1')]);
+    const notices: string[] = [];
+    const control = new Control(x.mc, 'owner', (_kind, message) => notices.push(message), () => {}, () => {}, () => 'b1');
+    const b = x.sock('box2');
+    // Our own request on box2 (box2's presence id for us), granted.
+    b.deliver({ jsonrpc: '2.0', method: 'x-termhost/controlRequest', params: { terminal: 'ahp-terminal:/b1', requestId: 'r1', status: 'granted', from: { id: 'p-box2', name: 'Alice', kind: 'owner' } } });
+    assert.deepEqual(notices, ['You have control of “b1”.']);
+    // Someone else there asks us.
+    b.deliver({ jsonrpc: '2.0', method: 'x-termhost/controlRequest', params: { terminal: 'ahp-terminal:/b1', requestId: 'r2', status: 'pending', from: { id: 'p-bob', name: 'Bob', kind: 'driver' } } });
+    assert.equal(notices.length, 2);
+    assert.match(notices[1]!, /asks for control of “b1”/);
+    // Presence on box2: we are "You" by box2's id, not the home host's.
+    assert.equal(control.label({ id: 'p-box2', name: 'Alice', kind: 'owner' }, B), 'You (this tab)');
+    assert.notEqual(control.label({ id: 'p-box1', name: 'Alice', kind: 'owner' }, B), 'You (this tab)');
   });
 });

@@ -14,7 +14,7 @@
 // exactly as the home client refuses them (client.ts `request`, `dispatch`).
 
 import type { AhpClient, ClientEvents, ConnectionState } from './client';
-import { extMeta, extNotifications, type Approval } from './ext';
+import { extMeta, extMethods, extNotifications, type Approval } from './ext';
 import { hostUri, loginUrlOf, nextHostStatus, splitHostUri, type HostEntry, type HostEvent, type HostList, type HostStatus } from './hosts';
 import { ROOT_CHANNEL, type ActionEnvelope, type CreateTerminalParams, type RootState, type StateAction, type TerminalInfo } from './types';
 
@@ -406,7 +406,10 @@ export class MultiHostClient {
    * named as the page names them.
    */
   request(method: string, params: Record<string, unknown>): Promise<unknown> {
-    const named = [params.channel, params.terminal].find((x): x is string => typeof x === 'string' && splitHostUri(x).host !== '');
+    let named = [params.channel, params.terminal].find((x): x is string => typeof x === 'string' && splitHostUri(x).host !== '');
+    // An approval is answered on the host that asked (its id names no terminal).
+    const approvalHost = method === extMethods.approvalAnswer && typeof params.id === 'string' ? this.#approvalHost(params.id) : '';
+    if (!named && approvalHost) named = hostUri(approvalHost, ROOT_CHANNEL);
     if (!named) return this.home.request(method, params);
     const { host, client } = this.#clientOf(named);
     if (!client) return Promise.reject(new Error('offline'));
@@ -428,6 +431,12 @@ export class MultiHostClient {
   }
 
   // ---- notifications ----
+
+  /** The host whose approvals list has this approval ("" the home host, or none). */
+  #approvalHost(id: string): string {
+    for (const [host, list] of this.#approvals) if (list.some((a) => a.id === id)) return host;
+    return '';
+  }
 
   #notification(host: string, method: string, params: unknown): void {
     const p = host ? mapUris(params, (u) => hostUri(host, u)) : params;

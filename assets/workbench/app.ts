@@ -354,7 +354,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   /** Initials of who is on a terminal, for its tab (EditorHost). */
   presenceOf(view: TerminalView): HTMLElement | null {
-    return avatars(this.control.members(view.uri), (m) => this.control.label(m));
+    return avatars(this.control.members(view.uri), (m) => this.control.label(m, view.uri));
   }
 
   /**

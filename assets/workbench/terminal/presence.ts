@@ -116,6 +116,13 @@ export class Control {
     return typeof id === 'string' ? id : undefined;
   }
 
+  /** Our presence id on the host of a terminal (each host gives its own). */
+  #selfIdOf(uri: string | undefined): string | undefined {
+    if (uri === undefined) return this.selfId;
+    const id = this.#client.serverMetaOf(uri)?.[extMeta.presenceId];
+    return typeof id === 'string' ? id : undefined;
+  }
+
   /** Who is on a terminal: known only while we subscribe to it (the server sends presence to a terminal's subscribers). */
   members(uri: string): Member[] {
     if (!this.#client.isSubscribed(uri)) {
@@ -131,8 +138,9 @@ export class Control {
     this.#changed(p.channel);
   }
 
-  label(m: Member): string {
-    return memberLabel(m, this.#role, this.selfId, this.#person);
+  /** A member's label; `uri`: of that terminal's presence (its host's ids). */
+  label(m: Member, uri?: string): string {
+    return memberLabel(m, this.#role, this.#selfIdOf(uri), this.#person);
   }
 
   /**
@@ -145,7 +153,7 @@ export class Control {
     if (claim?.kind === 'client' && claim.clientId === this.#client.clientIdOf(uri)) return 'you';
     if (!this.#client.isSubscribed(uri)) return claim?.kind === 'client' && !away ? 'someone else' : 'nobody';
     const holder = this.members(uri).find((m) => m.control);
-    return holder ? this.label(holder) : 'nobody';
+    return holder ? this.label(holder, uri) : 'nobody';
   }
 
   incoming(uri: string): ControlNotice[] {
@@ -161,7 +169,7 @@ export class Control {
     try {
       const r = (await this.#client.request(extMethods.requestControl, { channel: ROOT_CHANNEL, terminal: uri } satisfies RequestControlParams)) as ControlResult;
       if (r.status === 'pending' && r.requestId && !this.#outgoing.has(uri)) {
-        this.#outgoing.set(uri, { terminal: uri, requestId: r.requestId, status: 'pending', from: { id: this.selfId ?? '', name: 'you', kind: 'driver' }, autoGrantMs: r.autoGrantMs });
+        this.#outgoing.set(uri, { terminal: uri, requestId: r.requestId, status: 'pending', from: { id: this.#selfIdOf(uri) ?? '', name: 'you', kind: 'driver' }, autoGrantMs: r.autoGrantMs });
         this.#changed(uri);
       }
     } catch (e) {
@@ -179,7 +187,7 @@ export class Control {
 
   #onNotice(n: ControlNotice): void {
     if (!n || typeof n.terminal !== 'string' || !n.from) return;
-    const mine = n.from.id === this.selfId;
+    const mine = n.from.id === this.#selfIdOf(n.terminal);
     if (mine) this.#onOwnRequest(n);
     else this.#onRequestToUs(n);
     this.#changed(n.terminal);
@@ -204,7 +212,7 @@ export class Control {
     const list = this.#incoming.get(n.terminal) ?? [];
     if (list.some((r) => r.requestId === n.requestId)) return;
     this.#incoming.set(n.terminal, [...list, n]);
-    const who = this.label(n.from);
+    const who = this.label(n.from, n.terminal);
     // One notice, the toast: it stays until answered or the request ends,
     // and covers nothing of the terminal (a bar over it hid its first line).
     this.#notify(
