@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -46,6 +47,24 @@ func (s *Server) mountPages(r chi.Router) {
 	r.Handle("/static/*", http.StripPrefix("/static/", s.ownerOnlySourceMaps(s.testBundleOnlyForTests(static.Handler()))))
 	r.Get("/", s.workbench)
 	r.Get("/t/{id}", s.workbench)
+	r.Get("/h/{host}/t/{id}", s.otherHostPage)
+}
+
+// hostNamePattern is what a host may be named in page paths (/h/<host>/…):
+// the browser accepts the same names from the hosts list (assets/ahp/hosts.ts).
+var hostNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// otherHostPage serves /h/<host>/t/<id>, the deep link of a terminal on
+// another host (README "Many boxes"): the workbench's start page, whose
+// script opens that terminal over the other host's own WebSocket. This
+// server knows nothing of the terminal, so it names none: a share link's
+// holder is sent to its own terminal as on the start page.
+func (s *Server) otherHostPage(w http.ResponseWriter, r *http.Request) {
+	if !hostNamePattern.MatchString(chi.URLParam(r, "host")) || chi.URLParam(r, "id") == "" {
+		http.NotFound(w, r)
+		return
+	}
+	s.workbenchPage(w, r, "")
 }
 
 // terminalPath is the page path of a terminal: /t/<id> for
@@ -72,6 +91,12 @@ func (s *Server) workbench(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	s.workbenchPage(w, r, id)
+}
+
+// workbenchPage is the workbench with the terminal of this server that id
+// names ("" the start page).
+func (s *Server) workbenchPage(w http.ResponseWriter, r *http.Request, id string) {
 	terminal := ""
 	if id != "" {
 		terminal = ahp.TerminalURIOf(id)

@@ -7,9 +7,11 @@
 // each wiring is a few lines, and spreading them over files would hide who
 // talks to whom.)
 
-import type { AhpClient, ConnectionState, StateDetail } from '../ahp/client';
+import type { ConnectionState, StateDetail } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
+import { deepLinkPath, hostApiUrl, splitHostUri, type HostStatus } from '../ahp/hosts';
 import { extMeta, extMethods, type ScreenResult } from '../ahp/ext';
-import { ROOT_CHANNEL, exitCodeOf, isTerminalAction, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
+import { ROOT_CHANNEL, exitCodeOf, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { Themes } from './theme';
 import type { TerminalView, ViewHost } from './terminal/terminalView';
@@ -46,6 +48,34 @@ import { SkipAnnouncer, routeSkips } from './terminal/skipAhead';
 import { announce } from './preferences';
 import { Approvals, agentSecretPrompt, attentionOf, mayAnswer, type Attention } from './approvals';
 
+const LAST_HOST = 'termhost.newTerminalHost';
+
+/** The host New Terminal used last in this browser ("" the home host). */
+function lastHost(): string {
+  try {
+    return localStorage.getItem(LAST_HOST) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function setLastHost(host: string): void {
+  try {
+    localStorage.setItem(LAST_HOST, host);
+  } catch {
+    /* storage unavailable: the next pick starts at the home host */
+  }
+}
+
+/**
+ * Marks the page's first terminal drawn with the keyboard in it
+ * (performance mark termhost:prompt): other hosts never hold it up.
+ */
+function markPrompt(view: TerminalView): void {
+  if (!view.loaded || !view.element.contains(document.activeElement) || performance.getEntriesByName('termhost:prompt').length > 0) return;
+  performance.mark('termhost:prompt');
+}
+
 export interface AppConfig {
   basePath: string;
   terminalId: string;
@@ -64,7 +94,7 @@ export interface AppConfig {
 }
 
 export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarget {
-  readonly client: AhpClient;
+  readonly client: MultiHostClient;
   readonly themes = new Themes();
   readonly config: AppConfig;
   readonly role: Role;
@@ -105,7 +135,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#toasts.show(kind, message, kind === 'error' ? icons.error : kind === 'warning' ? icons.warning : icons.info, actions, key);
   readonly dismissNotice = (key: string) => this.#toasts.dismiss(key);
 
-  constructor(config: AppConfig, client: AhpClient) {
+  constructor(config: AppConfig, client: MultiHostClient) {
     this.config = config;
     this.client = client;
     this.replays = new Replays({ script: config.playerScript ?? '', style: config.playerStyle ?? '' });
@@ -194,12 +224,14 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   #wireClient(): void {
     const c = this.client;
     c.on('state', (s, d) => this.#onConnection(s, d));
+    c.on('hosts', () => this.#onHosts());
     c.on('latency', () => this.statusBar.render());
     c.on('snapshot', (ch, st, reason) => {
       if (ch === ROOT_CHANNEL) return this.#onRoot(st as RootState, reason === 'reinitialize');
       const v = this.#views.get(ch);
       if (v) {
         v.onSnapshot(st as TerminalState, (id) => c.commandMeta(ch, id));
+        markPrompt(v);
         if (v === this.#editor.activeView) this.#layout.revealPendingDeepLink(v);
       }
       if (reason === 'reinitialize' || reason === 'reconnect') this.statusBar.render();
@@ -236,18 +268,22 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#catalogue = list;
     for (const t of list) this.#nameMemory.note(t.resource, t.title);
     this.sidebar.renderTerminals(list);
+    if (first) performance.mark('termhost:sidebar');
     const now = new Set(list.map((t) => t.resource));
-    // The server forgot us: a restart (one banner says it for every terminal) or an expired reconnect window.
-    const restarted = reinitialized && serverRestarted(this.#seqAtOffline, this.client.lastSeenServerSeq, [...before], [...now]);
+    // The home server forgot us: a restart (one banner says it for every terminal) or an expired reconnect window.
+    const home = (uris: Set<string>) => [...uris].filter((u) => !splitHostUri(u).host);
+    const restarted = reinitialized && serverRestarted(this.#seqAtOffline, this.client.lastSeenServerSeq, home(before), home(now));
     if (restarted) this.#banner.showRestarted([...before].some((uri) => now.has(uri)));
     // Terminals disposed elsewhere, or gone with a restart: close their tabs.
     for (const v of [...this.#views.all()]) {
       if (before.has(v.uri) && !now.has(v.uri)) {
-        if (!restarted) this.notify('info', `Terminal “${this.titleOf(v)}” was closed.`);
+        const host = splitHostUri(v.uri).host;
+        if (host) this.notify('info', `Terminal “${this.titleOf(v)}” is gone from ${host} (closed there, or ${host} restarted).`);
+        else if (!restarted) this.notify('info', `Terminal “${this.titleOf(v)}” was closed.`);
         this.#closeView(v, false);
       }
     }
-    if (first || restarted) this.#openStartupTerminal(list);
+    if (first || restarted) this.#openStartupTerminal(list.filter((t) => !splitHostUri(t.resource).host));
     this.#editor.renderTabs();
     for (const v of this.#views.all()) v.renderClaim(); // the claim lives in the catalogue
     this.statusBar.render();
@@ -318,7 +354,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   /** Initials of who is on a terminal, for its tab (EditorHost). */
   presenceOf(view: TerminalView): HTMLElement | null {
-    return avatars(this.control.members(view.uri), (m) => this.control.label(m), 3, this.control.viewers(view.uri));
+    return avatars(this.control.members(view.uri), (m) => this.control.label(m, view.uri), 3, this.control.viewers(view.uri));
   }
 
   /**
@@ -368,8 +404,54 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.statusBar.render();
   }
 
-  online(): boolean {
-    return this.client.online;
+  online(uri?: string): boolean {
+    return uri === undefined ? this.client.online : this.client.onlineFor(uri);
+  }
+
+  // ---- other hosts ----
+
+  /** A host's state or the host list changed: group headers, and its terminals greyed out or back. */
+  #onHosts(): void {
+    this.sidebar.refreshSelection();
+    for (const v of this.#views.all()) {
+      if (!splitHostUri(v.uri).host) continue;
+      v.element.classList.toggle('host-down', !this.client.onlineFor(v.uri));
+      v.updateInput();
+    }
+    this.#editor.renderTabs();
+    this.statusBar.render();
+  }
+
+  /** SidebarHost: the hosts' groups (empty with no other host: the side bar is as it always was). */
+  hostGroups(): { host: string; name: string; status: HostStatus; login?: string }[] {
+    const others = this.client.hosts();
+    if (others.length === 0) return [];
+    return [{ host: '', name: this.client.homeName || location.host, status: this.client.statusOf('') }, ...others.map((h) => ({ host: h.name, name: h.name, status: h.status, login: h.login }))];
+  }
+
+  /** SidebarHost: opens a host's own sign-in page in a new tab; the page retries when the person comes back. */
+  signIn(host: string): void {
+    const h = this.client.hosts().find((x) => x.name === host);
+    if (!h?.login) return;
+    window.open(h.login, '_blank', 'noopener');
+  }
+
+  /** SidebarHost: New Terminal on a host ("" the home host), remembered as the last used. */
+  newTerminalOn(host: string): Promise<void> {
+    setLastHost(host);
+    return this.#views.create(false, false, host);
+  }
+
+  /** EditorHost: another host's terminal whose host is not connected. */
+  hostDown(view: TerminalView): boolean {
+    return !!splitHostUri(view.uri).host && !this.client.onlineFor(view.uri);
+  }
+
+  /** Where a terminal's files (recording, output) are: its host's base URL (the home host: this page's base path). */
+  fileUrl(uri: string, file: 'recording.cast' | 'output.txt'): string {
+    const { host, uri: own } = splitHostUri(uri);
+    const base = host ? this.client.hosts().find((h) => h.name === host)?.url : undefined;
+    return base ? hostApiUrl(base, downloadUrl('', own, file)) : downloadUrl(this.config.basePath, uri, file);
   }
 
   // ---- views ----
@@ -425,8 +507,25 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   // ---- terminal operations ----
 
-  newTerminal(toSide = false): Promise<void> {
-    return this.#views.create(toSide);
+  /**
+   * New Terminal: on the home host, or with other hosts listed, where the
+   * person picks (the last host used first, remembered in this browser).
+   */
+  async newTerminal(toSide = false): Promise<void> {
+    const hosts = this.client.hosts();
+    if (hosts.length === 0 || this.role !== 'owner') return this.#views.create(toSide);
+    const last = lastHost();
+    const homeName = this.client.homeName || location.host;
+    const items = [{ host: '', name: homeName }, ...hosts.map((h) => ({ host: h.name, name: h.name }))].map((h) => {
+      const status = this.client.statusOf(h.host);
+      return { label: h.name, description: `${h.host ? '' : 'this host · '}${status === 'connected' ? 'connected' : status}`, icon: icons.terminal, host: h.host };
+    });
+    const i = items.findIndex((it) => it.host === last);
+    if (i > 0) items.unshift(...items.splice(i, 1));
+    const it = await this.#quick.pick(items, { title: 'New Terminal', placeholder: 'Where? (Enter: the host used last)' });
+    if (!it) return;
+    setLastHost(it.host);
+    return this.#views.create(toSide, false, it.host);
   }
 
   rename(uri: string): Promise<void> {
@@ -502,7 +601,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   terminalLink(view: TerminalView): string {
-    return `${linkBase(this.client.serverMeta?.[extMeta.publicUrl], location.origin, this.config.basePath)}/t/${encodeURIComponent(view.id)}`;
+    const { host, uri } = splitHostUri(view.uri);
+    return `${linkBase(this.client.serverMeta?.[extMeta.publicUrl], location.origin, this.config.basePath)}${deepLinkPath(host, terminalIdOf(uri))}`;
   }
 
   commandLink(view: TerminalView, commandId: string): string {
@@ -559,7 +659,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   replay(view: TerminalView): void {
-    const castUrl = downloadUrl(this.config.basePath, view.uri, 'recording.cast');
+    const castUrl = this.fileUrl(view.uri, 'recording.cast');
     const runsCommand = this.#catalogue.find((t) => t.resource === view.uri)?._meta?.[extMeta.runsCommand] === true;
     const target = { title: this.#titleOfUri(view.uri), castUrl, exited: view.exited, exitCode: view.state && exitCodeOf(view.state), runsCommand };
     this.replays.open(target, view.element, () => view.focus());
@@ -568,6 +668,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   // ---- ViewHost ----
 
   focused(view: TerminalView): void {
+    markPrompt(view);
     if (this.#editor.activeView !== view) {
       const g = this.#editor.groupOf(view);
       if (g) this.#editor.setActiveGroup(g);
@@ -631,7 +732,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   titleOf(view: TerminalView): string {
-    return this.nameOf(view.uri);
+    const host = splitHostUri(view.uri).host;
+    return host ? `${this.nameOf(view.uri)} (${host})` : this.nameOf(view.uri);
   }
 
   layoutChanged(): void {

@@ -7,7 +7,8 @@
 // (an agent, a driver link): it is shown as text, never as HTML, and control
 // and direction characters are shown as escapes, never obeyed.
 
-import { RpcError, type AhpClient } from '../ahp/client';
+import { RpcError } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { extMeta, extMethods, extNotifications, type Approval, type ApprovalAnswerParams, type ApprovalState } from '../ahp/ext';
 import type { TerminalClaim, TerminalInfo } from '../ahp/types';
 import { cleanLabel } from './label';
@@ -219,7 +220,7 @@ export class ApprovalBook {
 
 /** What Approvals needs of the workbench. */
 export interface ApprovalsHost {
-  readonly client: AhpClient;
+  readonly client: MultiHostClient;
   readonly role: string;
   notify: Notify;
   dismiss(key: string): void;

@@ -3,13 +3,14 @@
 // of our access (link revoked or expired, signed out) with its overlay, after
 // which the page never reconnects.
 
-import { CloseCodes, type AhpClient, type ConnectionState, type StateDetail } from '../ahp/client';
+import { CloseCodes, type ConnectionState, type StateDetail } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
 import { accessLost, accessProbeUrl, restartedMessage, revokedMessage, type Role } from './access';
 
 export interface BannerHost {
-  readonly client: AhpClient;
+  readonly client: MultiHostClient;
   readonly role: Role;
   readonly basePath: string;
   readonly terminalId: string;

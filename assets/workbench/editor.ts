@@ -19,6 +19,8 @@ export interface EditorHost {
   killTerminal(view: TerminalView): void;
   splitRight(group: EditorGroup): void;
   titleOf(view: TerminalView): string;
+  /** The terminal's host is not connected (another host's, gone or reconnecting): its tab is greyed out. */
+  hostDown?(view: TerminalView): boolean;
   /** The terminal's page as people open it (a dragged tab's text). */
   terminalLink(view: TerminalView): string;
   layoutChanged(): void;
@@ -133,6 +135,7 @@ export class EditorGroup {
         h('button.icon-button.tab-close', { type: 'button', title: 'Close Tab (the terminal keeps running)', 'aria-label': `Close ${title}`, onclick: (e: Event) => (e.stopPropagation(), host.closeTab(v)) }, svg(icons.close)),
       );
       if (v === this.active) tab.classList.add('active');
+      if (host.hostDown?.(v)) tab.classList.add('host-down');
       tab.addEventListener('click', () => {
         this.#area.setActiveGroup(this);
         this.activate(v);

@@ -1,8 +1,10 @@
 // The editor layout across reloads of this tab (session storage) and in the
-// address bar: /t/<id> of the active terminal, #<commandId> of a command
-// link, revealed once that terminal's snapshot is on screen.
+// address bar: /t/<id> of the active terminal (/h/<host>/t/<id> of another
+// host's), #<commandId> of a command link, revealed once that terminal's
+// snapshot is on screen.
 
-import { isTerminalChannel, terminalUri } from '../ahp/types';
+import { isTerminalChannel, terminalIdOf, terminalUri } from '../ahp/types';
+import { deepLinkPath, hostUri, parseDeepLink, splitHostUri } from '../ahp/hosts';
 import type { EditorArea } from './editor';
 import type { TerminalView } from './terminal/terminalView';
 
@@ -17,6 +19,12 @@ export interface LayoutHost {
 }
 
 const KEY = 'termhost.layout';
+
+/** A terminal's page path below the base path: /t/<id>, or /h/<host>/t/<id> for another host's. */
+function pathOf(uri: string): string {
+  const { host, uri: own } = splitHostUri(uri);
+  return deepLinkPath(host, terminalIdOf(own));
+}
 
 export class EditorLayoutStore {
   #editor: EditorArea;
@@ -50,7 +58,9 @@ export class EditorLayoutStore {
     }
     const editor = this.#editor;
     const { role, terminalId } = this.#host;
-    const target = terminalId ? terminalUri(terminalId) : undefined;
+    // Another host's terminal (/h/<host>/t/<id>) is opened on the owner's page only.
+    const link = terminalId || role !== 'owner' ? undefined : parseDeepLink(location.pathname, this.#host.basePath);
+    const target = terminalId ? terminalUri(terminalId) : link ? hostUri(link.host, terminalUri(link.id)) : undefined;
     // A share link grants one terminal: never restore others into its page.
     const groups = role !== 'owner' ? [] : Array.isArray(saved.groups) ? saved.groups.filter((g) => Array.isArray(g) && g.length) : [];
     groups.forEach((uris, gi) => {
@@ -84,11 +94,12 @@ export class EditorLayoutStore {
   /** Put the view (and a command of it) in the address bar, without a history entry. */
   showInUrl(view: TerminalView | undefined, commandId?: string): void {
     const base = this.#host.basePath;
-    if (view && commandId !== undefined) {
-      history.replaceState(null, '', `${base}/t/${encodeURIComponent(view.id)}#${encodeURIComponent(commandId)}`);
+    const path = view && base + pathOf(view.uri);
+    if (path && commandId !== undefined) {
+      history.replaceState(null, '', `${path}#${encodeURIComponent(commandId)}`);
       return;
     }
-    const want = view ? `${base}/t/${encodeURIComponent(view.id)}` : `${base}/`;
+    const want = path ?? `${base}/`;
     if (location.pathname !== want) history.replaceState(null, '', want);
   }
 }

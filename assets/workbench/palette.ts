@@ -1,6 +1,7 @@
 // The quick pickers: the command palette (">"), the terminal picker (the
 // palette without ">", as in VS Code), Go to Command and the colour themes.
 
+import { splitHostUri } from '../ahp/hosts';
 import { hasExited, exitCodeOf, terminalIdOf, type TerminalInfo } from '../ahp/types';
 import { icons } from './icons';
 import { formatDuration } from './format';
@@ -61,12 +62,16 @@ export class Palette {
 
   /** Open Terminal…: the terminals of the catalogue; ">" switches to the commands. */
   showTerminals(): void {
-    const items = this.#host.catalogue.map((t) => ({
-      label: t.title || terminalIdOf(t.resource),
-      description: `${hasExited(t) ? `exited${exitCodeOf(t) !== undefined ? ` (${exitCodeOf(t)})` : ''}` : 'running'} · ${terminalIdOf(t.resource)}`,
-      icon: hasExited(t) ? (exitCodeOf(t) ? icons.error : icons.pass) : icons.terminal,
-      uri: t.resource,
-    }));
+    const items = this.#host.catalogue.map((t) => {
+      // Another host's terminal says which host it is on.
+      const { host, uri } = splitHostUri(t.resource);
+      return {
+        label: t.title || terminalIdOf(uri),
+        description: `${host ? `${host} · ` : ''}${hasExited(t) ? `exited${exitCodeOf(t) !== undefined ? ` (${exitCodeOf(t)})` : ''}` : 'running'} · ${terminalIdOf(uri)}`,
+        icon: hasExited(t) ? (exitCodeOf(t) ? icons.error : icons.pass) : icons.terminal,
+        uri: t.resource,
+      };
+    });
     const toCommands = (v: string) => {
       if (!v.startsWith('>')) return false;
       this.showCommands(v.slice(1));

@@ -2,7 +2,7 @@
 // background notifications, About. (The terminal settings have their editor,
 // settingsEditor.ts.)
 
-import type { AhpClient } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { icons } from './icons';
 import { confirmDialog, type Notify } from './quickinput';
 import { h } from './dom';
@@ -71,7 +71,7 @@ export async function toggleNotifications(notifier: BackgroundNotifier, notify: 
   else notify('warning', 'Notification permission was not granted.');
 }
 
-export function showAbout(version: string, client: AhpClient, role: Role): void {
+export function showAbout(version: string, client: MultiHostClient, role: Role): void {
   void confirmDialog({
     message: 'termhost',
     detail: `Version: ${version || 'dev'}\nProtocol: AHP ${client.protocolVersion || '—'}\nServer: ${client.serverInfo ? `${client.serverInfo.name} ${client.serverInfo.version ?? ''}` : '—'}\nClient id: ${client.clientId}\nRole: ${roleLabels[role]}`,

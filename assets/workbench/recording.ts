@@ -4,7 +4,7 @@
 // x-termhost/record request; anyone who may see the terminal downloads it
 // from <base>/t/<id>/recording.cast, and its output as text from …/output.txt.
 
-import type { AhpClient } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { extMeta, extMethods, type RecordingState, type RecordParams } from '../ahp/ext';
 import { terminalIdOf, type TerminalInfo } from '../ahp/types';
 
@@ -17,7 +17,7 @@ export function recordingStateOf(info: TerminalInfo | undefined): RecordingState
 }
 
 /** Starts, pauses or resumes a terminal's recording (owner only). */
-export async function setRecording(client: AhpClient, uri: string, on: boolean): Promise<void> {
+export async function setRecording(client: MultiHostClient, uri: string, on: boolean): Promise<void> {
   await client.request(extMethods.record, { channel: uri, on } satisfies RecordParams);
 }
 

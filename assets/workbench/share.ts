@@ -3,7 +3,7 @@
 // revoke the terminal's live links. It speaks termhost's x-share/* AHP
 // extension commands on the root channel.
 
-import type { AhpClient } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { extMethods, type ShareCreateParams, type ShareInfo, type ShareListParams, type ShareListResult, type ShareRevokeParams } from '../ahp/ext';
 import { ROOT_CHANNEL } from '../ahp/types';
 import { h, clear, svg, overlayClosed, dialogKeys } from './dom';
@@ -11,7 +11,7 @@ import { icons } from './icons';
 import { expiryLabel, roleLabels, shareExpiries, shareRoleNote } from './access';
 
 export interface ShareHost {
-  client: AhpClient;
+  client: MultiHostClient;
   /** The Unix account and host the shells run as ("" if the page does not know). */
   config: { serverUser: string; serverHost: string };
   notify(kind: 'info' | 'error' | 'warning', message: string): void;

@@ -12,6 +12,7 @@ import { recordingStateOf } from './recording';
 import { attachScreenPreview, type ScreenSource } from './screenPreview';
 import { attentionBadge } from './terminal/approvalBar';
 import type { Attention } from './approvals';
+import { groupByHost, hostDown, hostStatusLabels, type HostStatus } from '../ahp/hosts';
 
 export interface SidebarHost {
   clientId: string;
@@ -34,6 +35,15 @@ export interface SidebarHost {
   screenOf?: ScreenSource;
   /** A pending approval or password prompt of a terminal: its row's badge (approvals.ts). */
   attentionOf?(uri: string): Attention | undefined;
+  /**
+   * With other hosts listed, one group per host, the home host first (its
+   * host ""); none on a single-host page, which looks as it always did.
+   */
+  hostGroups?(): { host: string; name: string; status: HostStatus; login?: string }[];
+  /** Opens a host's own sign-in page (a group's Sign In). */
+  signIn?(host: string): void;
+  /** New Terminal on that host (a group's + action). */
+  newTerminalOn?(host: string): void;
 }
 
 class Pane {
@@ -122,6 +132,38 @@ export class Sidebar {
   }
 
   #drawTerminals(list: TerminalInfo[], body: HTMLElement): void {
+    const groups = this.#host.hostGroups?.() ?? [];
+    if (groups.length === 0) return this.#drawHostTerminals(list, body);
+    const byHost = new Map(groupByHost(list, groups.map((g) => g.host).filter(Boolean)).map((g) => [g.host, g.items]));
+    for (const g of groups) {
+      const items = byHost.get(g.host) ?? [];
+      const down = hostDown(g.status);
+      const signIn = g.status === 'signin' && g.login && this.#host.signIn;
+      body.append(
+        h(
+          'div.host-group',
+          { role: 'heading', 'aria-level': 3, 'data-host': g.host || '', 'data-status': g.status, title: `${g.name}: ${hostStatusLabels[g.status]}` },
+          svg(down ? icons.disconnect : icons.screen, 'codicon row-icon'),
+          h('span.host-name', null, g.name),
+          h('span.host-status', null, hostStatusLabels[g.status]),
+          signIn ? h('button.button.host-sign-in', { type: 'button', onclick: (e: Event) => (e.stopPropagation(), this.#host.signIn!(g.host)) }, 'Sign In') : null,
+          this.#host.role === 'owner' && g.status === 'connected' && this.#host.newTerminalOn
+            ? h('div.row-actions.host-actions', null, action(icons.add, `New Terminal on ${g.name}`, () => this.#host.newTerminalOn!(g.host), 'host-new'))
+            : null,
+        ),
+      );
+      if (items.length === 0) {
+        if (g.status === 'connected') body.append(h('div.host-empty', null, 'No terminals'));
+        continue;
+      }
+      const group = h('div.host-terminals', { 'data-host': g.host || '' });
+      if (down) group.classList.add('host-down');
+      this.#drawRows(items, group);
+      body.append(group);
+    }
+  }
+
+  #drawHostTerminals(list: TerminalInfo[], body: HTMLElement): void {
     if (list.length === 0) {
       body.append(
         h(
@@ -133,6 +175,10 @@ export class Sidebar {
       );
       return;
     }
+    this.#drawRows(list, body);
+  }
+
+  #drawRows(list: TerminalInfo[], body: HTMLElement): void {
     const active = this.#host.activeUri();
     for (const t of list) {
       const name = this.#host.nameOf(t.resource);

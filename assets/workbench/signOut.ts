@@ -1,10 +1,10 @@
 // Sign Out: drop the owner session cookie, then reload into the sign-in page.
 
-import type { AhpClient } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { icons } from './icons';
 import { confirmDialog } from './quickinput';
 
-export async function signOut(basePath: string, client: AhpClient, notifyError: (message: string) => void): Promise<void> {
+export async function signOut(basePath: string, client: MultiHostClient, notifyError: (message: string) => void): Promise<void> {
   try {
     // JSON: the server refuses any other body type (cross-site form posts).
     const r = await fetch(`${basePath}/auth/logout`, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: '{}' });
@@ -18,7 +18,7 @@ export async function signOut(basePath: string, client: AhpClient, notifyError: 
 }
 
 /** Sign Out from the palette: asks first (it closes every terminal tab of this browser). */
-export async function confirmSignOut(basePath: string, client: AhpClient, notifyError: (message: string) => void): Promise<void> {
+export async function confirmSignOut(basePath: string, client: MultiHostClient, notifyError: (message: string) => void): Promise<void> {
   const ok = await confirmDialog({
     message: 'Sign out of termhost?',
     detail: 'This browser forgets the owner session; the terminals keep running. Sign in again with the login link termhost serve printed.',

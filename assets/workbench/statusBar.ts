@@ -3,7 +3,7 @@
 // notifications bell on the right. Each item has a priority: when the bar is
 // too narrow for all (a phone), the lowest go first, so none overlap.
 
-import type { AhpClient } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { h, clear, svg } from './dom';
 import { icons } from './icons';
 import { claimLabel, cwdLabel } from './format';
@@ -12,7 +12,7 @@ import type { TerminalView } from './terminal/terminalView';
 import type { TerminalClaim } from '../ahp/types';
 
 export interface StatusSource {
-  readonly client: AhpClient;
+  readonly client: MultiHostClient;
   readonly role: Role;
   /** The id this page claims terminals with. */
   readonly clientId: string;

@@ -2,7 +2,7 @@
 // rename, kill (confirmed while it runs), take control of its size, share.
 // The server checks the same roles; these only spare a useless request.
 
-import type { AhpClient } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { hasExited, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
 import { confirmDialog, type Notify, type QuickInput } from './quickinput';
@@ -10,7 +10,7 @@ import { openShareDialog, type ShareHost } from './share';
 import type { Role } from './access';
 
 export interface OpsHost extends ShareHost {
-  readonly client: AhpClient;
+  readonly client: MultiHostClient;
   readonly role: Role;
   /** The id this page claims terminals with. */
   readonly clientId: string;
@@ -72,7 +72,7 @@ export class TerminalOps {
   share(uri: string): void {
     const { client, role, notify } = this.#host;
     if (role !== 'owner') return;
-    if (!client.online) {
+    if (!client.onlineFor(uri)) {
       notify('warning', 'Cannot manage share links while offline.');
       return;
     }

@@ -2,8 +2,10 @@
 // to its channel, placed in the editor area, and closed (unsubscribed) when
 // the tab closes or the terminal is gone.
 
-import { RpcError, type AhpClient } from '../ahp/client';
+import { RpcError } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import { terminalUri, type TerminalState } from '../ahp/types';
+import { hostUri } from '../ahp/hosts';
 import type { EditorArea, EditorGroup } from './editor';
 import { newTerminalId } from './format';
 import { keyboardIdle } from './dom';
@@ -11,7 +13,7 @@ import type { Notify } from './quickinput';
 import { TerminalView, type ViewHost } from './terminal/terminalView';
 
 export interface ViewsHost {
-  readonly client: AhpClient;
+  readonly client: MultiHostClient;
   readonly role: string;
   readonly clientId: string;
   notify: Notify;
@@ -24,7 +26,7 @@ export interface ViewsHost {
 }
 
 /** Resolves once the client is online (at once if it is). */
-function whenOnline(client: AhpClient): Promise<void> {
+function whenOnline(client: MultiHostClient): Promise<void> {
   if (client.online) return Promise.resolve();
   return new Promise((resolve) => {
     const off = client.on('state', (s) => {
@@ -34,6 +36,22 @@ function whenOnline(client: AhpClient): Promise<void> {
     });
   });
 }
+
+/** Resolves once another host's link is up (at once if it is). */
+function whenHostOnline(client: MultiHostClient, host: string): Promise<void> {
+  const probe = hostUri(host, ROOT_PROBE);
+  if (client.onlineFor(probe)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = client.on('hosts', () => {
+      if (!client.onlineFor(probe)) return;
+      off();
+      resolve();
+    });
+  });
+}
+
+/** Any URI of a host names it for the client's routing. */
+const ROOT_PROBE = 'ahp-terminal:/-';
 
 export class TerminalViews {
   #views = new Map<string, TerminalView>();
@@ -97,24 +115,25 @@ export class TerminalViews {
    * Create a terminal sized to its new pane, claimed by us (owner only), and
    * focus it. Asked for while connecting (or reconnecting), it is created
    * once the link is up: never lost silently (`quiet`: no notice, for the
-   * startup terminal, which the page asks for while it connects).
+   * startup terminal, which the page asks for while it connects). `host`:
+   * on another host ("" the home host).
    */
-  create(toSide = false, quiet = false): Promise<void> {
+  create(toSide = false, quiet = false, host = ''): Promise<void> {
     const { client, role, notify } = this.#host;
     if (role !== 'owner') return Promise.resolve();
-    if (client.online) return this.#create(toSide);
+    if (client.onlineFor(hostUri(host, ROOT_PROBE))) return this.#create(toSide, host);
     if (this.#queuedCreate) return this.#queuedCreate;
-    if (!quiet) notify('info', 'Not connected yet: the new terminal opens once the connection is up.');
-    this.#queuedCreate = whenOnline(client).then(() => {
+    if (!quiet) notify('info', `Not connected${host ? ` to ${host}` : ''} yet: the new terminal opens once the connection is up.`);
+    this.#queuedCreate = (host ? whenHostOnline(client, host) : whenOnline(client)).then(() => {
       this.#queuedCreate = undefined;
-      return this.#create(toSide);
+      return this.#create(toSide, host);
     });
     return this.#queuedCreate;
   }
 
-  async #create(toSide: boolean): Promise<void> {
+  async #create(toSide: boolean, host: string): Promise<void> {
     const { client, clientId, notify } = this.#host;
-    const uri = terminalUri(newTerminalId());
+    const uri = hostUri(host, terminalUri(newTerminalId()));
     const group = toSide && this.#editor.views.length > 0 ? this.#editor.splitGroup() : undefined;
     const v = this.#viewFor(uri);
     this.#editor.open(v, group);

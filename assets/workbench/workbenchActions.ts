@@ -2,7 +2,7 @@
 // (VS Code's contributions of commands and keybindings). Registering them is
 // all this file does: the work is done by the parts they name.
 
-import type { AhpClient } from '../ahp/client';
+import type { MultiHostClient } from '../ahp/multihost';
 import type { Role } from './access';
 import type { Themes } from './theme';
 import type { Action, CommandRegistry } from './commands';
@@ -21,11 +21,11 @@ import { showAbout, toggleClipboardWrite, toggleNotifications, toggleScreenReade
 import type { SettingId } from './settingsEditor';
 import { confirmSignOut } from './signOut';
 import type { TerminalInfo } from '../ahp/types';
-import { download, downloadUrl, recordingStateOf, setRecording } from './recording';
+import { download, recordingStateOf, setRecording } from './recording';
 
 /** What the commands act on: the workbench and its parts. */
 export interface ActionTarget {
-  readonly client: AhpClient;
+  readonly client: MultiHostClient;
   readonly role: Role;
   readonly config: { version: string; basePath: string };
   readonly themes: Themes;
@@ -38,6 +38,8 @@ export interface ActionTarget {
   readonly activeView: TerminalView | undefined;
   notify: Notify;
   newTerminal(toSide?: boolean): Promise<void>;
+  /** A terminal's recording or output file, on its own host. */
+  fileUrl(uri: string, file: 'recording.cast' | 'output.txt'): string;
   openTerminal(uri: string, toSide?: boolean): void;
   focusNextTab(dir: 1 | -1): void;
   rename(uri: string): Promise<void>;
@@ -81,9 +83,9 @@ export function registerWorkbenchActions(r: CommandRegistry, wb: ActionTarget): 
   const toggleRecording = (on: boolean) => setRecording(wb.client, view().uri, on).catch((e: Error) => wb.notify('error', `Could not ${on ? 'start' : 'stop'} recording: ${e.message}`));
   add({ id: 'terminal.startRecording', category: 'Terminal', title: 'Start Recording', when: () => hasView() && isOwner() && recording() !== 'recording' && recording() !== 'stopped' && !view().exited, run: () => toggleRecording(true) });
   add({ id: 'terminal.stopRecording', category: 'Terminal', title: 'Stop Recording', when: () => hasView() && isOwner() && recording() === 'recording', run: () => toggleRecording(false) });
-  add({ id: 'terminal.downloadRecording', category: 'Terminal', title: 'Download Recording (asciicast)', when: () => hasView() && recording() !== undefined, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'recording.cast')) });
+  add({ id: 'terminal.downloadRecording', category: 'Terminal', title: 'Download Recording (asciicast)', when: () => hasView() && recording() !== undefined, run: () => download(wb.fileUrl(view().uri, 'recording.cast')) });
   add({ id: 'terminal.replay', category: 'Terminal', title: 'Replay Recording', when: () => hasView() && recording() !== undefined, run: () => wb.replay(view()) });
-  add({ id: 'terminal.downloadOutput', category: 'Terminal', title: 'Download Output as Text', when: hasView, run: () => download(downloadUrl(wb.config.basePath, view().uri, 'output.txt')) });
+  add({ id: 'terminal.downloadOutput', category: 'Terminal', title: 'Download Output as Text', when: hasView, run: () => download(wb.fileUrl(view().uri, 'output.txt')) });
   add({ id: 'terminal.close', category: 'View', title: 'Close Terminal Tab (Keep Running)', when: hasView, run: () => wb.closeTab(view()) });
   add({ id: 'terminal.takeControl', category: 'Terminal', title: 'Take Control (Type and Size from This Window)', when: () => hasView() && canEdit() && !view().isHolder, run: () => wb.takeControl(view()) });
   // Only while an approval waits: else the key is the shell's.

@@ -4,7 +4,7 @@
 // for the tab strip, and control requests (ask the holder; the holder grants
 // or declines; the server grants by itself when the holder is away).
 
-import type { AhpClient } from '../../ahp/client';
+import type { MultiHostClient } from '../../ahp/multihost';
 import { extMeta, extMethods, extNotifications, type AnswerControlParams, type ControlNotice, type ControlResult, type Member, type RequestControlParams } from '../../ahp/ext';
 import { ROOT_CHANNEL, type TerminalClaim } from '../../ahp/types';
 import { h } from '../dom';
@@ -87,7 +87,7 @@ export function initials(name: string): string {
 
 /** Presence and control requests of every terminal, for the workbench. */
 export class Control {
-  #client: AhpClient;
+  #client: MultiHostClient;
   #role: Role;
   #notify: Notify;
   #dismiss: (key: string) => void;
@@ -104,7 +104,7 @@ export class Control {
   /** This page is a person signed in by SSO. */
   #person: boolean;
 
-  constructor(client: AhpClient, role: Role, notify: Notify, dismiss: (key: string) => void, changed: (uri: string) => void, titleOf: (uri: string) => string, person = false) {
+  constructor(client: MultiHostClient, role: Role, notify: Notify, dismiss: (key: string) => void, changed: (uri: string) => void, titleOf: (uri: string) => string, person = false) {
     this.#person = person;
     this.#client = client;
     this.#role = role;
@@ -121,6 +121,13 @@ export class Control {
   /** Our own presence id (from the initialize result). */
   get selfId(): string | undefined {
     const id = this.#client.serverMeta?.[extMeta.presenceId];
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  /** Our presence id on the host of a terminal (each host gives its own). */
+  #selfIdOf(uri: string | undefined): string | undefined {
+    if (uri === undefined) return this.selfId;
+    const id = this.#client.serverMetaOf(uri)?.[extMeta.presenceId];
     return typeof id === 'string' ? id : undefined;
   }
 
@@ -145,8 +152,9 @@ export class Control {
     this.#changed(p.channel);
   }
 
-  label(m: Member): string {
-    return memberLabel(m, this.#role, this.selfId, this.#person);
+  /** A member's label; `uri`: of that terminal's presence (its host's ids). */
+  label(m: Member, uri?: string): string {
+    return memberLabel(m, this.#role, this.#selfIdOf(uri), this.#person);
   }
 
   /**
@@ -156,10 +164,10 @@ export class Control {
    */
   holderLabel(uri: string, claim: TerminalClaim | undefined, away = false): string {
     if (claim?.kind === 'session') return agentHolderLabel(this.members(uri), claim);
-    if (claim?.kind === 'client' && claim.clientId === this.#client.clientId) return 'you';
+    if (claim?.kind === 'client' && claim.clientId === this.#client.clientIdOf(uri)) return 'you';
     if (!this.#client.isSubscribed(uri)) return claim?.kind === 'client' && !away ? 'someone else' : 'nobody';
     const holder = this.members(uri).find((m) => m.control);
-    return holder ? this.label(holder) : 'nobody';
+    return holder ? this.label(holder, uri) : 'nobody';
   }
 
   incoming(uri: string): ControlNotice[] {
@@ -175,7 +183,7 @@ export class Control {
     try {
       const r = (await this.#client.request(extMethods.requestControl, { channel: ROOT_CHANNEL, terminal: uri } satisfies RequestControlParams)) as ControlResult;
       if (r.status === 'pending' && r.requestId && !this.#outgoing.has(uri)) {
-        this.#outgoing.set(uri, { terminal: uri, requestId: r.requestId, status: 'pending', from: { id: this.selfId ?? '', name: 'you', kind: 'driver' }, autoGrantMs: r.autoGrantMs });
+        this.#outgoing.set(uri, { terminal: uri, requestId: r.requestId, status: 'pending', from: { id: this.#selfIdOf(uri) ?? '', name: 'you', kind: 'driver' }, autoGrantMs: r.autoGrantMs });
         this.#changed(uri);
       }
     } catch (e) {
@@ -193,7 +201,7 @@ export class Control {
 
   #onNotice(n: ControlNotice): void {
     if (!n || typeof n.terminal !== 'string' || !n.from) return;
-    const mine = n.from.id === this.selfId;
+    const mine = n.from.id === this.#selfIdOf(n.terminal);
     if (mine) this.#onOwnRequest(n);
     else this.#onRequestToUs(n);
     this.#changed(n.terminal);
@@ -218,7 +226,7 @@ export class Control {
     const list = this.#incoming.get(n.terminal) ?? [];
     if (list.some((r) => r.requestId === n.requestId)) return;
     this.#incoming.set(n.terminal, [...list, n]);
-    const who = this.label(n.from);
+    const who = this.label(n.from, n.terminal);
     // One notice, the toast: it stays until answered or the request ends,
     // and covers nothing of the terminal (a bar over it hid its first line).
     this.#notify(

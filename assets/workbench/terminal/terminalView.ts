@@ -9,7 +9,7 @@
 import type { IDisposable, Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
-import type { AhpClient } from '../../ahp/client';
+import type { MultiHostClient } from '../../ahp/multihost';
 import { extMeta, type SizePolicy } from '../../ahp/ext';
 import { hasExited, isTerminalAction, terminalIdOf, type ActionEnvelope, type TerminalState } from '../../ahp/types';
 import { inputParts } from '../../ahp/input';
@@ -36,11 +36,12 @@ import { linksWorkForOthers } from '../access';
 import { confirmHyperlink, showFilePath } from '../linkDialog';
 
 export interface ViewHost {
-  client: AhpClient;
+  client: MultiHostClient;
   themes: Themes;
   role: string;
   /** Whether the connection is up (input allowed). */
-  online(): boolean;
+  /** Whether the terminal's host is connected (its input and size go nowhere else). */
+  online(uri: string): boolean;
   focused(view: TerminalView): void;
   changed(view: TerminalView, what: 'state' | 'commands' | 'size' | 'status'): void;
   commandFinished(view: TerminalView, c: CommandRecord): void;
@@ -137,7 +138,7 @@ export class TerminalView {
     this.#sizing = new TerminalSizing(this.term, this.#fit, {
       state: () => this.state,
       isHolder: () => this.isHolder,
-      mayResize: () => host.online() && host.role !== 'viewer' && !this.exited,
+      mayResize: () => host.online(this.uri) && host.role !== 'viewer' && !this.exited,
       sizePolicy: () => host.client.serverMeta?.[extMeta.sizePolicy] as SizePolicy | undefined,
       dispatchResize: (cols, rows) => {
         // Under 'smallest' every view reports its size (sizing.ts); else only the holder sizes.
@@ -273,7 +274,7 @@ export class TerminalView {
 
   get isHolder(): boolean {
     const c = this.state?.claim;
-    return c?.kind === 'client' && c.clientId === this.#host.client.clientId;
+    return c?.kind === 'client' && c.clientId === this.#host.client.clientIdOf(this.uri);
   }
 
   get exited(): boolean {
@@ -287,11 +288,11 @@ export class TerminalView {
    * agent session holds it.
    */
   get hasControl(): boolean {
-    return mayDrive(this.state?.claim, this.#host.client.clientId, this.#host.role, this.#host.control?.members(this.uri), this.#host.secretPromptUp?.(this));
+    return mayDrive(this.state?.claim, this.#host.client.clientIdOf(this.uri), this.#host.role, this.#host.control?.members(this.uri), this.#host.secretPromptUp?.(this));
   }
 
   get canType(): boolean {
-    return this.#host.online() && this.#host.role !== 'viewer' && !this.exited && this.loaded && this.hasControl;
+    return this.#host.online(this.uri) && this.#host.role !== 'viewer' && !this.exited && this.loaded && this.hasControl;
   }
 
   /** Re-evaluate input gating (connection state or role changed). */
@@ -370,7 +371,7 @@ export class TerminalView {
     this.#host.changed(this, 'commands');
   }
 
-  /** `replayed`: history from a reconnect replay (see AhpClient's action event). */
+  /** `replayed`: history from a reconnect replay (see MultiHostClient's action event). */
   onAction(env: ActionEnvelope, state: TerminalState, replayed = false): void {
     const prev = this.state;
     this.state = state;
@@ -528,7 +529,7 @@ export class TerminalView {
 
   #renderClaimBar(): void {
     this.#renderApprovalBar();
-    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, hasControl: this.hasControl, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientId, role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this), handBack: this.#host.handBackAction?.(this) });
+    this.#claimBar.render({ state: this.state, isHolder: this.isHolder, hasControl: this.hasControl, scaled: this.#sizing.scaled, oversize: this.#sizing.oversize, clientId: this.#host.client.clientIdOf(this.uri), role: this.#host.role, uri: this.uri, control: this.#host.control, replay: this.#host.replayAction?.(this), handBack: this.#host.handBackAction?.(this) });
   }
 
   #renderApprovalBar(): void {
