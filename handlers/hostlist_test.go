@@ -17,6 +17,7 @@ import (
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/handlers/hosts"
 	"github.com/termhost/termhost/internal/testserver"
+	"github.com/termhost/termhost/terminals"
 )
 
 // fetch GETs url with the header given as name, value pairs.
@@ -75,6 +76,34 @@ func TestWhoami(t *testing.T) {
 		}
 		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
 			t.Errorf("an origin not allowed got Access-Control-Allow-Origin %q", got)
+		}
+	}
+}
+
+// TestRecordingReadAcrossOrigins: a workbench on another host's page (an
+// allowed origin) may read this host's recording of a terminal, to replay
+// it; any other origin gets no CORS header, so its page cannot.
+func TestRecordingReadAcrossOrigins(t *testing.T) {
+	ts := newServer(t, testserver.Handlers(func(c *handlersConfig) {
+		c.AllowedOrigins = []string{"https://home.example"}
+	}), testserver.Terminals(func(c *terminals.Config) { c.RecordDir = t.TempDir() }))
+	owner := ts.dial(t)
+	owner.Initialize("1.0.0", "owner")
+	owner.CreateTerminal("rec", "owner", map[string]any{"_meta": map[string]any{"termhost/record": true}})
+	waitDownload(t, ts.URL+"/t/rec/recording.cast", ownerToken, func(d download) bool { return d.status == http.StatusOK })
+	for _, tc := range []struct{ origin, want string }{
+		{"https://home.example", "https://home.example"},
+		{"https://evil.example", ""},
+	} {
+		resp, body := fetch(t, http.DefaultClient, ts.URL+"/t/rec/recording.cast", "Authorization", "Bearer "+ownerToken, "Origin", tc.origin)
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(body, `{"version":2`) {
+			t.Fatalf("recording from %s: %d %.80s", tc.origin, resp.StatusCode, body)
+		}
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tc.want {
+			t.Errorf("recording from %s: Access-Control-Allow-Origin %q, want %q", tc.origin, got, tc.want)
+		}
+		if tc.want != "" && resp.Header.Get("Access-Control-Allow-Credentials") != "true" {
+			t.Errorf("recording from %s: no Access-Control-Allow-Credentials", tc.origin)
 		}
 	}
 }

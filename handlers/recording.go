@@ -78,6 +78,9 @@ type downloads struct {
 func (d *downloads) serve(h func(w http.ResponseWriter, r *http.Request, uri string)) http.HandlerFunc {
 	s := d.s
 	return func(w http.ResponseWriter, r *http.Request) {
+		// A workbench on another host's page replays this host's
+		// recordings: it may read them, with this host's own cookie.
+		s.allowWorkbenchOrigin(w, r)
 		uri, who, ok := s.terminalAccess(w, r)
 		if !ok {
 			return

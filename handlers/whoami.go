@@ -21,11 +21,7 @@ import (
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
-	h.Add("Vary", "Origin")
-	if origin := r.Header.Get("Origin"); origin != "" && s.corsAllowed(origin) {
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Allow-Credentials", "true")
-	}
+	s.allowWorkbenchOrigin(w, r)
 	who, ok, limited := s.authenticate(w, r, "")
 	if limited {
 		return
@@ -55,6 +51,18 @@ func whoName(who auth.Principal) string {
 		return who.Role + " link"
 	}
 	return auth.RoleOwner
+}
+
+// allowWorkbenchOrigin lets a workbench on one of the configured origins
+// (another host's page) read this answer with its credentials (CORS), and
+// no other origin.
+func (s *Server) allowWorkbenchOrigin(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	if origin := r.Header.Get("Origin"); origin != "" && s.corsAllowed(origin) {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Credentials", "true")
+	}
 }
 
 // corsAllowed: origin is one of the configured origins (--allowed-origin,

@@ -211,11 +211,11 @@ export class ReplayPanel {
     if (this.#player) this.#mount(this.#player.getCurrentTime(), this.#playing);
   }
 
-  /** Fetches the recording and the player, then shows both. */
+  /** Fetches the recording (with its host's own cookie: another host's page may be on another origin) and the player, then shows both. */
   async open(): Promise<void> {
     this.element.focus();
     try {
-      const [create, res] = await Promise.all([loadPlayer(this.#assets), fetch(this.#target.castUrl, { cache: 'no-store' })]);
+      const [create, res] = await Promise.all([loadPlayer(this.#assets), fetch(this.#target.castUrl, { cache: 'no-store', credentials: 'include' })]);
       if (!res.ok) throw new Error(`the recording is not available (HTTP ${res.status})`);
       this.#cast = await res.text();
       this.#create = create;
