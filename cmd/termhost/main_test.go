@@ -57,7 +57,7 @@ func TestRunCLIDispatch(t *testing.T) {
 			`{"time":…`},
 		{"bench --help", []string{"bench", "--help"}, exitOK, []string{"termhost bench: measure throughput", "--quick"}, ""},
 		{"bench shell integration", []string{"bench", "--shell-integration", "maybe"}, exitUsage, nil, "termhost bench: --shell-integration must be on or off"},
-		{"bench unknown step", []string{"bench", "--only", "idle,speed"}, exitUsage, nil, `termhost bench: --only: no step "speed" (steps: idle, throughput, echo, startup, fanout, bounded, mcp, hostile)`},
+		{"bench unknown step", []string{"bench", "--only", "idle,speed"}, exitUsage, nil, `termhost bench: --only: no step "speed" (steps: idle, throughput, echo, startup, fanout, bounded, mcp, hostile, broadcast)`},
 		{"bench hostile participants", []string{"bench", "--hostile-n", "61"}, exitUsage, nil, "termhost bench: --hostile-n must be 0 to 60 (a share link may hold 64 connections)"},
 		{"bench cpu profile", []string{"bench", "--quick", "--cpuprofile", filepath.Join(base, "no", "cpu.out")}, exitUsage, nil, "termhost bench: --cpuprofile: …"},
 	}
