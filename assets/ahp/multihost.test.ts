@@ -139,6 +139,19 @@ describe('MultiHostClient', () => {
     assert.equal(x.mc.hosts()[0]!.status, 'connected');
   });
 
+  test('the home host going online is a host change: its group never waits for another host to say so', async () => {
+    const x = setup();
+    const seen: string[] = [];
+    x.mc.on('hosts', () => seen.push(x.mc.statusOf('')));
+    x.mc.connect();
+    x.mc.setHosts(x.list);
+    await x.answer('box1', [info('ahp-terminal:/a1')]);
+    // box2 never answers: the last word the side bar got says the home host is connected.
+    assert.equal(x.mc.hosts()[0]!.status, 'connecting');
+    assert.equal(x.mc.statusOf(''), 'connected');
+    assert.equal(seen.at(-1), 'connected');
+  });
+
   test('another host answering first waits for the home list, then is in it', async () => {
     const x = setup();
     x.mc.connect();

@@ -84,7 +84,13 @@ export class MultiHostClient {
   constructor(home: AhpClient, o: MultiHostOptions) {
     this.home = home;
     this.#o = o;
-    home.on('state', (s, d) => this.#emit('state', s, d));
+    home.on('state', (s, d) => {
+      this.#emit('state', s, d);
+      // The home host's own group shows its link's state: it goes online
+      // after its list came (initialize first), and must not wait for
+      // another host's answer to say so.
+      if (this.#order.length > 0) this.#emit('hosts');
+    });
     home.on('latency', (ms) => this.#emit('latency', ms));
     home.on('snapshot', (ch, st, reason) => {
       if (ch !== ROOT_CHANNEL) return this.#emit('snapshot', ch, st, reason);
