@@ -134,6 +134,14 @@ func newHostProc(t *testing.T, bin, name string, addr string, args ...string) *h
 
 func (h *hostProc) start() {
 	h.t.Helper()
+	h.launch()
+	h.waitListening()
+}
+
+// launch starts the process without waiting for it to listen, so that
+// several hosts can start at once.
+func (h *hostProc) launch() {
+	h.t.Helper()
 	cmd := exec.Command(h.bin, h.args...)
 	cmd.Env = h.env
 	cmd.Stdout, cmd.Stderr = h, h
@@ -144,9 +152,15 @@ func (h *hostProc) start() {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	h.cmd, h.done = cmd, done
+}
+
+// waitListening waits until the process accepts connections; it fails the
+// test if the process exits first.
+func (h *hostProc) waitListening() {
+	h.t.Helper()
 	poll.Until(h.t, poll.Long, h.name+" listening on "+h.addr, func() bool {
 		select {
-		case <-done:
+		case <-h.done:
 			h.t.Fatalf("%s exited:\n%s", h.name, h.log())
 		default:
 		}

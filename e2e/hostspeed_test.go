@@ -5,9 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,7 +18,6 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/ahptest"
-	"github.com/termhost/termhost/internal/poll"
 )
 
 // Opening the workbench across many hosts (README "Many boxes"): how soon
@@ -99,16 +96,7 @@ func startSpeedHosts(t *testing.T, bin string, hosts []speedHost) {
 			args: append([]string{"serve", "--listen", sh.addr, "--shell", "/bin/bash", "--state-dir", filepath.Join(home, "state"), "--log-level", "info",
 				"--auth", "none", "--host-name", sh.name}, sh.args...),
 			env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8", `PS1=\w $ `, "HISTFILE=/dev/null"}}
-		cmd := exec.Command(h.bin, h.args...)
-		cmd.Env = h.env
-		cmd.Stdout, cmd.Stderr = h, h
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start %s: %v", h.name, err)
-		}
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		h.cmd, h.done = cmd, done
+		h.launch()
 		procs[i] = h
 		t.Cleanup(func() {
 			h.stop(syscall.SIGTERM)
@@ -118,18 +106,7 @@ func startSpeedHosts(t *testing.T, bin string, hosts []speedHost) {
 		})
 	}
 	for _, h := range procs {
-		poll.Until(t, poll.Long, h.name+" listening on "+h.addr, func() bool {
-			select {
-			case <-h.done:
-				t.Fatalf("%s exited:\n%s", h.name, h.log())
-			default:
-			}
-			c, err := net.DialTimeout("tcp", h.addr, time.Second)
-			if err == nil {
-				_ = c.Close()
-			}
-			return err == nil
-		})
+		h.waitListening()
 	}
 }
 
