@@ -89,7 +89,8 @@ fuzz:
 
 # The gate. After the set-up and lint, test-go (the long pole: the browser
 # tests) runs in one job slot and test-js, test-big and fuzz one after the
-# other in the second, lines kept whole.
+# other in the second; each command's output is printed whole when it ends
+# (--output-sync=line), so the two never mix.
 test:
 	$(MAKE) --no-print-directory deps
 	$(MAKE) --no-print-directory check-generated lint
