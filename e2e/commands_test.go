@@ -77,7 +77,6 @@ func (p *page) pasteAndRun(id, text string) {
 }
 
 func TestFailedCommandsAreDecorated(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -117,7 +116,6 @@ func TestFailedCommandsAreDecorated(t *testing.T) {
 }
 
 func TestPastedLinesAreListedInFull(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -173,7 +171,6 @@ func TestPastedLinesAreListedInFull(t *testing.T) {
 }
 
 func TestClearedCommandSaysSo(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")

@@ -40,7 +40,6 @@ func costly(rep10M, rep30M, rep2G, count, marker string) string {
 // ones leave) take, printed and replayed. Without the bound the tab hung
 // for minutes.
 func TestCostlyOutputKeepsTabResponsive(t *testing.T) {
-	t.Parallel()
 	// On a quiet machine frames come within 100 ms (the gaps are logged);
 	// on one busy enough to stretch that (CI runs suites side by side), the
 	// test allows 1 s, or three times the gaps of the same output with its

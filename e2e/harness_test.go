@@ -204,8 +204,8 @@ func TestMain(m *testing.M) {
 }
 
 // termhostBinary is cmd/termhost built once for the tests that run it as
-// a process of its own (the tests run in parallel: each building it again
-// cost a link of the whole program).
+// a process of its own (each building it again cost a link of the whole
+// program).
 var termhostBinary builtOnce
 
 type builtOnce struct {

@@ -328,7 +328,6 @@ func (p *page) marks() map[string]float64 {
 // on every host; a teammate opens a share link of box2's terminal; box2
 // goes down and only its terminals grey out, then comes back.
 func TestHostsBehindSSOProxy(t *testing.T) {
-	t.Parallel()
 	bin := buildTermhost(t)
 	idp := newIdP(t)
 	addr := func() string { return "127.0.0.1:" + strconv.Itoa(freePort(t)) }
@@ -456,7 +455,6 @@ func TestHostsBehindSSOProxy(t *testing.T) {
 // token; box2, on another origin, says it needs a sign-in until the person
 // signs in on box2's own login page, and box1's token never goes to box2.
 func TestHostsOwnerTokens(t *testing.T) {
-	t.Parallel()
 	bin := buildTermhost(t)
 	a1, a2 := "127.0.0.1:"+strconv.Itoa(freePort(t)), "127.0.0.1:"+strconv.Itoa(freePort(t))
 	const tok1, tok2 = "e2e-box1-owner-token-0123456789", "e2e-box2-owner-token-9876543210"

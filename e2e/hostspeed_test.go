@@ -153,7 +153,6 @@ type speedRun map[string]float64
 // in as they answer, and a host that never answers does not hold up the
 // focused prompt.
 func TestHostsOpenAsFastAsOne(t *testing.T) {
-	t.Parallel()
 	bin := buildTermhost(t)
 	addr := func() string { return "127.0.0.1:" + strconv.Itoa(freePort(t)) }
 	soloAddr, homeAddr, home2Addr := addr(), addr(), addr()

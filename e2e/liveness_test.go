@@ -44,7 +44,6 @@ func (p *page) withClientTimings() {
 // connections are dropped (cut), it recovers by replay with every line
 // exactly once and nothing typed meanwhile executed.
 func TestDeadLinkShowsReconnecting(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		recover func(p *testserver.Proxy)

@@ -30,7 +30,6 @@ var browserMemoryMiB = flag.Int("browser-memory-mib", 64, "MiB of output TestBro
 // fills before the heap is measured again. Before, the mirror kept every
 // byte (200 MB of output grew the heap by 222 MB).
 func TestBrowserMemoryBounded(t *testing.T) {
-	t.Parallel()
 	testenv.Volume(t)
 	const (
 		maxGrowth = 64 << 20 // from the start, xterm's scrollback included

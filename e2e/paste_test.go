@@ -17,7 +17,6 @@ import (
 // at the pace the program reads (docs/protocol.md, "Input flow control").
 // (Sent whole, it closed the connection and was lost.)
 func TestLargePasteArrivesWhole(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")

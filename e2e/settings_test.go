@@ -52,7 +52,6 @@ func (p *page) viewInfo(id string) viewInfo {
 // "auto" uses the DOM on SwiftShader, "webgl" forces WebGL, and the
 // size item's tooltip names the renderer and why; a change applies live.
 func TestRendererFallback(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	cases := []struct {
 		name, settings, wantRenderer, wantLabel string
@@ -138,7 +137,6 @@ func (p *page) typeInto(sel, text string) {
 // and screen reader mode apply at once to the open terminal (which refits),
 // survive a reload, and Escape gives the keyboard back to the terminal.
 func TestSettingsApplyLiveAndPersist(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	p.open("/")
@@ -197,7 +195,6 @@ func TestSettingsApplyLiveAndPersist(t *testing.T) {
 // "Toggle Screen Reader Accessibility Mode" from the palette turns
 // xterm's screen reader mode on in every terminal and says so in a live region.
 func TestScreenReaderModeFromPalette(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	p.open("/")
@@ -230,7 +227,6 @@ func TestScreenReaderModeFromPalette(t *testing.T) {
 // Copy on selection, and right click "copyPaste" (copy the
 // selection, else paste) and "nothing".
 func TestCopyOnSelectionAndRightClick(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	e.grantClipboard(p)
@@ -344,7 +340,6 @@ const describeFocus = `(() => {
 // control of the workbench; each focused one is visible, has an accessible
 // name and a focus outline. The walk also reaches every visible control.
 func TestKeyboardReachesEveryControl(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	p.focusEmulated()
@@ -431,7 +426,6 @@ func (p *page) tabWalk(t *testing.T) []focusStep {
 //
 //	go test -tags e2e -count=1 -v -run TestRendererTiming ./e2e/ -args -renderer-timing
 func TestRendererTiming(t *testing.T) {
-	t.Parallel()
 	if !*rendererTiming {
 		t.Skip("a measurement: run with -args -renderer-timing")
 	}
