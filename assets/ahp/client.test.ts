@@ -4,8 +4,9 @@
 // (Over 400 lines: one scripted fake server and clock shared by every case.)
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, CloseCodes, closeAction, type ClientOptions, type ConnectionState, type SocketLike, type Timers } from './client';
+import { AhpClient, CloseCodes, closeAction, type ClientOptions, type ConnectionState, type Timers } from './client';
 import { backoffDelay } from './backoff';
+import { ScriptedSocket } from './scriptedSocket';
 import { contentText } from './reducers';
 import type { ActionEnvelope, TerminalState } from './types';
 
@@ -54,32 +55,7 @@ const flush = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 };
 
-type Msg = { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
-
-class FakeSocket implements SocketLike {
-  readyState = 0;
-  onopen: SocketLike['onopen'] = null;
-  onclose: SocketLike['onclose'] = null;
-  onerror: SocketLike['onerror'] = null;
-  onmessage: SocketLike['onmessage'] = null;
-  sent: Msg[] = [];
-  constructor(readonly url: string) {}
-  send(data: string) {
-    this.sent.push(JSON.parse(data));
-  }
-  close(code = 1000, reason = '') {
-    if (this.readyState === 3) return;
-    this.readyState = 3;
-    queueMicrotask(() => this.onclose?.({ code, reason }));
-  }
-  // server side helpers
-  open() {
-    this.readyState = 1;
-    this.onopen?.({});
-  }
-  deliver(m: unknown) {
-    this.onmessage?.({ data: JSON.stringify(m) });
-  }
+class FakeSocket extends ScriptedSocket {
   /** Sends terminal output as the server does to a client that asked for binary data messages. */
   deliverBinary(env: ActionEnvelope, data: Uint8Array) {
     const header = new TextEncoder().encode(
@@ -91,9 +67,6 @@ class FakeSocket implements SocketLike {
     msg.set(data, 4 + header.length);
     this.onmessage?.({ data: msg.buffer });
   }
-  reply(id: number, result: unknown) {
-    this.deliver({ jsonrpc: '2.0', id, result });
-  }
   fail(id: number, code: number, message: string) {
     this.deliver({ jsonrpc: '2.0', id, error: { code, message } });
   }
@@ -102,10 +75,6 @@ class FakeSocket implements SocketLike {
   }
   requests(method: string) {
     return this.sent.filter((m) => m.method === method && m.id !== undefined);
-  }
-  last(method: string) {
-    const r = this.sent.filter((m) => m.method === method);
-    return r[r.length - 1];
   }
 }
 

@@ -3,7 +3,8 @@
 // routed with each host's own URIs; one host down leaves the others alone.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, type SocketLike, type Timers } from './client';
+import { AhpClient, type Timers } from './client';
+import { ScriptedSocket as FakeSocket } from './scriptedSocket';
 import { MultiHostClient, type ProbeResult } from './multihost';
 import { hostUri, type HostEntry } from './hosts';
 import { ROOT_CHANNEL, type RootState, type TerminalInfo } from './types';
@@ -31,39 +32,6 @@ class StillTimers implements Timers {
   clearInterval() {}
   now() {
     return 0;
-  }
-}
-
-type Msg = { id?: number; method?: string; params?: Record<string, unknown> };
-
-class FakeSocket implements SocketLike {
-  readyState = 0;
-  onopen: SocketLike['onopen'] = null;
-  onclose: SocketLike['onclose'] = null;
-  onerror: SocketLike['onerror'] = null;
-  onmessage: SocketLike['onmessage'] = null;
-  sent: Msg[] = [];
-  constructor(readonly url: string) {}
-  send(data: string) {
-    this.sent.push(JSON.parse(data));
-  }
-  close(code = 1000, reason = '') {
-    if (this.readyState === 3) return;
-    this.readyState = 3;
-    queueMicrotask(() => this.onclose?.({ code, reason }));
-  }
-  open() {
-    this.readyState = 1;
-    this.onopen?.({});
-  }
-  deliver(m: unknown) {
-    this.onmessage?.({ data: JSON.stringify(m) });
-  }
-  reply(id: number, result: unknown) {
-    this.deliver({ jsonrpc: '2.0', id, result });
-  }
-  last(method: string) {
-    return this.sent.filter((m) => m.method === method).at(-1);
   }
 }
 
