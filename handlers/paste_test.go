@@ -17,6 +17,7 @@ import (
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/internal/poll"
+	"github.com/termhost/termhost/internal/testenv"
 	"github.com/termhost/termhost/internal/testserver"
 	"github.com/termhost/termhost/terminals"
 )
@@ -109,78 +110,75 @@ func rejections(c *client, uri string) []ahp.Envelope {
 // output. (The queue held 64 chunks, 256 KiB, and then refused every
 // dispatch with "input queue is full".)
 func TestPasteIsPaced(t *testing.T) {
-	cases := []struct {
-		name         string
-		queue, paste int
-	}{
-		{"1MiB into a 256KiB queue", 256 << 10, 1 << 20},
+	pasteIsPaced(t, 256<<10, 1<<20)
+}
+
+// TestPasteIsPacedVolume is TestPasteIsPaced with 4 MiB into the default
+// queue.
+func TestPasteIsPacedVolume(t *testing.T) {
+	testenv.Volume(t)
+	pasteIsPaced(t, 0, 4<<20)
+}
+
+// pasteIsPaced pastes paste bytes through an input queue of queue bytes
+// (0: the default).
+func pasteIsPaced(t *testing.T, queue, paste int) {
+	ts := newServer(t, testserver.Terminals(func(c *terminalsConfig) {
+		c.InputQueue = queue
+		c.InputStall = time.Hour // this program reads: it is never refused
+	}))
+	a := ts.dial(t)
+	a.SetWaitTimeout(5 * time.Minute)
+	a.Initialize("1.0.0", "paster")
+	uri, _ := a.CreateTerminal("paste", "paster", nil)
+	goOn := notReading(t, a, uri, "head -c "+fmt.Sprint(paste)+" | sha256sum")
+
+	text := pasteText(paste)
+	frames := pasteFrames(t, uri, text, 1000)
+	sent := sendFrames(t, a, frames)
+	// The queue fills (the pty itself takes a few KiB) and the
+	// pasting connection waits.
+	poll.Until(t, 2*time.Minute, "the pasting connection waits for room", func() bool { return ts.srv.InputWaits() > 0 })
+
+	// Another connection of the owner, on another terminal, is not held up.
+	b := ts.dial(t)
+	b.Initialize("1.0.0", "other-tab")
+	other, _ := b.CreateTerminal("other", "other-tab", nil)
+	b.Dispatch(other, map[string]any{"type": ahp.TerminalInput, "data": "echo oth''er-$((6*7))\r"})
+	b.WaitOutput(other, "other-42")
+	if ts.srv.InputWaits() == 0 {
+		t.Fatal("the pasting connection went on before its program read")
 	}
-	if !testing.Short() {
-		cases = append(cases, struct {
-			name         string
-			queue, paste int
-		}{"4MiB into the default queue", 0, 4 << 20})
+
+	goOn()
+	select {
+	case err := <-sent:
+		if err != nil {
+			t.Fatalf("pasting: %v", err)
+		}
+	case <-time.After(5 * time.Minute):
+		t.Fatal("the paste was not taken within 5 minutes of the program reading")
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := newServer(t, testserver.Terminals(func(c *terminalsConfig) {
-				c.InputQueue = tc.queue
-				c.InputStall = time.Hour // this program reads: it is never refused
-			}))
-			a := ts.dial(t)
-			a.SetWaitTimeout(5 * time.Minute)
-			a.Initialize("1.0.0", "paster")
-			uri, _ := a.CreateTerminal("paste", "paster", nil)
-			goOn := notReading(t, a, uri, "head -c "+fmt.Sprint(tc.paste)+" | sha256sum")
-
-			text := pasteText(tc.paste)
-			frames := pasteFrames(t, uri, text, 1000)
-			sent := sendFrames(t, a, frames)
-			// The queue fills (the pty itself takes a few KiB) and the
-			// pasting connection waits.
-			poll.Until(t, 2*time.Minute, "the pasting connection waits for room", func() bool { return ts.srv.InputWaits() > 0 })
-
-			// Another connection of the owner, on another terminal, is not held up.
-			b := ts.dial(t)
-			b.Initialize("1.0.0", "other-tab")
-			other, _ := b.CreateTerminal("other", "other-tab", nil)
-			b.Dispatch(other, map[string]any{"type": ahp.TerminalInput, "data": "echo oth''er-$((6*7))\r"})
-			b.WaitOutput(other, "other-42")
-			if ts.srv.InputWaits() == 0 {
-				t.Fatal("the pasting connection went on before its program read")
-			}
-
-			goOn()
-			select {
-			case err := <-sent:
-				if err != nil {
-					t.Fatalf("pasting: %v", err)
-				}
-			case <-time.After(5 * time.Minute):
-				t.Fatal("the paste was not taken within 5 minutes of the program reading")
-			}
-			last := int64(1000 + len(frames) - 1)
-			a.WaitAction("the paste's last dispatch answered", func(e ahp.Envelope) bool {
-				return e.Channel == uri && e.Origin != nil && e.Origin.ClientSeq == last
-			})
-			if r := rejections(a, uri); len(r) > 0 {
-				t.Fatalf("%d dispatches of the paste refused, the first: %q", len(r), r[0].RejectionReason)
-			}
-			sum := sha256.Sum256([]byte(text))
-			a.WaitOutput(uri, hex.EncodeToString(sum[:]))
-			echoed := 0
-			for _, e := range a.Envelopes() {
-				if e.Channel == uri && e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientSeq >= 1000 {
-					echoed++
-				}
-			}
-			if echoed != len(frames) {
-				t.Errorf("%d of %d dispatches of the paste echoed", echoed, len(frames))
-			}
-			if got := ts.metric(t, "termhost_paced_input_total"); got < 1 {
-				t.Errorf("termhost_paced_input_total = %v, want at least 1", got)
-			}
-		})
+	last := int64(1000 + len(frames) - 1)
+	a.WaitAction("the paste's last dispatch answered", func(e ahp.Envelope) bool {
+		return e.Channel == uri && e.Origin != nil && e.Origin.ClientSeq == last
+	})
+	if r := rejections(a, uri); len(r) > 0 {
+		t.Fatalf("%d dispatches of the paste refused, the first: %q", len(r), r[0].RejectionReason)
+	}
+	sum := sha256.Sum256([]byte(text))
+	a.WaitOutput(uri, hex.EncodeToString(sum[:]))
+	echoed := 0
+	for _, e := range a.Envelopes() {
+		if e.Channel == uri && e.Action.Type == ahp.TerminalInput && e.Origin != nil && e.Origin.ClientSeq >= 1000 {
+			echoed++
+		}
+	}
+	if echoed != len(frames) {
+		t.Errorf("%d of %d dispatches of the paste echoed", echoed, len(frames))
+	}
+	if got := ts.metric(t, "termhost_paced_input_total"); got < 1 {
+		t.Errorf("termhost_paced_input_total = %v, want at least 1", got)
 	}
 }
 

@@ -50,7 +50,10 @@ func (r *rig) readPages(t *testing.T, id string, since int64, maxBytes int) stri
 	}
 }
 
-// TestLongOutputInPages: a real shell prints 156 KB (seq, 12000 lines).
+// TestLongOutputInPages: a real shell prints 39 KB (seq, 3000 lines),
+// more than twice a result's default size. (Each page goes through the
+// emulator, whose scrolling the race detector makes ten times slower:
+// 12000 lines took a minute of make test.)
 // Every result's text stays within maxBytes (read_terminal since 0
 // returned all of it, 109 KB in an agent's session), says it was cut and
 // where to read on; the pages read from there, one after the other, are
@@ -60,8 +63,10 @@ func TestLongOutputInPages(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, false)
 	id := r.open(t)
-	const command = "seq -f 'line %06g' 1 12000"
-	want := seqLines(12000)
+	const lines = 3000
+	command := fmt.Sprintf("seq -f 'line %%06g' 1 %d", lines)
+	want := seqLines(lines)
+	lastLine := fmt.Sprintf("line %06d", lines)
 	run, runText := r.ok(t, "run_command", map[string]any{"terminal": id, "command": command})
 	if run["status"] != "finished" || run["truncated"] != true || len(runText) > 16384 || len(run["output"].(string)) > 16384 {
 		t.Fatalf("run_command: status %v, truncated %v, text %d bytes, output %d bytes", run["status"], run["truncated"], len(runText), len(run["output"].(string)))
@@ -104,9 +109,9 @@ func TestLongOutputInPages(t *testing.T) {
 		}
 	})
 	t.Run("wait_for", func(t *testing.T) {
-		out, text := r.ok(t, "wait_for", map[string]any{"terminal": id, "pattern": "line 012000", "since": 0, "maxBytes": 4096})
+		out, text := r.ok(t, "wait_for", map[string]any{"terminal": id, "pattern": lastLine, "since": 0, "maxBytes": 4096})
 		if out["status"] != "matched" || out["truncated"] != true || len(text) > 4096 || len(out["output"].(string)) > 4096 ||
-			!strings.Contains(out["output"].(string), "line 012000") || !strings.Contains(text, "read_terminal with mode output and since 0 reads all of it") {
+			!strings.Contains(out["output"].(string), lastLine) || !strings.Contains(text, "read_terminal with mode output and since 0 reads all of it") {
 			t.Fatalf("wait_for: status %v, truncated %v, text %d bytes %q, output %d bytes", out["status"], out["truncated"], len(text), tail(text), len(out["output"].(string)))
 		}
 	})
