@@ -15,7 +15,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"text/template"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -33,20 +32,7 @@ import (
 // hostsNginxConf: box1 and box2 under one origin (/box1/, /box2/), box3 on
 // another origin (a second port), each location behind the README's
 // auth_request setup.
-var hostsNginxConf = template.Must(template.New("nginx-hosts").Parse(`daemon off;
-master_process off;
-worker_processes 1;
-pid {{.Dir}}/nginx.pid;
-error_log {{.Dir}}/error.log info;
-events { worker_connections 256; }
-http {
-	access_log {{.Dir}}/access.log;
-	client_body_temp_path {{.Dir}}/client_body;
-	proxy_temp_path {{.Dir}}/proxy;
-	fastcgi_temp_path {{.Dir}}/fastcgi;
-	uwsgi_temp_path {{.Dir}}/uwsgi;
-	scgi_temp_path {{.Dir}}/scgi;
-	upstream box1 { server {{.Box1}}; }
+var hostsNginxConf = nginxConfig("nginx-hosts", `	upstream box1 { server {{.Box1}}; }
 	upstream box2 { server {{.Box2}}; }
 	upstream box3 { server {{.Box3}}; }
 	upstream oauth2_proxy { server {{.IdP}}; }
@@ -83,8 +69,7 @@ http {
 {{end}}
 	}
 {{end}}
-}
-`))
+`)
 
 // hostProc is one real `termhost serve` process on a fixed address, which a
 // test may kill and start again (same flags, same state directory).

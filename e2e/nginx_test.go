@@ -68,14 +68,16 @@ var (
 	stripPrefix = layout{name: "strip", prefix: "/term", strip: true}
 )
 
-// nginxConf is a self-contained config: everything nginx writes goes to
-// the test's directory; one process, in the foreground.
-var nginxConf = template.Must(template.New("nginx").Parse(`daemon off;
+// nginxConfig is a self-contained nginx config: everything nginx writes
+// goes to the test's directory (.Dir); one process, in the foreground.
+// httpBlock is what goes inside the http block (upstreams and servers).
+func nginxConfig(name, httpBlock string) *template.Template {
+	return template.Must(template.New(name).Parse(`daemon off;
 master_process off;
 worker_processes 1;
 pid {{.Dir}}/nginx.pid;
 error_log {{.Dir}}/error.log info;
-events { worker_connections 128; }
+events { worker_connections 256; }
 http {
 	access_log {{.Dir}}/access.log;
 	client_body_temp_path {{.Dir}}/client_body;
@@ -83,7 +85,11 @@ http {
 	fastcgi_temp_path {{.Dir}}/fastcgi;
 	uwsgi_temp_path {{.Dir}}/uwsgi;
 	scgi_temp_path {{.Dir}}/scgi;
-	upstream backend { server {{.Backend}}; }
+` + httpBlock + "}\n"))
+}
+
+// nginxConf proxies one termhost at a layout's location.
+var nginxConf = nginxConfig("nginx", `	upstream backend { server {{.Backend}}; }
 	server {
 		listen 127.0.0.1:{{.Port}};
 		# The location block is the README's nginx snippet.
@@ -100,8 +106,7 @@ http {
 			proxy_buffering off;
 		}
 	}
-}
-`))
+`)
 
 // nginx is one nginx process started by a test.
 type nginx struct {

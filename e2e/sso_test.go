@@ -87,20 +87,7 @@ func newIdP(t *testing.T) *idp {
 func (p *idp) addr() string { return strings.TrimPrefix(p.URL, "http://") }
 
 // ssoNginxConf is the README's oauth2-proxy + nginx auth_request setup.
-var ssoNginxConf = template.Must(template.New("nginx-sso").Parse(`daemon off;
-master_process off;
-worker_processes 1;
-pid {{.Dir}}/nginx.pid;
-error_log {{.Dir}}/error.log info;
-events { worker_connections 128; }
-http {
-	access_log {{.Dir}}/access.log;
-	client_body_temp_path {{.Dir}}/client_body;
-	proxy_temp_path {{.Dir}}/proxy;
-	fastcgi_temp_path {{.Dir}}/fastcgi;
-	uwsgi_temp_path {{.Dir}}/uwsgi;
-	scgi_temp_path {{.Dir}}/scgi;
-	upstream termhost { server {{.Backend}}; }
+var ssoNginxConf = nginxConfig("nginx-sso", `	upstream termhost { server {{.Backend}}; }
 	upstream oauth2_proxy { server {{.IdP}}; }
 	server {
 		listen 127.0.0.1:{{.Port}};
@@ -134,8 +121,7 @@ http {
 			proxy_buffering off;
 		}
 	}
-}
-`))
+`)
 
 // ssoCaddyfile is the README's Caddy forward_auth setup.
 var ssoCaddyfile = template.Must(template.New("caddy-sso").Parse(`{
