@@ -1,5 +1,6 @@
 # termhost — see README.md. `make test` is the one command that runs every test.
 GO      ?= go
+SHELL   := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 # Counted, not timed: a timed run that ends while the fuzzer minimizes a new
 # input reports "context deadline exceeded" as a failure. 5000 inputs a
@@ -92,11 +93,14 @@ fuzz:
 # only read the tree and neither has a test that waits on time, while
 # each leaves a core mostly idle. (Test steps beside test-go made its
 # waits run out when two suites ran at once; see test-go.)
+# Each step says how long it took.
 test: deps check-generated
-	$(MAKE) --no-print-directory -j2 -O lint test-js
-	$(MAKE) --no-print-directory test-go
-	$(MAKE) --no-print-directory test-big
-	$(MAKE) --no-print-directory fuzz
+	@$(call timed,-j2 -O lint test-js)
+	@$(call timed,test-go)
+	@$(call timed,test-big)
+	@$(call timed,fuzz)
+
+timed = TIMEFORMAT='make $(1): %0R s (CPU: %0U s user, %0S s system)'; time $(MAKE) --no-print-directory $(1)
 
 bench:
 	$(GO) run ./cmd/termhost bench
