@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // rawShell is the baseline: the same shell and workload in a pty that this
@@ -77,6 +78,21 @@ func (r *rawShell) echo(b byte, deadline time.Time) error {
 
 func (r *rawShell) write(s string) error {
 	_, err := r.f.Write([]byte(s))
+	return err
+}
+
+// resize sets the pty's size on its descriptor, not through pty.Setsize,
+// which calls Fd and so leaves the master blocking: a read then sits in
+// read(2) on a thread of its own, where no deadline reaches it.
+func (r *rawShell) resize(cols, rows int) error {
+	rc, err := r.f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	ws := &unix.Winsize{Col: uint16(min(cols, 1000)), Row: uint16(min(rows, 1000))}
+	if cerr := rc.Control(func(fd uintptr) { err = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); cerr != nil {
+		return cerr
+	}
 	return err
 }
 

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/creack/pty"
 )
 
 // relay is the bench's peer when ttyd itself is not installed: the least a
@@ -179,7 +178,7 @@ func (r *relay) serve(w http.ResponseWriter, req *http.Request) {
 			case ttydResize:
 				var sz ttydSize
 				if json.Unmarshal(b[1:], &sz) == nil && sz.Columns > 0 && sz.Rows > 0 {
-					_ = pty.Setsize(sh.f, &pty.Winsize{Cols: uint16(sz.Columns), Rows: uint16(sz.Rows)})
+					_ = sh.resize(sz.Columns, sz.Rows)
 				}
 			}
 			// PAUSE and RESUME (ttyd's web client's flow control) and
