@@ -36,6 +36,7 @@ func getHosts(t *testing.T, base, token string) (int, http.Header, string) {
 // missing one and a bad --host-name stop serve before it starts, with exit
 // 2 and one line naming the file and line.
 func TestServeHostsRefusesBadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -61,6 +62,7 @@ func TestServeHostsRefusesBadFile(t *testing.T) {
 // TestServeWithoutHosts: a server given no hosts file lists no other
 // hosts, names itself by --host-name, and says so in initialize.
 func TestServeWithoutHosts(t *testing.T) {
+	t.Parallel()
 	_, login := startServe(t, "--host-name", "solo")
 	base, token, _ := strings.Cut(login, "/#token=")
 	status, h, body := getHosts(t, base, token)
@@ -86,6 +88,7 @@ func TestServeWithoutHosts(t *testing.T) {
 // not to a share link's; a bad edit keeps the list in force; share links
 // get 403.
 func TestServeHostsFile(t *testing.T) {
+	t.Parallel()
 	watched, other := t.TempDir(), t.TempDir()
 	target := filepath.Join(other, "hosts.real")
 	path := filepath.Join(watched, "hosts")
@@ -188,6 +191,7 @@ func TestServeHostsFile(t *testing.T) {
 // (--allowed-origin) says so once at start; its own public origin is not
 // foreign.
 func TestServeLogsForeignOrigins(t *testing.T) {
+	t.Parallel()
 	_, _, logs := startServeLog(t, "--log-level", "info", "--public-url", "https://box2.tail.ts.net",
 		"--allowed-origin", "https://box1.tail.ts.net", "--allowed-origin", "https://box2.tail.ts.net/")
 	const line = "accepting WebSockets from the workbench at https://box1.tail.ts.net"

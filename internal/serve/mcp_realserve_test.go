@@ -79,6 +79,7 @@ func (a *stdioAgent) try(ctx context.Context, name string, args map[string]any) 
 // agent shows in termhost ls as "Agent · <client name>" holding a session
 // claim, and the terminal is gone once closed.
 func TestMCPOverStdioAgainstRealServe(t *testing.T) {
+	t.Parallel()
 	_, login := startServe(t, "--shell-integration", "on")
 	base, token, _ := strings.Cut(login, "/#token=")
 	a := startStdioAgent(t, "real-serve-agent", base, token)
@@ -130,6 +131,7 @@ func TestMCPOverStdioAgainstRealServe(t *testing.T) {
 // call returns the command's real result (its exit code, its whole
 // output), after which the agent goes on in the same terminal.
 func TestMCPUpgradeMidWait(t *testing.T) {
+	t.Parallel()
 	next, err := nextBinary()
 	if err != nil {
 		t.Fatal(err)

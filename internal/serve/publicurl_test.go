@@ -24,6 +24,7 @@ import (
 // they dialled; and the agent of serve --mcp can fetch fullOutputUrl with
 // the credential it sends to /mcp.
 func TestPublicURLInEveryLink(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string // besides --public-url
@@ -188,6 +189,7 @@ func TestPublicURLInEveryLink(t *testing.T) {
 // prints for people (the start-up line, the login link, the line of an
 // upgrade in place) names the public URL, never the listener.
 func TestServeLogsPublicURL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := &upgradeServer{exe: filepath.Join(dir, "termhost"), stateDir: filepath.Join(dir, "state"), log: filepath.Join(dir, "log")}
 	copyFile(t, cmdtest.Binary(t), s.exe, 0o755)

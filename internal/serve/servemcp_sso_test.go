@@ -39,6 +39,7 @@ func (hs headers) RoundTrip(r *http.Request) (*http.Response, error) {
 // with the owner token alone the agent acts as "owner", and a client
 // cannot name a person itself.
 func TestServeMCPUnderSSO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trail := filepath.Join(dir, "audit.jsonl")
 	log, err := audit.Open(trail, testserver.Logger(t))

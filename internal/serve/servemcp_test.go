@@ -37,6 +37,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // --mcp does, and checks the token, the Origin, and a session through the
 // SDK's Streamable HTTP client whose AHP side runs in-process.
 func TestServeMCPOverHTTP(t *testing.T) {
+	t.Parallel()
 	var inner http.Handler
 	var m *serveMCP
 	ts := testserver.NewAt(t, func(u string) []testserver.Option {
@@ -138,6 +139,7 @@ func postMCP(t *testing.T, endpoint, token, origin string) int {
 // the server's own Origin, and serves the agent's tools to the SDK's
 // Streamable HTTP client.
 func TestServeMCPFlag(t *testing.T) {
+	t.Parallel()
 	t.Run("off by default", func(t *testing.T) {
 		_, login := startServe(t)
 		base, token, _ := strings.Cut(login, "/#token=")

@@ -46,6 +46,7 @@ func (w *watcher) typeAndWait(t *testing.T, channel, line string) ahp.Envelope {
 // connected at the upgrade keeps its claim: it reconnects, and another
 // client's input is refused.
 func TestUpgradeFreesClaimsOfGoneHolders(t *testing.T) {
+	t.Parallel()
 	s := startUpgradable(t)
 	gone, kept := ahp.TerminalURI("gone"), ahp.TerminalURI("kept")
 	left := watch(t, s.url, "claims-left")

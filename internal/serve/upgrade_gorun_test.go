@@ -19,6 +19,7 @@ import (
 // upgrade says so plainly, and the server, sent SIGUSR2 anyway, refuses
 // with the same words and serves on.
 func TestUpgradeGoRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stateDir, logPath := filepath.Join(dir, "state"), filepath.Join(dir, "log")
 	logFile, err := os.Create(logPath)

@@ -71,6 +71,7 @@ func previews(t *testing.T, url string) (string, string) {
 // before, for x-termhost/screen, "termhost ls --preview" and a client
 // joining (the exact screen's redraw in its snapshot).
 func TestUpgradeKeepsScreens(t *testing.T) {
+	t.Parallel()
 	s := startUpgradable(t)
 	channel := ahp.TerminalURI("full")
 	a := watch(t, s.url, "screen-a")

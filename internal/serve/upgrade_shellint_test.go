@@ -16,6 +16,7 @@ import (
 // afterwards, each one complete command part with its own id, its line
 // and its exit code; none is left "running".
 func TestUpgradeClosesCommands(t *testing.T) {
+	t.Parallel()
 	s := startUpgradable(t, "--shell-integration", "on")
 	channel := ahp.TerminalURI("si")
 	a := watch(t, s.url, "si-a")

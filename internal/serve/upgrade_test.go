@@ -281,6 +281,7 @@ func content(st ahp.TerminalState) string {
 // takes input, reports the shell's exit code, and SIGINT (Ctrl-C) still
 // stops it cleanly.
 func TestUpgradeKeepsShells(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		trigger func(t *testing.T, s *upgradeServer)
@@ -299,7 +300,10 @@ func TestUpgradeKeepsShells(t *testing.T) {
 			checkUpgradeMessage(t, string(out), s.first.Process.Pid)
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { upgradeKeepsShells(t, tc.trigger) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			upgradeKeepsShells(t, tc.trigger)
+		})
 	}
 }
 
@@ -420,6 +424,7 @@ func installScript(t *testing.T, exe, body string) {
 // reconnect), the old program serves on with its shells, and "termhost
 // upgrade" says why.
 func TestUpgradeFailureKeepsServing(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		breakIt func(t *testing.T, exe string)
