@@ -16,6 +16,9 @@ var errUnsupportedVersion = errors.New("unsupported protocol version")
 
 // handle answers one inbound frame. A non-nil result ends the connection.
 func (c *conn) handle(frame []byte) error {
+	if in, ok := fastInput(frame); ok {
+		return c.handleInput(in)
+	}
 	msg, err := ahp.DecodeMessage(frame)
 	switch {
 	case errors.Is(err, ahp.ErrParse):
@@ -321,6 +324,15 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		if c.s.m.Visible(c, uri) {
 			c.s.m.Reject(c, origin, uri, rawAction(raw), reason)
 		}
+		return
+	}
+	c.dispatchAction(origin, uri, a, raw)
+}
+
+// dispatchAction is dispatch once the action is decoded (raw: as sent).
+func (c *conn) dispatchAction(origin ahp.Origin, uri string, a ahp.Action, raw json.RawMessage) {
+	if err := ahp.CheckChannel(uri); err != nil {
+		c.s.m.Reject(c, origin, uri, rawAction(raw), err.Error())
 		return
 	}
 	a = c.echoable(uri, a, raw)
