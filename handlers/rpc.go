@@ -339,12 +339,12 @@ func (c *conn) dispatchAction(origin ahp.Origin, uri string, a ahp.Action, raw j
 	if c.gateDriverInput(origin, uri, a) {
 		return // held for an approval (approvedrivers.go)
 	}
-	out := c.s.m.Dispatch(c, origin, uri, a, c.policy())
+	out := c.dispatchOnce(origin, uri, a)
 	for out == terminals.Full { // input the terminal has no room for yet
 		if !c.awaitInput(uri, len(a.Data)) {
 			return // closing
 		}
-		out = c.s.m.Dispatch(c, origin, uri, a, c.policy())
+		out = c.dispatchOnce(origin, uri, a)
 	}
 	switch out {
 	case terminals.RefusedByRole:
@@ -356,6 +356,18 @@ func (c *conn) dispatchAction(origin ahp.Origin, uri string, a ahp.Action, raw j
 		}
 		c.recordAction(uri, a)
 	}
+}
+
+// dispatchOnce hands a decoded action to the manager, once. The
+// confirmation of terminal/input to this connection is written on this
+// goroutine, right after the keystroke went to the pty (writeHeld).
+func (c *conn) dispatchOnce(origin ahp.Origin, uri string, a ahp.Action) terminals.Outcome {
+	if a.Type != ahp.TerminalInput {
+		return c.s.m.Dispatch(c, origin, uri, a, c.policy())
+	}
+	c.holdKicks()
+	defer c.writeHeld()
+	return c.s.m.Dispatch(c, origin, uri, a, c.policy())
 }
 
 // rawAction keeps an undecodable dispatched action so it can be echoed back.
