@@ -428,6 +428,9 @@ func (p *Process) readHot(buf func() []byte, idle func()) (n int, err error, ok 
 	// here, not waited for.
 	first, size := true, 0
 	werr := rc.Read(func(fd uintptr) bool {
+		if !first && trace.IsEnabled() {
+			trace.Log(context.Background(), "termhost", "pty ready")
+		}
 		for {
 			b := buf()
 			size = len(b)
