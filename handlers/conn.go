@@ -55,6 +55,10 @@ type conn struct {
 	answering int           // bytes of answers queued and not yet sent (budget.go)
 	answered  chan struct{} // see awaitAnswers; nil when the reader does not wait
 	part      *participant  // whose budgets this connection uses; nil if refused at accept
+	// kicksHeld: the reader is dispatching a keystroke, and signal leaves
+	// waking the writer to it (kickOwed), so that the keystroke's
+	// confirmation can be written on the reader's goroutine (writeHeld).
+	kicksHeld, kickOwed bool
 
 	// Protocol state: written by the reader before any subscription exists,
 	// so the hub's reads under its lock happen after.
@@ -242,8 +246,76 @@ func (c *conn) loggedClient() string {
 	return ahp.Clip(c.clientID)
 }
 
-// signal has the writer send what is queued.
-func (c *conn) signal() { c.writer.Kick() }
+// signal has the writer send what is queued; c.mu held.
+func (c *conn) signal() {
+	if c.kicksHeld {
+		c.kickOwed = true
+		return
+	}
+	c.writer.Kick()
+}
+
+// Inline writes (writeHeld): at most this much, all of it queued while the
+// reader dispatched a keystroke.
+const (
+	inlineFrames = 4
+	inlineBytes  = 4 << 10
+)
+
+// holdKicks makes signal leave the writer's wake-up to writeHeld, which
+// the reader calls right after a dispatch of terminal/input that does not
+// block (the hub's Deliver never does).
+func (c *conn) holdKicks() {
+	c.mu.Lock()
+	c.kicksHeld = true
+	c.mu.Unlock()
+}
+
+// writeHeld ends holdKicks. What was queued meanwhile (the confirmation of
+// the keystroke to its dispatcher, which docs/protocol.md requires) is
+// written here, on the reader's goroutine, when no writer goroutine runs
+// and it is small: waking a writer goroutine for it cost a goroutine start,
+// a thread's wake-up and a core taken from the program that echoes the
+// keystroke (docs/BENCHMARKS.md, "Where a keystroke's echo goes"). Order
+// holds: the frames leave the queue in order, and while the reader holds
+// the writer's claim no writer goroutine runs; what is queued meanwhile is
+// written by one started when the claim ends. Otherwise the writer is woken
+// as signal would have.
+func (c *conn) writeHeld() {
+	c.mu.Lock()
+	c.kicksHeld = false
+	owed := c.kickOwed
+	c.kickOwed = false
+	n := len(c.queue)
+	inline := n > 0 && n <= inlineFrames && c.queued <= inlineBytes && c.closeCode == 0
+	c.mu.Unlock()
+	switch {
+	case !owed:
+		return
+	case !inline || !c.writer.TryClaim():
+		c.writer.Kick()
+		return
+	}
+	mark("writer inline")
+	for ; n > 0 && c.ctx.Err() == nil; n-- {
+		c.mu.Lock()
+		if len(c.queue) == 0 || c.closeCode != 0 {
+			c.mu.Unlock()
+			break
+		}
+		f := c.popLocked()
+		c.mu.Unlock()
+		if !c.send(f) {
+			break
+		}
+	}
+	c.mu.Lock()
+	if len(c.queue) > 0 || c.closeCode != 0 {
+		c.writer.Kick() // runs once the claim ends
+	}
+	c.mu.Unlock()
+	c.writer.Release()
+}
 
 // closeWith asks the writer to send what is queued and close the socket with
 // code; the first request wins.
@@ -361,6 +433,38 @@ func (c *conn) writeLoop() {
 		return // closed
 	}
 	mark("writer running")
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.queue = nil
+			code, reason := c.closeCode, c.closeText
+			c.mu.Unlock()
+			if code != 0 {
+				_ = c.ws.Close(code, reason)
+				c.cancel(errors.New("closed"))
+			}
+			return
+		}
+		f := c.popLocked()
+		c.mu.Unlock()
+		if !c.send(f) {
+			return
+		}
+	}
+}
+
+// popLocked takes the first queued frame; c.mu held, the queue not empty.
+func (c *conn) popLocked() outFrame {
+	f := c.queue[0]
+	c.queue[0] = outFrame{} // the array may outlive the frame
+	c.queue = c.queue[1:]
+	return f
+}
+
+// send writes a frame taken from the queue and counts it as sent; false:
+// the write failed, the socket is closed and c.ctx ended. Only the writer's
+// claim holder calls it (writeLoop, writeHeld).
+func (c *conn) send(f outFrame) bool {
 	writeTimeout := c.s.cfg.WriteTimeout
 	writeAs := func(typ websocket.MessageType, frames ...[]byte) bool {
 		for _, frame := range frames {
@@ -378,59 +482,43 @@ func (c *conn) writeLoop() {
 		return true
 	}
 	write := func(frames ...[]byte) bool { return writeAs(websocket.MessageText, frames...) }
-	for {
-		c.mu.Lock()
-		if len(c.queue) == 0 {
-			c.queue = nil
-			code, reason := c.closeCode, c.closeText
-			c.mu.Unlock()
-			if code != 0 {
-				_ = c.ws.Close(code, reason)
-				c.cancel(errors.New("closed"))
-			}
-			return
-		}
-		f := c.queue[0]
-		c.queue[0] = outFrame{} // the array may outlive the frame
-		c.queue = c.queue[1:]
-		c.mu.Unlock()
-		var ok bool
-		switch {
-		case f.skip != nil:
-			ok = write(c.skipFrames(f.skip)...) // may wait for the screen model
-		case f.env != nil:
-			// Shared envelopes are encoded here, outside the hub lock (only
-			// delivered after initialize has set the shape).
-			if bin := c.binaryOf(f.env); bin != nil {
-				// Output queued behind it goes in the same message (joinoutput.go).
-				if more, size := c.joinOutput(f.env, bin); len(more) > 0 {
-					msg, put := joinedMessage(bin, more)
-					ok = writeAs(websocket.MessageBinary, msg)
-					put()
-					f.size += size
-				} else {
-					ok = writeAs(websocket.MessageBinary, bin)
-				}
+	var ok bool
+	switch {
+	case f.skip != nil:
+		ok = write(c.skipFrames(f.skip)...) // may wait for the screen model
+	case f.env != nil:
+		// Shared envelopes are encoded here, outside the hub lock (only
+		// delivered after initialize has set the shape).
+		if bin := c.binaryOf(f.env); bin != nil {
+			// Output queued behind it goes in the same message (joinoutput.go).
+			if more, size := c.joinOutput(f.env, bin); len(more) > 0 {
+				msg, put := joinedMessage(bin, more)
+				ok = writeAs(websocket.MessageBinary, msg)
+				put()
+				f.size += size
 			} else {
-				ok = write(f.env.Bytes(c.shape))
+				ok = writeAs(websocket.MessageBinary, bin)
 			}
-		default:
-			ok = write(f.raw)
+		} else {
+			ok = write(f.env.Bytes(c.shape))
 		}
-		if !ok {
-			c.cancel(errors.New("write failed"))
-			return
-		}
-		c.mu.Lock()
-		if !c.dropped {
-			c.queued -= f.size
-			c.signalDrainedLocked()
-			if f.answer {
-				c.releaseAnswersLocked(f.size)
-			}
-		}
-		c.mu.Unlock()
+	default:
+		ok = write(f.raw)
 	}
+	if !ok {
+		c.cancel(errors.New("write failed"))
+		return false
+	}
+	c.mu.Lock()
+	if !c.dropped {
+		c.queued -= f.size
+		c.signalDrainedLocked()
+		if f.answer {
+			c.releaseAnswersLocked(f.size)
+		}
+	}
+	c.mu.Unlock()
+	return true
 }
 
 // mark notes a step of a message's way in an execution trace, when one is

@@ -16,6 +16,9 @@ var errUnsupportedVersion = errors.New("unsupported protocol version")
 
 // handle answers one inbound frame. A non-nil result ends the connection.
 func (c *conn) handle(frame []byte) error {
+	if in, ok := fastInput(frame); ok {
+		return c.handleInput(in)
+	}
 	msg, err := ahp.DecodeMessage(frame)
 	switch {
 	case errors.Is(err, ahp.ErrParse):
@@ -323,16 +326,25 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		}
 		return
 	}
+	c.dispatchAction(origin, uri, a, raw)
+}
+
+// dispatchAction is dispatch once the action is decoded (raw: as sent).
+func (c *conn) dispatchAction(origin ahp.Origin, uri string, a ahp.Action, raw json.RawMessage) {
+	if err := ahp.CheckChannel(uri); err != nil {
+		c.s.m.Reject(c, origin, uri, rawAction(raw), err.Error())
+		return
+	}
 	a = c.echoable(uri, a, raw)
 	if c.gateDriverInput(origin, uri, a) {
 		return // held for an approval (approvedrivers.go)
 	}
-	out := c.s.m.Dispatch(c, origin, uri, a, c.policy())
+	out := c.dispatchOnce(origin, uri, a)
 	for out == terminals.Full { // input the terminal has no room for yet
 		if !c.awaitInput(uri, len(a.Data)) {
 			return // closing
 		}
-		out = c.s.m.Dispatch(c, origin, uri, a, c.policy())
+		out = c.dispatchOnce(origin, uri, a)
 	}
 	switch out {
 	case terminals.RefusedByRole:
@@ -344,6 +356,18 @@ func (c *conn) dispatch(origin ahp.Origin, uri string, raw json.RawMessage) {
 		}
 		c.recordAction(uri, a)
 	}
+}
+
+// dispatchOnce hands a decoded action to the manager, once. The
+// confirmation of terminal/input to this connection is written on this
+// goroutine, right after the keystroke went to the pty (writeHeld).
+func (c *conn) dispatchOnce(origin ahp.Origin, uri string, a ahp.Action) terminals.Outcome {
+	if a.Type != ahp.TerminalInput {
+		return c.s.m.Dispatch(c, origin, uri, a, c.policy())
+	}
+	c.holdKicks()
+	defer c.writeHeld()
+	return c.s.m.Dispatch(c, origin, uri, a, c.policy())
 }
 
 // rawAction keeps an undecodable dispatched action so it can be echoed back.

@@ -211,7 +211,9 @@ func (t *terminal) writeNow(data string) bool {
 		return false
 	}
 	b := []byte(data)
-	t.keystroke.Store(time.Now().UnixNano()) // before the write: the echo can come at once
+	now := time.Now()
+	t.keystroke.Store(now.UnixNano()) // before the write: the echo can come at once
+	t.proc.Typed(now)
 	n, err := t.proc.TryWrite(b)
 	if err != nil || n == 0 {
 		return false

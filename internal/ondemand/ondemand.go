@@ -53,6 +53,36 @@ func (w *Worker) loop() {
 	}
 }
 
+// TryClaim makes the caller's goroutine the worker, when no goroutine of
+// the worker runs and it is not stopped: the caller then does the work it
+// wants and calls Release. Kicks meanwhile start no goroutine; Release
+// starts one if any came. False: a goroutine runs (or the worker is
+// stopped); the caller Kicks as usual.
+func (w *Worker) TryClaim() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.running || w.stopped {
+		return false
+	}
+	w.running = true
+	w.pending = false
+	w.wg.Add(1)
+	return true
+}
+
+// Release ends a TryClaim: work runs on a goroutine of its own if a Kick
+// came since.
+func (w *Worker) Release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending && !w.stopped {
+		go w.loop() // takes over the claim's count in wg
+		return
+	}
+	w.running = false
+	w.wg.Done()
+}
+
 // Stop ends the kicks and waits for a running work function to return (its
 // owner makes it return, e.g. by cancelling a context it watches).
 func (w *Worker) Stop() {

@@ -75,3 +75,71 @@ func TestIdleHoldsNoGoroutine(t *testing.T) {
 		t.Fatal("a stopped worker started a goroutine")
 	}
 }
+
+// TestClaim: while a caller holds the worker's claim no goroutine starts,
+// kicks included; Release starts one if a kick came meanwhile, none
+// otherwise; a claim is refused while a goroutine runs or once stopped,
+// and Stop waits for a claim to end.
+func TestClaim(t *testing.T) {
+	var runs atomic.Int64
+	release := make(chan struct{})
+	w := New(func() { runs.Add(1); <-release })
+	if !w.TryClaim() {
+		t.Fatal("an idle worker refused a claim")
+	}
+	if w.TryClaim() {
+		t.Fatal("a claimed worker gave a second claim")
+	}
+	w.Release() // no kick meanwhile: nothing runs
+	if w.Running() || runs.Load() != 0 {
+		t.Fatal("Release with no kick started the work")
+	}
+
+	if !w.TryClaim() {
+		t.Fatal("claim refused after Release")
+	}
+	w.Kick()
+	if runs.Load() != 0 {
+		t.Fatal("a kick during a claim ran the work")
+	}
+	w.Release() // the kick: one run on a goroutine of its own
+	for runs.Load() == 0 {
+		runtime.Gosched()
+	}
+	if w.TryClaim() {
+		t.Fatal("claim given while the work runs on its goroutine")
+	}
+	release <- struct{}{}
+	for w.Running() {
+		runtime.Gosched()
+	}
+
+	if !w.TryClaim() {
+		t.Fatal("claim refused to an idle worker")
+	}
+	stopped := make(chan struct{})
+	go func() { w.Stop(); close(stopped) }()
+	for { // Stop has begun: it waits for the claim
+		w.mu.Lock()
+		stopping := w.stopped
+		w.mu.Unlock()
+		if stopping {
+			break
+		}
+		runtime.Gosched()
+	}
+	select {
+	case <-stopped:
+		t.Fatal("Stop returned while a claim was held")
+	default:
+	}
+	w.Kick() // stopping: no run after the claim ends
+	w.Release()
+	<-stopped
+	if w.TryClaim() {
+		t.Fatal("a stopped worker gave a claim")
+	}
+	if got := runs.Load(); got != 1 {
+		t.Fatalf("work ran %d times, want 1", got)
+	}
+}

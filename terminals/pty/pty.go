@@ -56,6 +56,19 @@ type Process struct {
 	interrupted   bool   // Interrupt: until the next SetReadDeadline, a reader is not parked
 	wake          func() // a reader parked in the watcher (Read with wake), to call once
 
+	// While keystrokes come (Typed), the reader waits for output on a
+	// duplicate of the master in the runtime poller (readHot), as any Go
+	// program reading a descriptor does, instead of through the shared
+	// watcher: a keystroke's echo then wakes the reader's goroutine itself,
+	// not the watcher's, which then woke the reader's. typedUntil ends the
+	// spell (unix ns); hot and hotRC are the duplicate, the reader's own,
+	// open only during a spell; hotWaiting (deadlineMu) says the reader
+	// waits on it, so that setting a deadline wakes it.
+	typedUntil atomic.Int64
+	hot        *os.File
+	hotRC      syscall.RawConn
+	hotWaiting bool
+
 	closeOnce sync.Once
 	closeErr  error
 	closed    atomic.Bool // the master is closed: Resize is a no-op error
@@ -249,16 +262,26 @@ func (p *Process) unparkLocked() {
 func (p *Process) Read(buf func() []byte, idle func(), wake func()) (int, error) {
 	for {
 		if err := p.pastDeadline(&p.readDeadline); err != nil {
+			if p.hot != nil && p.isPaused() {
+				p.endHot() // handed over: nothing of the master stays open here
+			}
 			return 0, err
 		}
 		if p.closed.Load() { // a parked reader woken by Close: its descriptor may be another's by now
 			return 0, os.ErrClosed
 		}
-		n, err := rawRead(p.master, buf())
+		b := buf()
+		n, err := rawRead(p.master, b)
 		switch {
 		case errors.Is(err, syscall.EINTR):
 		case errors.Is(err, syscall.EAGAIN):
 			idle()
+			if n, err, ok := p.readHot(buf, idle); ok {
+				if n > 0 || err != nil {
+					return n, err
+				}
+				continue // woken by a deadline
+			}
 			if wake != nil && p.park(wake) {
 				return 0, ErrParked
 			}
@@ -266,6 +289,9 @@ func (p *Process) Read(buf func() []byte, idle func(), wake func()) (int, error)
 				return 0, err
 			}
 		case n > 0:
+			if n == len(b) && p.hot != nil {
+				p.endHot() // a flood, not an echo (see readHot)
+			}
 			return n, nil
 		case err == nil || errors.Is(err, syscall.EIO):
 			return 0, io.EOF
@@ -333,6 +359,128 @@ func (p *Process) setDeadlinesLocked(read, write time.Time) {
 	p.readDeadline, p.writeDeadline = read, write
 	close(p.deadlineMoved)
 	p.deadlineMoved = make(chan struct{})
+	if p.hotWaiting {
+		_ = p.hot.SetReadDeadline(time.Now()) // wakes readHot
+	}
+}
+
+// typedFor is how long after a keystroke the reader waits for output in
+// the runtime poller (readHot): longer than the pause between keystrokes
+// of someone typing, shorter than parkAfter in package terminals (an idle
+// terminal holds no duplicate and no goroutine).
+const typedFor = time.Second
+
+// Typed tells the reader that a keystroke was written at now: for a while
+// it waits for the echo on a descriptor of its own in the runtime poller
+// (readHot) rather than through the shared watcher.
+func (p *Process) Typed(now time.Time) {
+	p.typedUntil.Store(now.Add(typedFor).UnixNano())
+}
+
+// readHot is Read's wait while keystrokes come (Typed): on the master's
+// duplicate in the runtime poller, reading as soon as it is readable. ok is
+// false when no keystroke came lately (the duplicate is then closed), or
+// the reader must not wait there (the child exited, reading is paused or
+// interrupted): the caller waits as usual. With ok, n and err are a read's
+// result; neither set: woken by a deadline, the caller checks it.
+func (p *Process) readHot(buf func() []byte, idle func()) (n int, err error, ok bool) {
+	until := p.typedUntil.Load()
+	if until == 0 || time.Now().UnixNano() >= until {
+		p.endHot()
+		return 0, nil, false
+	}
+	p.deadlineMu.Lock()
+	if p.exited || p.paused || p.interrupted || p.closed.Load() {
+		p.deadlineMu.Unlock()
+		p.endHot()
+		return 0, nil, false
+	}
+	if p.hot == nil {
+		fd, err := unix.FcntlInt(uintptr(p.master), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			p.deadlineMu.Unlock()
+			return 0, nil, false
+		}
+		f := os.NewFile(uintptr(fd), "pty-typed") // shares the master's O_NONBLOCK: in the runtime poller
+		rc, err := f.SyscallConn()
+		if err != nil {
+			p.deadlineMu.Unlock()
+			_ = f.Close()
+			return 0, nil, false
+		}
+		p.hot, p.hotRC = f, rc
+	}
+	wait := time.Unix(0, until)
+	if d := p.readDeadline; !d.IsZero() && d.Before(wait) {
+		wait = d
+	}
+	_ = p.hot.SetReadDeadline(wait)
+	p.hotWaiting = true
+	rc := p.hotRC
+	p.deadlineMu.Unlock()
+	defer func() {
+		p.deadlineMu.Lock()
+		p.hotWaiting = false
+		p.deadlineMu.Unlock()
+	}()
+	// The first try reads at once: the poller forgets readiness it saw
+	// before this wait, so output that came since Read's last try is read
+	// here, not waited for.
+	first, size := true, 0
+	werr := rc.Read(func(fd uintptr) bool {
+		if !first && trace.IsEnabled() {
+			trace.Log(context.Background(), "termhost", "pty ready")
+		}
+		for {
+			b := buf()
+			size = len(b)
+			n, err = rawRead(int(fd), b)
+			if !errors.Is(err, syscall.EINTR) {
+				break
+			}
+		}
+		if errors.Is(err, syscall.EAGAIN) {
+			if !first {
+				idle() // woken for nothing: as Read does before each wait
+			}
+			first = false
+			n, err = 0, nil
+			return false
+		}
+		return true
+	})
+	switch {
+	case werr != nil: // a deadline (the spell's end, the reader's, or one set meanwhile)
+		return 0, nil, true
+	case n > 0:
+		if n == size {
+			p.endHot() // a flood, not an echo: no edge from the poller for each chunk of it
+		}
+		return n, nil, true
+	case err == nil || errors.Is(err, syscall.EIO):
+		return 0, io.EOF, true
+	default:
+		return 0, os.NewSyscallError("read", err), true
+	}
+}
+
+// isPaused reports PauseReading in force.
+func (p *Process) isPaused() bool {
+	p.deadlineMu.Lock()
+	defer p.deadlineMu.Unlock()
+	return p.paused
+}
+
+// endHot closes the reader's duplicate of the master, if open (the reader
+// calls it, or Close once the reader has returned).
+func (p *Process) endHot() {
+	p.deadlineMu.Lock()
+	f := p.hot
+	p.hot, p.hotRC = nil, nil
+	p.deadlineMu.Unlock()
+	if f != nil {
+		_ = f.Close()
+	}
 }
 
 // SetReadDeadline sets the read deadline that choose picks, knowing whether
@@ -510,6 +658,7 @@ func (p *Process) Close() error {
 		p.closed.Store(true)
 		p.unparkLocked() // never left in the watcher's set once closed
 		p.deadlineMu.Unlock()
+		p.endHot()        // the reader has returned: its duplicate would keep the pty open
 		if p.master < 0 { // Finished
 			return
 		}
