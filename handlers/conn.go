@@ -60,6 +60,10 @@ type conn struct {
 	// confirmation can be written on the reader's goroutine (writeHeld).
 	kicksHeld, kickOwed bool
 
+	// pacedWaiting: DeliverPaced queued frames the writer was not woken
+	// for (joinoutput.go).
+	pacedWaiting bool
+
 	// Protocol state: written by the reader before any subscription exists,
 	// so the hub's reads under its lock happen after.
 	initialized bool
@@ -158,7 +162,10 @@ func (c *conn) signalDrainedLocked() {
 // Any other frame past the bound evicts the connection: its queue is
 // dropped, the writer closes it with 4001 and the client recovers by
 // reconnecting (replay or snapshot).
-func (c *conn) Deliver(f *terminals.Frame) bool {
+func (c *conn) Deliver(f *terminals.Frame) bool { return c.deliver(f, true) }
+
+// deliver is Deliver; wake false leaves the writer asleep (DeliverPaced).
+func (c *conn) deliver(f *terminals.Frame, wake bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := outFrame{env: f, size: f.Size()}
@@ -170,6 +177,9 @@ func (c *conn) Deliver(f *terminals.Frame) bool {
 	}
 	if c.closeCode == 0 && c.queued+out.size > c.s.cfg.SendQueue && f.Skippable() {
 		return false
+	}
+	if !wake {
+		return c.enqueuePacedLocked(out)
 	}
 	return c.enqueueLocked(out, true)
 }
@@ -186,6 +196,7 @@ func (c *conn) enqueueLocked(f outFrame, add bool) bool {
 	c.queued += f.size
 	if add {
 		c.queue = append(c.queue, f)
+		c.pacedWaiting = false
 		c.signal()
 	}
 	return true

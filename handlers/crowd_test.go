@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/termhost/termhost/ahp"
 	"github.com/termhost/termhost/ahp/ext"
@@ -85,4 +87,116 @@ func TestPresenceOfACrowd(t *testing.T) {
 
 	_ = last.Conn().CloseNow()
 	waitCrowd(t, owner, uri, everyone, 0)
+}
+
+// crowdOutput is the output of the command crowdCommand prints, from its
+// echo to its end, in a client's output of uri.
+const crowdCommand = "echo sta''rt; seq 1 30000; echo do''ne\r"
+
+func crowdOutput(t *testing.T, c *client, uri string) string {
+	t.Helper()
+	out := c.Output(uri)
+	i := strings.Index(out, "echo sta''rt")
+	j := strings.Index(out, "done\r\n")
+	if i < 0 || j < i {
+		t.Fatalf("no output from the command to its end: %d bytes", len(out))
+	}
+	return out[i : j+len("done\r\n")]
+}
+
+// joinCrowd has n viewers join uri on a viewer link, each asking for binary
+// data messages as the browser does, each read by its own goroutine from
+// its dial on (ahptest's reader: every client drains its socket all along).
+func joinCrowd(t *testing.T, ts *testServer, owner *client, uri string, n int) []*client {
+	t.Helper()
+	tok := shareLabelled(t, owner, uri, "viewer", "audience")
+	var audience []*client
+	for i := range n {
+		v := ts.dial(t, "Authorization", "Bearer "+tok)
+		v.InitializeWith("1.0.0", fmt.Sprintf("web-viewer-%03d", i), map[string]any{ext.CapabilityBinaryData: map[string]any{}})
+		v.Subscribe(uri)
+		audience = append(audience, v)
+	}
+	return audience
+}
+
+// TestCrowdOutputPaced: a terminal's output reaches each of a crowd's
+// viewers (ext.CrowdThreshold subscribers or more) at the crowd's cadence,
+// every byte, in order, once; the holder's and a driver's output never
+// waits for it. With the cadence stopped, the owner and the driver still
+// get all the output at once, and each viewer gets what waited for it in
+// one message when it is woken (here: the crowd shrinks below the
+// threshold); with the cadence running, every viewer gets every byte the
+// holder got.
+func TestCrowdOutputPaced(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cycle time.Duration
+	}{
+		{"the cadence stopped", time.Hour}, // no tick comes during the test
+		{"the cadence running", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newServer(t, func(tcfg *terminals.Config, hc *handlersConfig) {
+				hc.Budgets.RequestBurst = 1000
+				tcfg.CrowdCycle = tc.cycle
+			})
+			owner := ts.dial(t)
+			owner.InitializeWith("1.0.0", "web-owner", map[string]any{ext.CapabilityBinaryData: map[string]any{}})
+			uri, _ := owner.CreateTerminal("crowd", "web-owner", nil)
+			driver := ts.dial(t, "Authorization", "Bearer "+shareLabelled(t, owner, uri, "driver", "alice"))
+			driver.Initialize("1.0.0", "web-alice")
+			driver.Subscribe(uri)
+			audience := joinCrowd(t, ts, owner, uri, ext.CrowdThreshold)
+			// Presence naming all of them went to everyone before the
+			// output: nothing but output comes to the viewers during it.
+			owner.NextFrame("presence of everyone", func(m *ahp.Message) bool {
+				var p terminals.PresenceList
+				return m.Method == terminals.MethodPresence && json.Unmarshal(m.Params, &p) == nil && p.Channel == uri &&
+					len(p.Members) == 2+ext.CrowdThreshold
+			})
+
+			owner.Dispatch(uri, map[string]any{"type": "terminal/input", "data": crowdCommand})
+			owner.WaitOutput(uri, "done\r\n")
+			driver.WaitOutput(uri, "done\r\n")
+			want := crowdOutput(t, owner, uri)
+			if got := crowdOutput(t, driver, uri); got != want {
+				t.Fatalf("the driver got %d bytes of the command's output, the owner %d", len(got), len(want))
+			}
+			if !strings.Contains(want, "\n1\r\n2\r\n3\r\n") || !strings.Contains(want, "\n29999\r\n30000\r\n") {
+				t.Fatalf("the owner's output of the command is not seq's: %q…", want[:min(len(want), 80)])
+			}
+
+			watching := audience
+			if tc.cycle == time.Hour {
+				// Three leave: 2 + 47 subscribers, no crowd; everyone left is
+				// woken for what waited.
+				for _, v := range audience[:3] {
+					_ = v.Conn().CloseNow()
+				}
+				watching = audience[3:]
+			}
+			for i, v := range watching {
+				v.WaitOutput(uri, "done\r\n")
+				if got := crowdOutput(t, v, uri); got != want {
+					t.Fatalf("viewer %d got %d bytes of the command's output, the owner %d", i, len(got), len(want))
+				}
+				if tc.cycle != time.Hour {
+					continue
+				}
+				// All of seq's output waited for the viewer's writer, which
+				// sent it at once, joined in one message.
+				whole := false
+				for _, e := range v.Envelopes() {
+					if e.Channel == uri && e.Action.Type == ahp.TerminalData &&
+						strings.Contains(e.Action.Data, "\n1\r\n2\r\n3\r\n") && strings.Contains(e.Action.Data, "\n30000\r\n") {
+						whole = true
+					}
+				}
+				if !whole {
+					t.Fatalf("viewer %d got seq's output in %d binary messages, not in one: it was not paced", i, v.BinaryMessages())
+				}
+			}
+		})
+	}
 }

@@ -86,3 +86,31 @@ func joinedMessage(first []byte, more []*terminals.Frame) (msg []byte, put func(
 		}
 	}
 }
+
+// DeliverPaced and Flush make conn a hub.Paced: a crowd's viewer-link
+// connection gets terminal output without its writer waking for each
+// frame; the terminal's crowd ticker wakes it once a cycle, and the
+// writer sends what waited as one message (joinOutput). Any frame Deliver
+// queues meanwhile wakes the writer at once, for everything before it too.
+func (c *conn) DeliverPaced(f *terminals.Frame) bool { return c.deliver(f, false) }
+
+// enqueuePacedLocked is enqueueLocked for a frame whose writer waits for
+// Flush.
+func (c *conn) enqueuePacedLocked(f outFrame) bool {
+	if !c.enqueueLocked(f, false) {
+		return false
+	}
+	c.queue = append(c.queue, f)
+	c.pacedWaiting = true
+	return true
+}
+
+// Flush wakes the writer for what DeliverPaced left waiting.
+func (c *conn) Flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pacedWaiting {
+		c.pacedWaiting = false
+		c.signal()
+	}
+}

@@ -29,6 +29,9 @@ type Config struct {
 	InputQueue       int // bytes of input queued per terminal (default 1 MiB; see InputStall)
 	Logger           *slog.Logger
 	Clock            shellint.Clock // nil = real clock
+	// CrowdCycle is how often a crowd's viewers get the output that waited
+	// for them (default hub.DefaultCrowdCycle; see hub.Paced).
+	CrowdCycle time.Duration
 	// RecordDir is where recordings are kept (<state-dir>/recordings); ""
 	// disables recording. RecordAll records every terminal from its start;
 	// RecordMax caps each file (default 64 MiB); RecordClock stamps events

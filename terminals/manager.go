@@ -97,6 +97,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		terms: map[string]*terminal{}, presence: presence{count: map[string]int{}},
 	}
 	m.hub.SetPresence(presenceFrame)
+	m.hub.SetCrowdCycle(cfg.CrowdCycle)
 	m.secretsStop = make(chan struct{})
 	m.secrets = ondemand.New(m.pollSecrets)
 	return m, nil

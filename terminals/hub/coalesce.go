@@ -95,7 +95,8 @@ func (h *Hub) flushLocked() {
 }
 
 // Close sends what waits and stops the timer, waiting for a tick under
-// way. Changes after it go at once.
+// way, and stops the crowds' tickers (crowd.go). Changes after it go at
+// once, and crowds are not paced.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	if !h.co.closed {
@@ -104,4 +105,5 @@ func (h *Hub) Close() {
 	}
 	h.unlock()
 	h.co.ticking.Wait()
+	h.closePacing()
 }

@@ -91,6 +91,8 @@ type Hub struct {
 	dirty    []*channel
 	// co holds the presence and catalogue changes that wait (coalesce.go).
 	co coalescer
+	// pace is the crowds' cadence and tickers (crowd.go).
+	pace pacing
 }
 
 // channel is a terminal's (or the root's) state and subscribers.
@@ -116,6 +118,9 @@ type channel struct {
 	held     bool
 	told     map[Subscriber][]byte
 	removed  bool
+	// crowd is the pacing of a crowd's viewers (crowd.go); nil until a
+	// viewer that can be paced subscribes.
+	crowd *crowd
 }
 
 // New returns a hub whose replay ring keeps about replayBytes of envelopes.
@@ -167,6 +172,7 @@ func (h *Hub) RemoveTerminal(uri string) bool {
 	}
 	ch.touch()
 	ch.removed = true
+	h.paceLocked(ch) // the crowd is woken: nothing waits for a ticker that stops
 	delete(h.channels, uri)
 	h.order = slices.DeleteFunc(h.order, func(u string) bool { return u == uri })
 	h.ring.forget(uri)
@@ -315,7 +321,9 @@ func (h *Hub) reduceLocked(ch *channel, a ahp.Action) {
 //
 // The claim holder's connections get it first: each delivery wakes the
 // connection's writer, and the writers woken first write first, so the
-// holder's echo does not wait behind a thousand viewers' writes.
+// holder's echo does not wait behind a thousand viewers' writes. A crowd's
+// viewers get output without waking their writers: the crowd's ticker
+// wakes them a slice at a time (crowd.go).
 func (h *Hub) fanOutLocked(ch *channel, f *Frame, about map[string]bool) {
 	var scoped map[string]*Frame
 	var redraw Redraw // skip.go
@@ -341,7 +349,11 @@ func (h *Hub) fanOutLocked(ch *channel, f *Frame, about map[string]bool) {
 				scoped[scope] = g
 			}
 		}
-		if s.Deliver(g) {
+		if p, ok := ch.pacedLocked(s, g); ok {
+			if p.DeliverPaced(g) {
+				return
+			}
+		} else if s.Deliver(g) {
 			return
 		}
 		if sk, ok := s.(Skipper); ok && g.Skippable() {

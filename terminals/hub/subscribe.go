@@ -64,6 +64,7 @@ func (h *Hub) subscribeLocked(uri string, s Subscriber) {
 	ch := h.channels[uri]
 	ch.subs[s] = struct{}{}
 	h.markLocked(ch, s)
+	h.joinCrowdLocked(ch, s)
 }
 
 // Subscribe atomically takes a snapshot of the channel and registers s, so
@@ -119,6 +120,7 @@ func (h *Hub) Unsubscribe(s Subscriber, uri string) {
 	if ch := h.channels[uri]; ch != nil {
 		delete(ch.subs, s)
 		h.markLocked(ch, nil)
+		h.leaveCrowdLocked(ch, s)
 	}
 }
 
@@ -134,6 +136,7 @@ func (h *Hub) dropLocked(s Subscriber) {
 		if _, ok := ch.subs[s]; ok {
 			delete(ch.subs, s)
 			h.markLocked(ch, nil)
+			h.leaveCrowdLocked(ch, s)
 		}
 	}
 }
