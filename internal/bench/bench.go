@@ -48,7 +48,8 @@ type Options struct {
 	ServerCommand []string
 	// RelayCommand runs the bare relay (RelayMain) as a process of its own,
 	// so that its CPU is measured like the server's; empty runs it in this
-	// process, without a CPU figure.
+	// process, without a CPU figure. The broadcast row runs its audience
+	// with it too (AudienceMain, audience.go); empty runs it in this process.
 	RelayCommand []string
 	// TTYD is a ttyd executable to measure the server against (throughput,
 	// CPU and echo), speaking ttyd's protocol; empty uses the bench's relay,

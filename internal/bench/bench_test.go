@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(RelayEnv) == "1" {
 		os.Exit(RelayMain(os.Stdout))
 	}
+	if os.Getenv(AudienceEnv) == "1" {
+		os.Exit(AudienceMain(os.Stdin, os.Stdout))
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -392,7 +393,6 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 	}
 	stopFile := filepath.Join(mainDir, "stop")
 	defer os.WriteFile(stopFile, nil, 0o644) //nolint:errcheck // ends the program on an early return
-	viewers := make([]*broadcastViewer, n)
 	bench0, _ := process{}.cpu()
 	var rssPeak atomic.Int64
 	sampling := make(chan struct{})
@@ -415,42 +415,25 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 	}()
 	defer func() { close(sampling); sampler.Wait() }()
 
-	vctx, vcancel := context.WithCancel(ctx)
-	defer vcancel()
-	var joins sync.WaitGroup
-	var watching sync.WaitGroup
+	// The audience, in a process of its own when the bench can start one
+	// (audience.go): it joins in the burst and reports when all are in.
 	t0 := time.Now()
-	for i := range n {
-		// Evenly over the burst.
-		if wait := time.Until(t0.Add(burst * time.Duration(i) / time.Duration(n))); wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		v := &broadcastViewer{seen: make([]int64, ticks)}
-		viewers[i] = v
-		joins.Add(1)
-		watching.Add(1)
-		go func() {
-			defer watching.Done()
-			v.join(vctx, wsURL, links[i/broadcastPerLink], i, uri, &joins)
-			if v.err == nil {
-				v.watch(vctx)
-			}
-		}()
+	aud, err := startAudience(ctx, rn.o.RelayCommand, rn.o.Progress, audiencePlan{
+		WSURL: wsURL, URI: string(uri), Links: links, PerLink: broadcastPerLink, Viewers: n, Burst: burst, Ticks: ticks})
+	if err != nil {
+		return err
 	}
-	joins.Wait()
-	d.JoinSeconds = time.Since(t0).Seconds()
-	var firsts []time.Duration
-	for _, v := range viewers {
-		if v.err == nil {
-			firsts = append(firsts, v.joined)
-		}
+	defer aud.stop()
+	line, err := aud.next(ctx)
+	if err != nil {
+		return err
 	}
-	d.JoinFirstScreen = percentiles(firsts)
-	rn.logf("broadcast: %d viewers joined in %.1f s, first screen p50 %.0f p99 %.0f ms", len(firsts), d.JoinSeconds, d.JoinFirstScreen.P50, d.JoinFirstScreen.P99)
+	if line.Joined == nil {
+		return errors.New("audience: no joined line")
+	}
+	d.JoinSeconds = line.Joined.Seconds
+	d.JoinFirstScreen = percentiles(line.Joined.Firsts)
+	rn.logf("broadcast: %d viewers joined in %.1f s, first screen p50 %.0f p99 %.0f ms", len(line.Joined.Firsts), d.JoinSeconds, d.JoinFirstScreen.P50, d.JoinFirstScreen.P99)
 
 	// Everyone is in: the check marker, then the audience watches.
 	checkTick := hr.lastMarker()
@@ -480,70 +463,38 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 	if err := hr.waitEnd(ctx, end); err != nil {
 		return err
 	}
-	// The viewers read to the end marker (or fail); give them a bound.
-	done := make(chan struct{})
-	go func() { watching.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		vcancel()
-		<-done
+	hr.mu.Lock()
+	ae := audienceEnd{HolderSeen: slices.Clone(hr.seen), CheckTick: checkTick, Sum: hr.sum.sum, Bytes: hr.sum.n}
+	hr.mu.Unlock()
+	if err := aud.enc.Encode(ae); err != nil {
+		return fmt.Errorf("audience: %w", err)
 	}
+	if line, err = aud.next(ctx); err != nil {
+		return err
+	}
+	if line.Done == nil {
+		return errors.New("audience: no done line")
+	}
+	ad := line.Done
 	bench1, _ := process{}.cpu()
 	d.Seconds = wall.Seconds()
 	b.ServerCPUCores = (cpu2 - cpu1) / wall.Seconds()
-	d.BenchCores = (bench1 - bench0) / time.Since(t0).Seconds()
+	// The bench's cores: this process's and the audience's, over the run.
+	d.BenchCores = (bench1 - bench0 + ad.CPUSeconds) / time.Since(t0).Seconds()
 	b.ServerRSSMiB = float64(rssPeak.Load()) / (1 << 20)
 	d.HolderEcho = percentiles(under)
 	b.HolderEchoP99Ms, b.HolderEchoP99AloneMs = d.HolderEcho.P99, d.HolderEchoAlone.P99
 	b.JoinFirstScreenP99Ms = d.JoinFirstScreen.P99
 
-	holderSeen := hr.seenCopy()
-	joinErrs := 0
-	var lags, burstLags []time.Duration
-	for _, v := range viewers {
-		v.close()
-		if v.joined == 0 && v.err != nil && !v.evicted {
-			joinErrs++
-			if len(d.Errors) < 8 {
-				d.Errors = append(d.Errors, "join: "+v.err.Error())
-			}
-			continue
-		}
-		switch {
-		case v.evicted:
-			b.Evicted++
-			continue
-		case v.err != nil:
-			if len(d.Errors) < 8 {
-				d.Errors = append(d.Errors, v.err.Error())
-			}
-			continue
-		}
-		d.Messages += v.messages
-		if v.skipped {
-			d.Skipped++
-		}
-		for k, at := range v.seen {
-			if at == 0 || k >= len(holderSeen) || holderSeen[k] == 0 {
-				continue
-			}
-			lag := time.Duration(max(0, at-holderSeen[k]))
-			if k > checkTick {
-				lags = append(lags, lag)
-			} else {
-				burstLags = append(burstLags, lag)
-			}
-		}
-		if v.sum.state == 2 {
-			d.Checked++
-			if v.sum.sum != hr.sum.sum || v.sum.n != hr.sum.n {
-				d.Mismatched++
-			}
+	b.Evicted, d.Skipped, d.Checked, d.Mismatched, d.Messages = ad.Evicted, ad.Skipped, ad.Checked, ad.Mismatched, ad.Messages
+	joinErrs := ad.JoinFailed
+	for _, e := range ad.Errors {
+		if len(d.Errors) < 8 {
+			d.Errors = append(d.Errors, e)
 		}
 	}
 	d.Bytes, d.Envelopes = hr.sum.n, hr.envelopes.Load()
-	d.Lag, d.LagBurst = percentiles(lags), percentiles(burstLags)
+	d.Lag, d.LagBurst = ad.Lag, ad.LagBurst
 	b.LagP99Ms = d.Lag.P99
 	res.Broadcast, res.BroadcastDetail = b, d
 	rn.logf("broadcast: %d viewers at %s/s: lag p50 %.0f p99 %.0f max %.0f ms, %d evicted, %d skipped, server %.2f cores, RSS %.0f MiB, echo p99 %.3f (alone %.3f) ms, %d of %d checked viewers match",

@@ -10,14 +10,16 @@ import (
 )
 
 // TestBroadcast runs the broadcast row with a handful of viewers against a
-// server in this process and checks that every viewer got every byte of
-// the log in order (the sums) and nobody was evicted: not its figures.
+// server in this process, the audience in a process of its own as termhost
+// bench runs it (this test binary, with AudienceEnv), and checks that
+// every viewer got every byte of the log in order (the sums) and nobody
+// was evicted: not its figures.
 func TestBroadcast(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	plan := tinyPlan
 	plan.BroadcastViewers, plan.BroadcastJoin, plan.BroadcastTime = 5, 500*time.Millisecond, time.Second
-	res, err := Run(ctx, Options{ShellIntegration: true, Plan: plan, Progress: t.Output(), Only: []string{"broadcast"}})
+	res, err := Run(ctx, Options{RelayCommand: []string{os.Args[0]}, ShellIntegration: true, Plan: plan, Progress: t.Output(), Only: []string{"broadcast"}})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -25,8 +27,9 @@ func TestBroadcast(t *testing.T) {
 }
 
 // TestBroadcastHundred runs the broadcast row with 100 viewers against a
-// server process of its own, as termhost bench does: none evicted, every
-// viewer's sum of the log the holder's. The figures are the benchmark's.
+// server process of its own, as termhost bench does (the audience in this
+// process): none evicted, every viewer's sum of the log the holder's. The
+// figures are the benchmark's.
 func TestBroadcastHundred(t *testing.T) {
 	testenv.Volume(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)

@@ -45,10 +45,14 @@ on this machine (its shells read the workload file; CPU and memory come from
 
 // Bench is "termhost bench": it measures a server against the raw
 // pty (see package bench). Started by a bench with bench.RelayEnv set, it is
-// that bench's bare relay, a process of its own.
+// that bench's bare relay, a process of its own; with bench.AudienceEnv, its
+// broadcast row's audience.
 func Bench(args []string) int {
 	if os.Getenv(bench.RelayEnv) == "1" {
 		return bench.RelayMain(os.Stdout)
+	}
+	if os.Getenv(bench.AudienceEnv) == "1" { // the broadcast row's audience
+		return bench.AudienceMain(os.Stdin, os.Stdout)
 	}
 	var (
 		server, token, integration string
@@ -109,7 +113,7 @@ func Bench(args []string) int {
 			return exitFail
 		}
 		serverCommand = append([]string{exe, "serve"}, serveFlags...)
-		relayCommand = []string{exe, "bench"} // with bench.RelayEnv: the bare relay
+		relayCommand = []string{exe, "bench"} // with bench.RelayEnv: the bare relay; with bench.AudienceEnv: the audience
 	}
 	if ttyd == "" {
 		ttyd, _ = exec.LookPath("ttyd")
