@@ -49,12 +49,15 @@ const DefaultCrowdCycle = 50 * time.Millisecond
 const CrowdPhases = 25
 
 // crowd is a terminal channel's pacing state: every Paced view-only
-// subscriber's phase, and the ticker's goroutine while the channel has a
-// crowd. The hub's lock guards it.
+// subscriber's phase, whether the channel has a crowd, and its ticker's
+// goroutine, which runs only while output waits: it starts with the first
+// paced frame and ends after a cycle without one. The hub's lock guards it.
 type crowd struct {
 	phase  map[Subscriber]int
 	slices [CrowdPhases]map[Subscriber]struct{}
 	next   int           // the phase the next member gets
+	active bool          // the channel has a crowd: its members' output is paced
+	busy   bool          // a frame was paced since the ticker's cycle began
 	stop   chan struct{} // closed to end the ticker; nil when it does not run
 }
 
@@ -74,19 +77,31 @@ func (h *Hub) SetCrowdCycle(d time.Duration) {
 }
 
 // pacedLocked reports whether f, given to s on ch, waits for the crowd's
-// cadence: terminal output, to a member of a crowd the ticker runs for.
-func (ch *channel) pacedLocked(s Subscriber, f *Frame) (Paced, bool) {
-	if ch.crowd == nil || ch.crowd.stop == nil || !f.Skippable() {
+// cadence (terminal output, to a member of a crowd), and then makes sure
+// the ticker runs.
+func (h *Hub) pacedLocked(ch *channel, s Subscriber, f *Frame) (Paced, bool) {
+	c := ch.crowd
+	if c == nil || !c.active || !f.Skippable() {
 		return nil, false
 	}
-	if _, ok := ch.crowd.phase[s]; !ok {
+	if _, ok := c.phase[s]; !ok {
 		return nil, false
+	}
+	c.busy = true
+	if c.stop == nil {
+		c.stop = make(chan struct{})
+		cycle := h.pace.cycle
+		if cycle <= 0 {
+			cycle = DefaultCrowdCycle
+		}
+		h.pace.tickers.Add(1)
+		go h.paceCrowd(c, c.stop, cycle)
 	}
 	return s.(Paced), true
 }
 
 // joinCrowdLocked gives s a phase of ch's crowd when it is a Paced view-only
-// connection, and starts the ticker when ch now has a crowd.
+// connection, and notes whether ch now has a crowd.
 func (h *Hub) joinCrowdLocked(ch *channel, s Subscriber) {
 	if ch.term == nil {
 		return
@@ -111,8 +126,7 @@ func (h *Hub) joinCrowdLocked(ch *channel, s Subscriber) {
 }
 
 // leaveCrowdLocked takes s out of ch's crowd (it left the channel) and
-// wakes its writer for what waited; the ticker stops when ch has no crowd
-// any more.
+// wakes its writer for what waited.
 func (h *Hub) leaveCrowdLocked(ch *channel, s Subscriber) {
 	if c := ch.crowd; c != nil {
 		if p, ok := c.phase[s]; ok {
@@ -124,33 +138,28 @@ func (h *Hub) leaveCrowdLocked(ch *channel, s Subscriber) {
 	h.paceLocked(ch)
 }
 
-// paceLocked starts or stops ch's ticker as ch has a crowd or not.
+// paceLocked notes whether ch has a crowd; when it no longer has one, the
+// ticker stops and every member is woken for what waited.
 func (h *Hub) paceLocked(ch *channel) {
 	c := ch.crowd
 	if c == nil {
 		return
 	}
-	want := !ch.removed && !h.pace.closed && len(ch.subs) >= ext.CrowdThreshold && len(c.phase) > 0
-	switch {
-	case want && c.stop == nil:
-		c.stop = make(chan struct{})
-		cycle := h.pace.cycle
-		if cycle <= 0 {
-			cycle = DefaultCrowdCycle
-		}
-		h.pace.tickers.Add(1)
-		go h.paceCrowd(ch, c.stop, cycle)
-	case !want && c.stop != nil:
-		close(c.stop)
-		c.stop = nil
-		for s := range c.phase {
-			s.(Paced).Flush()
-		}
+	c.active = !ch.removed && !h.pace.closed && len(ch.subs) >= ext.CrowdThreshold && len(c.phase) > 0
+	if c.active || c.stop == nil {
+		return
+	}
+	close(c.stop)
+	c.stop = nil
+	for s := range c.phase {
+		s.(Paced).Flush()
 	}
 }
 
-// paceCrowd wakes one slice of ch's crowd every cycle/CrowdPhases until stop.
-func (h *Hub) paceCrowd(ch *channel, stop <-chan struct{}, cycle time.Duration) {
+// paceCrowd wakes one slice of c every cycle/CrowdPhases until stop, or
+// until a whole cycle has begun and ended with nothing paced: every frame
+// paced before it began has had its member woken since.
+func (h *Hub) paceCrowd(c *crowd, stop chan struct{}, cycle time.Duration) {
 	defer h.pace.tickers.Done()
 	t := time.NewTicker(max(cycle/CrowdPhases, time.Millisecond))
 	defer t.Stop()
@@ -162,13 +171,19 @@ func (h *Hub) paceCrowd(ch *channel, stop <-chan struct{}, cycle time.Duration) 
 		case <-t.C:
 		}
 		h.mu.Lock()
-		select {
-		case <-stop: // stopped meanwhile: its flush woke everyone
+		if c.stop != stop { // stopped meanwhile: its flush woke everyone
 			h.unlock()
 			return
-		default:
 		}
-		for s := range ch.crowd.slices[p] {
+		if p == 0 {
+			if !c.busy {
+				c.stop = nil
+				h.unlock()
+				return
+			}
+			c.busy = false
+		}
+		for s := range c.slices[p] {
 			batch = append(batch, s.(Paced))
 		}
 		h.unlock()

@@ -349,7 +349,7 @@ func (h *Hub) fanOutLocked(ch *channel, f *Frame, about map[string]bool) {
 				scoped[scope] = g
 			}
 		}
-		if p, ok := ch.pacedLocked(s, g); ok {
+		if p, ok := h.pacedLocked(ch, s, g); ok {
 			if p.DeliverPaced(g) {
 				return
 			}
