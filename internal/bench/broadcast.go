@@ -27,8 +27,9 @@ import (
 // its holder (the owner, who created it) and an audience of viewers on
 // viewer share links, each a WebSocket of its own asking for binary data
 // messages as the browser does, read by a goroutine that counts the bytes
-// and parses each message's header (no emulator: a thousand fit in the
-// bench's process). The viewers join in a burst while the log runs; once
+// and parses each message's header (no emulator: a thousand fit in one
+// process), in a process of their own (audience.go) so that the holder's
+// reader is alone in the bench's. The viewers join in a burst while the log runs; once
 // all are in, the program prints a check marker and every viewer sums the
 // output from there to the end (CRC-32C), which must equal the holder's.
 //
@@ -75,11 +76,11 @@ type BroadcastDetail struct {
 	// Mismatched of them got other bytes than the holder.
 	Checked    int     `json:"checked"`
 	Mismatched int     `json:"mismatched"`
-	Bytes      int64   `json:"bytes"`     // output from the check marker to the end
-	Messages   int64   `json:"messages"`  // binary data messages the viewers read in all
-	Envelopes  int64   `json:"envelopes"` // output envelopes the holder read
-	FDLimit    int     `json:"fdLimit"`   // RLIMIT_NOFILE after raising it
-	BenchCores float64 `json:"benchCores"`
+	Bytes      int64   `json:"bytes"`      // output from the check marker to the end
+	Messages   int64   `json:"messages"`   // binary data messages the viewers read in all
+	Envelopes  int64   `json:"envelopes"`  // output envelopes the holder read
+	FDLimit    int     `json:"fdLimit"`    // RLIMIT_NOFILE after raising it
+	BenchCores float64 `json:"benchCores"` // this process and the audience's (audience.go)
 	// JoinFailed viewers could not join; Errors are what failed (not
 	// evictions), the first few.
 	JoinFailed int      `json:"joinFailed"`
@@ -463,8 +464,9 @@ func (rn *runner) broadcast(ctx context.Context, res *Result) error {
 	if err := hr.waitEnd(ctx, end); err != nil {
 		return err
 	}
+	ae := audienceEnd{HolderSeen: hr.seenCopy(), CheckTick: checkTick}
 	hr.mu.Lock()
-	ae := audienceEnd{HolderSeen: slices.Clone(hr.seen), CheckTick: checkTick, Sum: hr.sum.sum, Bytes: hr.sum.n}
+	ae.Sum, ae.Bytes = hr.sum.sum, hr.sum.n
 	hr.mu.Unlock()
 	if err := aud.enc.Encode(ae); err != nil {
 		return fmt.Errorf("audience: %w", err)
@@ -624,7 +626,7 @@ func (h *holderReader) lastMarker() int {
 func (h *holderReader) seenCopy() []int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]int64(nil), h.seen...)
+	return slices.Clone(h.seen)
 }
 
 func (h *holderReader) run(ctx context.Context) {

@@ -386,7 +386,7 @@ func (r *Result) WriteTable(w io.Writer) {
 			b.Viewers, d.Links, human(int64(d.RateBytesPerSec)), d.Seconds, d.Lag.P50, d.Lag.P99, d.Lag.Max, b.Evicted, d.Skipped, d.Checked-d.Mismatched, d.Checked, human(d.Bytes))
 		fmt.Fprintf(tw, "  join burst: %d joins in %.1f s, first screen p50/p99/max\t\t%.0f/%.0f/%.0f ms\tlag of those in meanwhile p99 %.0f ms\n",
 			b.Viewers, d.JoinSeconds, d.JoinFirstScreen.P50, d.JoinFirstScreen.P99, d.JoinFirstScreen.Max, d.LagBurst.P99)
-		fmt.Fprintf(tw, "  server while watched: CPU, peak RSS\t\t%.2f cores, %.0f MiB\tbench's process %.2f cores; %d messages to viewers for %d envelopes each\n",
+		fmt.Fprintf(tw, "  server while watched: CPU, peak RSS\t\t%.2f cores, %.0f MiB\tthe bench's processes %.2f cores; %d messages to viewers for %d envelopes each\n",
 			b.ServerCPUCores, b.ServerRSSMiB, d.BenchCores, d.Messages, d.Envelopes)
 		fmt.Fprintf(tw, "  holder's echo p50/p99 (%d), alone vs watched\t%.3f/%.3f ms\t%.3f/%.3f ms\tp99 %+.3f ms\n",
 			d.EchoSamples, d.HolderEchoAlone.P50, d.HolderEchoAlone.P99, d.HolderEcho.P50, d.HolderEcho.P99, b.HolderEchoP99Ms-b.HolderEchoP99AloneMs)
