@@ -45,8 +45,9 @@ type Paced interface {
 const DefaultCrowdCycle = 50 * time.Millisecond
 
 // CrowdPhases is how many slices a crowd is woken in over a cycle: a
-// thousand viewers, 40 writers a tick, a tick every 2 ms.
-const CrowdPhases = 25
+// thousand viewers, 20 writers a tick, a tick every millisecond (the bench's
+// holder echoed faster with 50 slices than with 25; docs/BENCHMARKS.md).
+const CrowdPhases = 50
 
 // crowd is a terminal channel's pacing state: every Paced view-only
 // subscriber's phase, whether the channel has a crowd, and its ticker's
