@@ -9,7 +9,7 @@
 
 import type { ConnectionState, StateDetail } from '../ahp/client';
 import type { MultiHostClient } from '../ahp/multihost';
-import { deepLinkPath, hostApiUrl, splitHostUri, type HostStatus } from '../ahp/hosts';
+import { deepLinkPath, hostApiUrl, splitHostUri } from '../ahp/hosts';
 import { extMeta, extMethods, type ScreenResult } from '../ahp/ext';
 import { ROOT_CHANNEL, exitCodeOf, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
@@ -19,7 +19,7 @@ import { Control, avatars } from './terminal/presence';
 import { TerminalViews } from './terminalViews';
 import { commandLabel, commandStatus, type CommandRecord } from './terminal/commandTracker';
 import { EditorArea, type EditorGroup, type EditorHost } from './editor';
-import { Sidebar, type SidebarHost } from './sidebar';
+import { Sidebar, hostGroupsOf, type HostGroupInfo, type SidebarHost } from './sidebar';
 import { QuickInput, Notifications, type Notify } from './quickinput';
 import { BuildIndicator, BackgroundNotifier } from './buildstatus';
 import { formatDuration } from './format';
@@ -108,6 +108,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   #views: TerminalViews;
   #catalogue: TerminalInfo[] = [];
+  /** The catalogue by URI: the side bar names every row from it. */
+  #catalogueByUri = new Map<string, TerminalInfo>();
   /** The names the sidebar shows, to re-render it only when one changes. */
   #shownNames = '';
   /** Terminals' last titles: a message about one the server no longer lists still names it. */
@@ -266,6 +268,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#sawCatalogue = true;
     const before = new Set(this.#catalogue.map((t) => t.resource));
     this.#catalogue = list;
+    this.#catalogueByUri = new Map(list.map((t) => [t.resource, t]));
     for (const t of list) this.#nameMemory.note(t.resource, t.title);
     this.sidebar.renderTerminals(list);
     if (first) performance.mark('termhost:sidebar');
@@ -343,7 +346,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   /** What a terminal's tab and side bar row say while it waits for a person (EditorHost, SidebarHost). */
   attentionOf(uri: string): Attention | undefined {
-    const info = this.#catalogue.find((t) => t.resource === uri);
+    const info = this.#catalogueByUri.get(uri);
     return attentionOf(this.approvals.pending(uri), agentSecretPrompt(info, this.#views.get(uri)?.state?.claim));
   }
 
@@ -423,10 +426,8 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
   }
 
   /** SidebarHost: the hosts' groups (empty with no other host: the side bar is as it always was). */
-  hostGroups(): { host: string; name: string; status: HostStatus; login?: string }[] {
-    const others = this.client.hosts();
-    if (others.length === 0) return [];
-    return [{ host: '', name: this.client.homeName || location.host, status: this.client.statusOf('') }, ...others.map((h) => ({ host: h.name, name: h.name, status: h.status, login: h.login }))];
+  hostGroups(): HostGroupInfo[] {
+    return hostGroupsOf(this.client);
   }
 
   /** SidebarHost: opens a host's own sign-in page in a new tab; the page retries when the person comes back. */
@@ -574,7 +575,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   /** A terminal's name if it has one (its title, or the catalogue's). */
   #knownTitle(uri: string): string | undefined {
-    return this.client.state<TerminalState>(uri)?.title || this.#catalogue.find((t) => t.resource === uri)?.title || undefined;
+    return this.client.state<TerminalState>(uri)?.title || this.#catalogueByUri.get(uri)?.title || undefined;
   }
 
   #titleOfUri(uri: string): string {

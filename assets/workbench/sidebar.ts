@@ -3,7 +3,7 @@
 
 import { extMeta } from '../ahp/ext';
 import { exitCodeOf, hasExited, terminalIdOf, type TerminalClaim, type TerminalInfo } from '../ahp/types';
-import { h, clear, patchChildren, svg } from './dom';
+import { h, clear, placeChildren, svg } from './dom';
 import { icons } from './icons';
 import { claimLabel, formatDuration } from './format';
 import { commandLabel, commandStatus, type CommandRecord } from './terminal/commandTracker';
@@ -13,6 +13,7 @@ import { attachScreenPreview, type ScreenSource } from './screenPreview';
 import { attentionBadge } from './terminal/approvalBar';
 import type { Attention } from './approvals';
 import { groupByHost, hostDown, hostStatusLabels, type HostStatus } from '../ahp/hosts';
+import type { MultiHostClient } from '../ahp/multihost';
 
 export interface SidebarHost {
   clientId: string;
@@ -39,11 +40,44 @@ export interface SidebarHost {
    * With other hosts listed, one group per host, the home host first (its
    * host ""); none on a single-host page, which looks as it always did.
    */
-  hostGroups?(): { host: string; name: string; status: HostStatus; login?: string }[];
+  hostGroups?(): HostGroupInfo[];
   /** Opens a host's own sign-in page (a group's Sign In). */
   signIn?(host: string): void;
   /** New Terminal on that host (a group's + action). */
   newTerminalOn?(host: string): void;
+}
+
+/** A host group of the side bar: the host ("" the home host), its name and state. */
+export interface HostGroupInfo {
+  host: string;
+  name: string;
+  status: HostStatus;
+  /** The host's own sign-in page, while it needs a sign-in. */
+  login?: string;
+}
+
+/**
+ * The groups of a multi-host client's hosts: the home host first (named as
+ * the hosts list names it, else by this page's address), then the others in
+ * the file's order; none with no other host (the side bar is as it always
+ * was).
+ */
+export function hostGroupsOf(c: Pick<MultiHostClient, 'hosts' | 'homeName' | 'statusOf'>): HostGroupInfo[] {
+  const others = c.hosts();
+  if (others.length === 0) return [];
+  return [{ host: '', name: c.homeName || location.host, status: c.statusOf('') }, ...others.map((x) => ({ host: x.name, name: x.name, status: x.status, login: x.login }))];
+}
+
+/** What a terminal's row shows, besides its URI: the row is drawn again when one changes. */
+interface RowFacts {
+  name: string;
+  exited: boolean;
+  code: number | null;
+  holder: string;
+  attention: Attention | null;
+  recording: boolean;
+  selected: boolean;
+  open: boolean;
 }
 
 class Pane {
@@ -95,6 +129,8 @@ export class Sidebar {
   #filterBtn: HTMLElement;
   #catalogue: TerminalInfo[] = [];
   #view: TerminalView | undefined;
+  /** The TERMINALS view's parts by key ("row:<uri>", "host:<host>", …), each with the facts it was drawn from (JSON). */
+  #drawn = new Map<string, { facts: string; el: HTMLElement }>();
 
   constructor(container: HTMLElement, host: SidebarHost) {
     this.#host = host;
@@ -124,107 +160,143 @@ export class Sidebar {
     this.renderCommands(this.#view);
   }
 
+  /**
+   * Draws the TERMINALS view. Only what changed is drawn again: each row,
+   * group header and group is kept, keyed by terminal and by host, with the
+   * facts it was drawn from, and used again while they stay the same. So one
+   * host's list or state coming in draws that host's group and leaves every
+   * other row in the page as it was (its keyboard focus, hover preview and a
+   * click in progress with it), and a redraw that changes nothing touches
+   * nothing.
+   */
   renderTerminals(list: TerminalInfo[]): void {
     this.#catalogue = list;
-    const drawn = h('div');
-    this.#drawTerminals(list, drawn);
-    patchChildren(this.terminals.body, drawn);
+    const used = new Set<string>();
+    placeChildren(this.terminals.body, this.#drawTerminals(list, used));
+    for (const k of this.#drawn.keys()) if (!used.has(k)) this.#drawn.delete(k);
   }
 
-  #drawTerminals(list: TerminalInfo[], body: HTMLElement): void {
+  /** The part of that key drawn from these facts: the one drawn before if they are the same. */
+  #part(used: Set<string>, key: string, facts: unknown, draw: () => HTMLElement): HTMLElement {
+    used.add(key);
+    const f = JSON.stringify(facts);
+    const had = this.#drawn.get(key);
+    if (had && had.facts === f) return had.el;
+    const el = draw();
+    this.#drawn.set(key, { facts: f, el });
+    return el;
+  }
+
+  #drawTerminals(list: TerminalInfo[], used: Set<string>): HTMLElement[] {
     const groups = this.#host.hostGroups?.() ?? [];
-    if (groups.length === 0) return this.#drawHostTerminals(list, body);
+    if (groups.length === 0) return this.#drawHostTerminals(list, used);
+    const out: HTMLElement[] = [];
     const byHost = new Map(groupByHost(list, groups.map((g) => g.host).filter(Boolean)).map((g) => [g.host, g.items]));
     for (const g of groups) {
       const items = byHost.get(g.host) ?? [];
       const down = hostDown(g.status);
       const signIn = g.status === 'signin' && g.login && this.#host.signIn;
-      body.append(
-        h(
-          'div.host-group',
-          { role: 'heading', 'aria-level': 3, 'data-host': g.host || '', 'data-status': g.status, title: `${g.name}: ${hostStatusLabels[g.status]}` },
-          svg(down ? icons.disconnect : icons.screen, 'codicon row-icon'),
-          h('span.host-name', null, g.name),
-          h('span.host-status', null, hostStatusLabels[g.status]),
-          signIn ? h('button.button.host-sign-in', { type: 'button', onclick: (e: Event) => (e.stopPropagation(), this.#host.signIn!(g.host)) }, 'Sign In') : null,
-          this.#host.role === 'owner' && g.status === 'connected' && this.#host.newTerminalOn
-            ? h('div.row-actions.host-actions', null, action(icons.add, `New Terminal on ${g.name}`, () => this.#host.newTerminalOn!(g.host), 'host-new'))
-            : null,
+      const newHere = this.#host.role === 'owner' && g.status === 'connected' && !!this.#host.newTerminalOn;
+      out.push(
+        this.#part(used, `host:${g.host}`, [g.name, g.status, signIn ? g.login : '', newHere], () =>
+          h(
+            'div.host-group',
+            { role: 'heading', 'aria-level': 3, 'data-host': g.host || '', 'data-status': g.status, title: `${g.name}: ${hostStatusLabels[g.status]}` },
+            svg(down ? icons.disconnect : icons.screen, 'codicon row-icon'),
+            h('span.host-name', null, g.name),
+            h('span.host-status', null, hostStatusLabels[g.status]),
+            signIn ? h('button.button.host-sign-in', { type: 'button', onclick: (e: Event) => (e.stopPropagation(), this.#host.signIn!(g.host)) }, 'Sign In') : null,
+            newHere ? h('div.row-actions.host-actions', null, action(icons.add, `New Terminal on ${g.name}`, () => this.#host.newTerminalOn!(g.host), 'host-new')) : null,
+          ),
         ),
       );
       if (items.length === 0) {
-        if (g.status === 'connected') body.append(h('div.host-empty', null, 'No terminals'));
+        if (g.status === 'connected') out.push(this.#part(used, `empty:${g.host}`, [], () => h('div.host-empty', null, 'No terminals')));
         continue;
       }
-      const group = h('div.host-terminals', { 'data-host': g.host || '' });
-      if (down) group.classList.add('host-down');
-      this.#drawRows(items, group);
-      body.append(group);
+      const group = this.#part(used, `group:${g.host}`, [], () => h('div.host-terminals', { 'data-host': g.host || '' }));
+      group.classList.toggle('host-down', down);
+      placeChildren(group, this.#drawRows(items, used));
+      out.push(group);
     }
+    return out;
   }
 
-  #drawHostTerminals(list: TerminalInfo[], body: HTMLElement): void {
+  #drawHostTerminals(list: TerminalInfo[], used: Set<string>): HTMLElement[] {
     if (list.length === 0) {
-      body.append(
-        h(
-          'div.welcome-view',
-          null,
-          h('p', null, this.#host.role !== 'owner' ? 'No terminals are shared with you.' : 'No terminals are running on this server.'),
-          this.#host.role === 'owner' ? h('button.button.primary.wide', { type: 'button', onclick: () => this.#host.newTerminal() }, 'New Terminal') : null,
+      return [
+        this.#part(used, 'welcome', [], () =>
+          h(
+            'div.welcome-view',
+            null,
+            h('p', null, this.#host.role !== 'owner' ? 'No terminals are shared with you.' : 'No terminals are running on this server.'),
+            this.#host.role === 'owner' ? h('button.button.primary.wide', { type: 'button', onclick: () => this.#host.newTerminal() }, 'New Terminal') : null,
+          ),
         ),
-      );
-      return;
+      ];
     }
-    this.#drawRows(list, body);
+    return this.#drawRows(list, used);
   }
 
-  #drawRows(list: TerminalInfo[], body: HTMLElement): void {
+  #drawRows(list: TerminalInfo[], used: Set<string>): HTMLElement[] {
     const active = this.#host.activeUri();
-    for (const t of list) {
+    return list.map((t) => {
       const name = this.#host.nameOf(t.resource);
       const exited = hasExited(t);
       const code = exitCodeOf(t);
-      const failed = exited && code !== undefined && code !== 0;
-      const icon = exited ? (failed ? icons.error : icons.pass) : icons.terminal;
-      const state = exited ? (code === undefined ? 'exited' : `exited (${code})`) : 'running';
       const holder = this.#holderOf(t);
-      const row = h(
-        'div.list-row.terminal-item',
-        {
-          role: 'treeitem',
-          tabindex: 0,
-          'data-terminal': terminalIdOf(t.resource),
-          'aria-selected': String(t.resource === active),
-          title: rowTitle(name, state, holder, t.resource),
-          'data-state': state,
-        },
-        svg(icon, `codicon row-icon ${exited ? (failed ? 'status-failure' : 'status-exited') : ''}`),
-        h('span.row-label', null, name),
-        attentionBadge(this.#host.attentionOf?.(t.resource)),
-        recordingStateOf(t) === 'recording' ? h('span.recording-dot', { title: 'Recording', role: 'img', 'aria-label': 'Recording' }) : null,
-        h('span.row-description', null, h('span.terminal-state', { class: failed ? 'failed' : exited ? 'exited' : 'running' }, state), h('span.terminal-holder', null, ` · ${holder}`)),
-        h('div.row-actions', null,
-          this.#host.role === 'owner' ? action(icons.share, 'Share Terminal…', () => this.#host.share(t.resource), 'share-action') : null,
-          action(icons.split, 'Open to the Side', () => this.#host.openTerminal(t.resource, true)),
-          this.#host.role !== 'viewer' ? action(icons.edit, 'Rename…', () => this.#host.rename(t.resource)) : null,
-          this.#host.role === 'owner' ? action(icons.trash, 'Kill Terminal', () => this.#host.kill(t.resource)) : null,
-        ),
-      );
-      if (t.resource === active) row.classList.add('selected');
-      if (this.#host.isOpen(t.resource)) row.classList.add('open');
-      row.addEventListener('click', () => this.#host.openTerminal(t.resource));
-      if (this.#host.screenOf) attachScreenPreview(row, t.resource, this.#host.screenOf);
-      row.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter') this.#host.openTerminal(t.resource);
-        else if (e.key === 'F2' && this.#host.role !== 'viewer') this.#host.rename(t.resource);
-        else if (e.key === 'Delete' && this.#host.role === 'owner') this.#host.kill(t.resource);
-        else if (e.key === 'ArrowDown') (row.nextElementSibling as HTMLElement | null)?.focus();
-        else if (e.key === 'ArrowUp') (row.previousElementSibling as HTMLElement | null)?.focus();
-        else return;
-        e.preventDefault();
+      const attention = this.#host.attentionOf?.(t.resource);
+      const recording = recordingStateOf(t) === 'recording';
+      const selected = t.resource === active;
+      const open = this.#host.isOpen(t.resource);
+      const facts: RowFacts = { name, exited, code: code ?? null, holder, attention: attention ?? null, recording, selected, open };
+      return this.#part(used, `row:${t.resource}`, facts, () => {
+        const row = this.#drawRow(t, name, exited, code, holder, attention, recording, selected);
+        if (open) row.classList.add('open');
+        return row;
       });
-      body.append(row);
-    }
+    });
+  }
+
+  #drawRow(t: TerminalInfo, name: string, exited: boolean, code: number | undefined, holder: string, attention: Attention | undefined, recording: boolean, selected: boolean): HTMLElement {
+    const failed = exited && code !== undefined && code !== 0;
+    const icon = exited ? (failed ? icons.error : icons.pass) : icons.terminal;
+    const state = exited ? (code === undefined ? 'exited' : `exited (${code})`) : 'running';
+    const row = h(
+      'div.list-row.terminal-item',
+      {
+        role: 'treeitem',
+        tabindex: 0,
+        'data-terminal': terminalIdOf(t.resource),
+        'aria-selected': String(selected),
+        title: rowTitle(name, state, holder, t.resource),
+        'data-state': state,
+      },
+      svg(icon, `codicon row-icon ${exited ? (failed ? 'status-failure' : 'status-exited') : ''}`),
+      h('span.row-label', null, name),
+      attentionBadge(attention),
+      recording ? h('span.recording-dot', { title: 'Recording', role: 'img', 'aria-label': 'Recording' }) : null,
+      h('span.row-description', null, h('span.terminal-state', { class: failed ? 'failed' : exited ? 'exited' : 'running' }, state), h('span.terminal-holder', null, ` · ${holder}`)),
+      h('div.row-actions', null,
+        this.#host.role === 'owner' ? action(icons.share, 'Share Terminal…', () => this.#host.share(t.resource), 'share-action') : null,
+        action(icons.split, 'Open to the Side', () => this.#host.openTerminal(t.resource, true)),
+        this.#host.role !== 'viewer' ? action(icons.edit, 'Rename…', () => this.#host.rename(t.resource)) : null,
+        this.#host.role === 'owner' ? action(icons.trash, 'Kill Terminal', () => this.#host.kill(t.resource)) : null,
+      ),
+    );
+    if (selected) row.classList.add('selected');
+    row.addEventListener('click', () => this.#host.openTerminal(t.resource));
+    if (this.#host.screenOf) attachScreenPreview(row, t.resource, this.#host.screenOf);
+    row.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') this.#host.openTerminal(t.resource);
+      else if (e.key === 'F2' && this.#host.role !== 'viewer') this.#host.rename(t.resource);
+      else if (e.key === 'Delete' && this.#host.role === 'owner') this.#host.kill(t.resource);
+      else if (e.key === 'ArrowDown') (row.nextElementSibling as HTMLElement | null)?.focus();
+      else if (e.key === 'ArrowUp') (row.previousElementSibling as HTMLElement | null)?.focus();
+      else return;
+      e.preventDefault();
+    });
+    return row;
   }
 
   refreshSelection(): void {
@@ -238,12 +310,15 @@ export class Sidebar {
    */
   refreshHolders(): void {
     for (const t of this.#catalogue) {
-      const row = this.terminals.body.querySelector<HTMLElement>(`.terminal-item[data-terminal="${CSS.escape(terminalIdOf(t.resource))}"]`);
+      const drawn = this.#drawn.get(`row:${t.resource}`);
+      const row = drawn?.el;
       const span = row?.querySelector('.terminal-holder');
-      if (!row || !span) continue;
+      if (!drawn || !row || !span) continue;
       const holder = this.#holderOf(t);
       span.textContent = ` · ${holder}`;
       row.title = rowTitle(this.#host.nameOf(t.resource), row.dataset.state ?? '', holder, t.resource);
+      // The row now shows this holder: the next redraw keeps it unless something else changed.
+      drawn.facts = JSON.stringify({ ...(JSON.parse(drawn.facts) as RowFacts), holder });
     }
   }
 
