@@ -201,10 +201,28 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     this.#wireClient();
     this.commands.listen(document, () => this.#overlayOpen());
     document.addEventListener(OVERLAY_CLOSED, () => this.#focusActiveIfIdle());
-    this.themes.onChange(() => this.statusBar.render());
+    this.themes.onChange(() => this.#renderStatus());
     this.#layout.restore();
     this.statusBar.render();
     this.#updateBuild();
+  }
+
+  #statusQueued = false;
+
+  /**
+   * The status bar, drawn once before the next frame however many changes
+   * asked for it: each draw measures the page (its items are fitted to the
+   * bar's width), and each other host's answer asked for two. Nothing is
+   * painted in between, so nobody sees the difference. (A hidden page draws
+   * it when it is shown again.)
+   */
+  #renderStatus(): void {
+    if (this.#statusQueued) return;
+    this.#statusQueued = true;
+    requestAnimationFrame(() => {
+      this.#statusQueued = false;
+      this.statusBar.render();
+    });
   }
 
   #statusSource(): StatusSource {
@@ -227,7 +245,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     const c = this.client;
     c.on('state', (s, d) => this.#onConnection(s, d));
     c.on('hosts', () => this.#onHosts());
-    c.on('latency', () => this.statusBar.render());
+    c.on('latency', () => this.#renderStatus());
     c.on('snapshot', (ch, st, reason) => {
       if (ch === ROOT_CHANNEL) return this.#onRoot(st as RootState, reason === 'reinitialize');
       const v = this.#views.get(ch);
@@ -236,7 +254,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
         markPrompt(v);
         if (v === this.#editor.activeView) this.#layout.revealPendingDeepLink(v);
       }
-      if (reason === 'reinitialize' || reason === 'reconnect') this.statusBar.render();
+      if (reason === 'reinitialize' || reason === 'reconnect') this.#renderStatus();
     });
     c.on('action', (env, st, _own, replayed) => {
       if (env.channel === ROOT_CHANNEL) return this.#onRoot(st as RootState);
@@ -258,7 +276,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       // Predicted (pending) changes: e.g. a rename shows at once.
       const v = this.#views.get(ch);
       if (v && st) this.#editor.renderTabs();
-      if (v && v === this.#editor.activeView) this.statusBar.render();
+      if (v && v === this.#editor.activeView) this.#renderStatus();
     });
   }
 
@@ -289,14 +307,14 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     if (first || restarted) this.#openStartupTerminal(list.filter((t) => !splitHostUri(t.resource).host));
     this.#editor.renderTabs();
     for (const v of this.#views.all()) v.renderClaim(); // the claim lives in the catalogue
-    this.statusBar.render();
+    this.#renderStatus();
   }
 
   /** A control request or presence came or went: redraw that terminal's claim bar and the tabs' avatars. */
   #controlChanged(uri: string): void {
     this.#views.get(uri)?.renderClaim();
     this.#editor.renderTabs();
-    this.statusBar.render();
+    this.#renderStatus();
     this.sidebar.refreshHolders();
   }
 
@@ -404,7 +422,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
 
   #refreshInputAndStatus(): void {
     for (const v of this.#views.all()) v.updateInput();
-    this.statusBar.render();
+    this.#renderStatus();
   }
 
   online(uri?: string): boolean {
@@ -422,7 +440,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       v.updateInput();
     }
     this.#editor.renderTabs();
-    this.statusBar.render();
+    this.#renderStatus();
   }
 
   /** SidebarHost: the hosts' groups (empty with no other host: the side bar is as it always was). */
@@ -685,7 +703,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
       this.#refreshNames();
     }
     if (active) {
-      this.statusBar.render();
+      this.#renderStatus();
       this.#updateBuild();
     }
     if (what === 'state') this.#layout.save();
@@ -710,7 +728,7 @@ export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarge
     if (view) this.approvals.shown(view.uri);
     this.sidebar.renderCommands(view);
     this.sidebar.refreshSelection();
-    this.statusBar.render();
+    this.#renderStatus();
     this.#updateBuild();
     this.#layout.showInUrl(view);
     this.#layout.save();
