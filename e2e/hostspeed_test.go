@@ -39,13 +39,26 @@ const speedRuns = 3
 // it waited for) and how many rows it drew; when the app marks the focused
 // prompt, each host group's state; and it marks e2e:rows when the side bar
 // first holds want rows, e2e:home-connected when the home host's group
-// first says connected.
+// first says connected. Each WebSocket notes when the page made it, when it
+// opened and when its first message came (for another host: the answer to
+// initialize, its list), so that the wait for a host is told apart from the
+// page's own work.
 const speedProbe = `(() => {
 	const want = %d;
 	const mark = performance.mark.bind(performance);
 	const rows = () => document.querySelectorAll('#sidebar .terminal-item').length;
 	const groups = () => Object.fromEntries([...document.querySelectorAll('.host-group')].map((g) => [g.dataset.host || '(home)', g.dataset.status]));
-	const probe = (window.__speed = { marks: [], longTasks: [] });
+	const probe = (window.__speed = { marks: [], longTasks: [], sockets: [] });
+	const now = () => Math.round(performance.now());
+	window.WebSocket = class extends window.WebSocket {
+		constructor(url, ...rest) {
+			super(url, ...rest);
+			const s = { host: new URL(url, location.href).host, made: now(), open: -1, first: -1 };
+			probe.sockets.push(s);
+			this.addEventListener('open', () => { s.open = now(); }, { once: true });
+			this.addEventListener('message', () => { s.first = now(); }, { once: true });
+		}
+	};
 	try {
 		new PerformanceObserver((l) => { for (const e of l.getEntries()) probe.longTasks.push([Math.round(e.startTime), Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });
 	} catch {}
@@ -75,6 +88,17 @@ type speedProbeResult struct {
 	RowsAtSidebar  int               `json:"rowsAtSidebar"`
 	GroupsAtPrompt map[string]string `json:"groupsAtPrompt"`
 	LongTasks      [][2]float64      `json:"longTasks"`
+	Sockets        []speedSocket     `json:"sockets"`
+}
+
+// speedSocket is one WebSocket of the page: its host:port and when (ms
+// since navigation) it was made, opened and got its first message (-1:
+// not yet).
+type speedSocket struct {
+	Host  string  `json:"host"`
+	Made  float64 `json:"made"`
+	Open  float64 `json:"open"`
+	First float64 `json:"first"`
 }
 
 // speedHost is one `termhost serve` of the test: its name, address and the
@@ -213,7 +237,7 @@ func TestHostsOpenAsFastAsOne(t *testing.T) {
 	}
 
 	// The table: every figure of every run, and their medians.
-	cols := []string{"termhost:root", "termhost:sidebar"}
+	cols := []string{"termhost:hosts", "termhost:root", "termhost:sidebar", "e2e:others-open"}
 	for _, b := range boxes {
 		cols = append(cols, "termhost:root:"+b)
 	}
@@ -316,10 +340,22 @@ func openWorkbench(t *testing.T, e *env, layout string, run int, addr string, re
 			t.Errorf("%s run %d: the host that never answers is %q", layout, run, now)
 		}
 	}
-	t.Logf("%s run %d: marks %v; %d other hosts had answered before the side bar; host states at the prompt %v; long tasks [start duration] %v", layout, run, marks, remotesFirst, probe.GroupsAtPrompt, probe.LongTasks)
+	// The other hosts' sockets: made (as the host list came), open, first message (their list).
+	var sockets []string
+	othersOpen := -1.0
+	for _, s := range probe.Sockets {
+		sockets = append(sockets, fmt.Sprintf("%s %v→%v→%v", s.Host, s.Made, s.Open, s.First))
+		if s.Host != addr && s.Open > othersOpen {
+			othersOpen = s.Open
+		}
+	}
+	t.Logf("%s run %d: marks %v; %d other hosts had answered before the side bar; host states at the prompt %v; long tasks [start duration] %v; sockets [host made→open→first message] %v", layout, run, marks, remotesFirst, probe.GroupsAtPrompt, probe.LongTasks, sockets)
 	out := speedRun{}
 	for k, v := range marks {
 		out[k] = v
+	}
+	if len(remotes) > 0 {
+		out["e2e:others-open"] = othersOpen
 	}
 	return out
 }
