@@ -125,7 +125,19 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(to, b, mode); err != nil {
+	writeExecutable(t, to, b, mode)
+}
+
+// writeExecutable writes a file the test will run. It holds
+// syscall.ForkLock while the file is open for writing: a process another
+// test forks in that window would inherit the write descriptor until it
+// execs, and running the file then fails with "text file busy".
+func writeExecutable(t *testing.T, path string, b []byte, mode os.FileMode) {
+	t.Helper()
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(path, b, mode)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
 		t.Fatal(err)
 	}
 }
@@ -413,9 +425,7 @@ func installScript(t *testing.T, exe, body string) {
 	if err := os.Remove(exe); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(exe, []byte("#!/bin/bash\n"+body+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeExecutable(t, exe, []byte("#!/bin/bash\n"+body+"\n"), 0o755)
 }
 
 // TestUpgradeFailureKeepsServing: when the new binary cannot run or fails
