@@ -79,6 +79,7 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[
 // the terminal back and the agent's build ends with exit code 2, marked as
 // the agent's in the Commands view.
 func TestAgentBuildTakeOverHandBack(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	cs := mcpAgent(t, e)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
@@ -144,6 +145,7 @@ func TestAgentBuildTakeOverHandBack(t *testing.T) {
 // read waiting for input, once the page's scrollback is full; for the page
 // that watched them run and for one that joins later.
 func TestAgentCommandMarksOnPromptLine(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	cs := mcpAgent(t, e)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)

@@ -218,6 +218,7 @@ func openAgentTerminal(t *testing.T, a *tsAgent, pages []*page, name string) str
 // a phone's view of the same bar are checked on the way, and a command line
 // with markup shows as text.
 func TestApprovalsAllowedAskedDenied(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	bin := buildTermhost(t)
 	owner := e.newPage("owner", chromedp.WithNewBrowserContext())
@@ -369,6 +370,7 @@ func runApproved(t *testing.T, a *tsAgent, p *page, id, command string) map[stri
 // not type it, the owner's Type It puts the keyboard in the terminal and
 // the owner types it there; no MCP result ever holds it.
 func TestApprovalsSecretPrompt(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	bin := buildTermhost(t)
 	owner := e.newPage("owner", chromedp.WithNewBrowserContext())
@@ -418,6 +420,7 @@ func TestApprovalsSecretPrompt(t *testing.T) {
 // answered; the other answer is refused (a toast says who answered first)
 // or, if its page heard of the answer first, never sent.
 func TestApprovalsTwoPagesAnswerAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	bin := buildTermhost(t)
 	ann := e.newPage("ann", chromedp.WithNewBrowserContext())
@@ -472,6 +475,7 @@ func TestApprovalsTwoPagesAnswerAtOnce(t *testing.T) {
 // docs, only when asked:
 // go test -tags e2e ./e2e/ -run TestApprovalScreenshots -args -screenshots=$PWD/docs/screenshots
 func TestApprovalScreenshots(t *testing.T) {
+	t.Parallel()
 	if *screenshotsDir == "" {
 		t.Skip("no -screenshots=DIR")
 	}

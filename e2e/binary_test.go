@@ -19,6 +19,7 @@ import (
 // draws as colour (no escape shows as text) and text typed after it still
 // works.
 func TestOutputAsBinary(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("binary")
 	var mu sync.Mutex

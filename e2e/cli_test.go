@@ -18,6 +18,7 @@ import (
 // Chromium it shows the command's output live and its exit code, and the
 // command line tool exits with that code.
 func TestRunURLInBrowser(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bin := buildTermhost(t)
 	cmd := exec.Command(bin, "run", "--server", e.URL, "--", "sh", "-c", "for i in 1 2 3; do echo line-$i; sleep 1; done; exit 4")

@@ -77,6 +77,7 @@ func (p *page) pasteAndRun(id, text string) {
 }
 
 func TestFailedCommandsAreDecorated(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -116,6 +117,7 @@ func TestFailedCommandsAreDecorated(t *testing.T) {
 }
 
 func TestPastedLinesAreListedInFull(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -171,6 +173,7 @@ func TestPastedLinesAreListedInFull(t *testing.T) {
 }
 
 func TestClearedCommandSaysSo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")

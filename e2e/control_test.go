@@ -67,6 +67,7 @@ func (p *page) waitHolder(id string, want bool) {
 // driver link see each other by name; the driver requests control and the
 // owner grants it; the owner takes it back; a second request is declined.
 func TestControlHandover(t *testing.T) {
+	t.Parallel()
 	e := newControlEnv(t, time.Hour)
 	owner, driver, id := ownerWithDriver(t, e)
 
@@ -126,6 +127,7 @@ func TestControlHandover(t *testing.T) {
 // TestControlAutoGrant: a holder that does not type hands control over by
 // itself once the request has waited the auto-grant delay.
 func TestControlAutoGrant(t *testing.T) {
+	t.Parallel()
 	e := newControlEnv(t, 500*time.Millisecond)
 	_, driver, id := ownerWithDriver(t, e)
 	driver.clickClaimBar("Request Control", ".claim-request")

@@ -21,6 +21,7 @@ import (
 // listing no commands; a phone's empty editor offers commands to tap, not
 // desktop keys.
 func TestFirstMinutes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	p.open("/")

@@ -130,6 +130,7 @@ func (p *page) typeHere(id, marker string) {
 // browsers at 1400×900, answer 200 with no console error; the owner's lands
 // on a terminal with the keyboard in it; the download stays under budget.
 func TestFirstVisit(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	p := e.newFirstVisitPage("owner", chromedp.WithNewBrowserContext())
 	p.do(chromedp.EmulateViewport(1400, 900))
@@ -210,6 +211,7 @@ func TestFirstVisit(t *testing.T) {
 // After a wrong login link, the right one pasted into the same tab
 // (only the fragment changes: no reload) signs in.
 func TestRightLinkAfterWrongOne(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	p := e.newPage("tab", chromedp.WithNewBrowserContext())
 	p.do(chromedp.Navigate(e.URL + "/#token=not-the-right-token-at-all"))
@@ -227,6 +229,7 @@ func TestRightLinkAfterWrongOne(t *testing.T) {
 // A terminal's address with the owner's login fragment added signs in and
 // stays there: the page shows that terminal, not the empty workbench.
 func TestLoginLinkToATerminal(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	const id = "linked"
 	claim := ahp.ClientClaim("e2e-link")
@@ -250,6 +253,7 @@ func TestLoginLinkToATerminal(t *testing.T) {
 // it; the keyboard comes back after the palette (cancelled or run), a
 // dialog, Kill and Take Control; Ctrl+P in a terminal opens Quick Open.
 func TestNewTerminalsTakeTheKeyboard(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.do(chromedp.EmulateViewport(1400, 900))
@@ -356,6 +360,7 @@ func TestNewTerminalsTakeTheKeyboard(t *testing.T) {
 // New Terminal while the link is down is created once it is up,
 // focused, never lost.
 func TestNewTerminalWhileConnectingIsQueued(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -376,6 +381,7 @@ func TestNewTerminalWhileConnectingIsQueued(t *testing.T) {
 // A first visit with no terminal running opens one, focused; a
 // deep link or a running terminal does not add one.
 func TestStartupTerminal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newFirstVisitPage("first")
 	p.open("/")

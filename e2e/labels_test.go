@@ -20,6 +20,7 @@ import (
 // TestSidebarOpensFocused: opening a terminal from the side bar puts the
 // keyboard in it: what one types next goes to that terminal.
 func TestSidebarOpensFocused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -61,6 +62,7 @@ func TestSidebarOpensFocused(t *testing.T) {
 // covers the terminal's first line; the notification goes when the
 // request ends.
 func TestControlRequestShownOnce(t *testing.T) {
+	t.Parallel()
 	e := newControlEnv(t, time.Hour)
 	owner, driver, id := ownerWithDriver(t, e)
 	owner.waitHolder(id, true)
@@ -78,6 +80,7 @@ func TestControlRequestShownOnce(t *testing.T) {
 // TestDriverNewTerminalSaysWhy: a driver's Ctrl+Shift+` (new terminal)
 // says that only the owner opens terminals, instead of doing nothing.
 func TestDriverNewTerminalSaysWhy(t *testing.T) {
+	t.Parallel()
 	e := newControlEnv(t, time.Hour)
 	_, driver, id := ownerWithDriver(t, e)
 	sel := fmt.Sprintf(`.terminal-view[data-terminal=%q] .xterm-helper-textarea`, id)
@@ -92,6 +95,7 @@ func TestDriverNewTerminalSaysWhy(t *testing.T) {
 // owner) sees the owner token's CLI connection as the owner's, not as
 // herself, and her status bar names her with her role.
 func TestSSOOwnerLabels(t *testing.T) {
+	t.Parallel()
 	s := newNginxSSOEnv(t, true)
 	_, id := s.cliTerminal()
 	alice := s.signIn("alice", "/t/"+id)
@@ -109,6 +113,7 @@ func TestSSOOwnerLabels(t *testing.T) {
 // itself, not a terminal's page, is shown the running terminal with its
 // holder named, and his status bar names him with his role.
 func TestSSOViewerLandsOnTerminal(t *testing.T) {
+	t.Parallel()
 	s := newNginxSSOEnv(t, true)
 	_, id := s.cliTerminal()
 	bob := s.signIn("bob", "/")
@@ -124,6 +129,7 @@ func TestSSOViewerLandsOnTerminal(t *testing.T) {
 // another tab (which does not show that terminal) says nobody controls
 // it, as termhost ls does, instead of "someone else".
 func TestSidebarFollowsGoneHolder(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, nil, testserver.Terminals(func(c *terminals.Config) { c.ClaimGrace = 300 * time.Millisecond }))
 	holder := e.newPage("holder")
 	holder.open("/")
@@ -142,6 +148,7 @@ func TestSidebarFollowsGoneHolder(t *testing.T) {
 // for a file the test creates) shows "Shell starting…" instead of a blank
 // pane, until its first output.
 func TestShellStartingNotice(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gate := filepath.Join(e.home, "rc-go")
 	rc := fmt.Sprintf("while [ ! -e %q ]; do sleep 0.05; done\n", gate)

@@ -34,6 +34,7 @@ var conformanceScenarios = []string{"server-initialize", "ping", "tools-list", "
 // --allowed-origin, as for any proxy in front of termhost. The DNS
 // rebinding scenario's foreign Host and Origin must still be refused.
 func TestMCPConformance(t *testing.T) {
+	t.Parallel()
 	suite, err := filepath.Abs("../node_modules/.bin/conformance")
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 // second one may use the first one's terminal only with
 // --allow-any-terminal (set through its environment twin).
 func TestMCPInspectorCLI(t *testing.T) {
+	t.Parallel()
 	inspector, err := filepath.Abs("../node_modules/.bin/mcp-inspector-cli")
 	if err != nil {
 		t.Fatal(err)

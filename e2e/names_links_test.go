@@ -48,6 +48,7 @@ func (p *page) waitName(id, want string) {
 // termhost ls (the catalogue) — whatever its cwd or running program; a
 // program's title changes it, a rename wins over that, and a reload keeps it.
 func TestTerminalNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -167,6 +168,7 @@ func (p *page) clickLink(id, text string, ctrl bool) {
 }
 
 func TestLinksInOutput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")

@@ -15,6 +15,7 @@ import (
 // first, destructive ones (Sign Out, Kill) last, and Sign Out asks first;
 // the sign-in page then takes a pasted login link.
 func TestPaletteNeverSignsOut(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	p := e.newPage("owner")
 	p.login()

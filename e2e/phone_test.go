@@ -126,6 +126,7 @@ func createSizedTerminal(t *testing.T, cli *wsClient, id string, cols, rows int)
 }
 
 func TestPhoneLayout(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	cli := e.cliClient("e2e-cli")
 	createSizedTerminal(t, cli, "big", 130, 49)
@@ -289,6 +290,7 @@ func TestPhoneLayout(t *testing.T) {
 // Desktop (1400×900) keeps its layout: side bar beside the terminal, no menu
 // button, no key row, every status item shown.
 func TestDesktopLayoutUnchanged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("desktop")
 	p.do(chromedp.EmulateViewport(1400, 900))
@@ -314,6 +316,7 @@ func TestDesktopLayoutUnchanged(t *testing.T) {
 // TestLayoutScreenshots writes the layouts for the docs, only when asked:
 // go test -tags e2e ./e2e/ -run TestLayoutScreenshots -args -screenshots=$PWD/docs/screenshots
 func TestLayoutScreenshots(t *testing.T) {
+	t.Parallel()
 	if *screenshotsDir == "" {
 		t.Skip("no -screenshots=DIR")
 	}

@@ -30,6 +30,7 @@ import (
 // clicking the second tick moves the player to that command's marker;
 // the speed changes without losing the position; Escape closes it.
 func TestReplayPlayer(t *testing.T) {
+	t.Parallel()
 	const id = "replayme"
 	e, owner := recordedTerminal(t, id, 80, 24)
 	// `exit 3` is a command line too: shell integration marks it.
@@ -139,6 +140,7 @@ func recordedTerminal(t *testing.T, id string, cols, rows int) (*env, *page) {
 // scrolls instead of shrinking the text), starts by itself, and Escape
 // closes it after a click in the player.
 func TestReplayWideRecording(t *testing.T) {
+	t.Parallel()
 	const id = "widecast"
 	_, owner := recordedTerminal(t, id, 200, 50)
 	// Whoever types has control and sizes the pty to its pane: a pane wider

@@ -17,6 +17,7 @@ import (
 // (on by default): what a hidden terminal printed, a full-screen program's
 // screen, updated while the pointer stays; it goes when the pointer leaves.
 func TestSidebarScreenPreview(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")

@@ -18,6 +18,7 @@ import (
 // /term) is elsewhere, copies the terminal's link on the public URL, as
 // the server states it in initialize: the link a teammate can open.
 func TestCopyLinkUsesPublicURL(t *testing.T) {
+	t.Parallel()
 	const token = "e2e-public-url-owner-token"
 	var public string
 	s := testserver.NewAt(t, func(u string) []testserver.Option {

@@ -19,6 +19,7 @@ import (
 // command palette, the side bar shows the red dot, the download commands
 // fetch the .cast and the plain text, and stopping removes the dot.
 func TestRecordingUI(t *testing.T) {
+	t.Parallel()
 	s := testserver.New(t, shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
 		testserver.Terminals(func(c *terminals.Config) { c.RecordDir = t.TempDir() }),
 		testserver.Handlers(func(c *handlers.Config) { c.Version = "e2e" }))

@@ -34,6 +34,7 @@ const viewport = `(id => { const t = window.__termhost.view(id)?.term; if (!t) r
 // history alone, and with the screen model's redraw (more output than the
 // scrollback keeps).
 func TestScreensAfterResizesMatchXterm(t *testing.T) {
+	t.Parallel()
 	t.Run("history", func(t *testing.T) { screensAfterResizes(t, newEnv(t), "") })
 	t.Run("redraw", func(t *testing.T) {
 		small := testserver.Terminals(func(c *terminals.Config) { c.Scrollback = 4 << 10 })

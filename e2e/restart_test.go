@@ -63,6 +63,7 @@ func restartableOwner(t *testing.T, marker string) (e *env, p *page, id string, 
 }
 
 func TestRestartKeepsTabSignedIn(t *testing.T) {
+	t.Parallel()
 	e, p, id, configure := restartableOwner(t, "before-restart")
 
 	e.restartServer(configure)
@@ -129,6 +130,7 @@ func (e *env) restartKeepingTerminals(configure func(*handlers.Config)) {
 // terminal afterwards, in a browser that never used it before, and an open
 // owner tab stays signed in.
 func TestShareLinkSurvivesRestartWithItsTerminal(t *testing.T) {
+	t.Parallel()
 	e, owner, id, configure := restartableOwner(t, "kept")
 
 	cli := e.cliClient("e2e-cli-share")
@@ -158,6 +160,7 @@ func TestShareLinkSurvivesRestartWithItsTerminal(t *testing.T) {
 // viewer of a terminal that did not survive is told that, not "revoked".
 // A restart with a new owner token signs the owner out and says why.
 func TestRestartSaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	stateDir := filepath.Join(t.TempDir(), "state")
 	configure := func(c *handlers.Config) { c.NoAuth, c.OwnerToken, c.StateDir = false, token, stateDir }

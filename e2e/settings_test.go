@@ -137,6 +137,7 @@ func (p *page) typeInto(sel, text string) {
 // and screen reader mode apply at once to the open terminal (which refits),
 // survive a reload, and Escape gives the keyboard back to the terminal.
 func TestSettingsApplyLiveAndPersist(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	p.open("/")
@@ -195,6 +196,7 @@ func TestSettingsApplyLiveAndPersist(t *testing.T) {
 // "Toggle Screen Reader Accessibility Mode" from the palette turns
 // xterm's screen reader mode on in every terminal and says so in a live region.
 func TestScreenReaderModeFromPalette(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	p.open("/")
@@ -227,6 +229,7 @@ func TestScreenReaderModeFromPalette(t *testing.T) {
 // Copy on selection, and right click "copyPaste" (copy the
 // selection, else paste) and "nothing".
 func TestCopyOnSelectionAndRightClick(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	e.grantClipboard(p)
@@ -340,6 +343,7 @@ const describeFocus = `(() => {
 // control of the workbench; each focused one is visible, has an accessible
 // name and a focus outline. The walk also reaches every visible control.
 func TestKeyboardReachesEveryControl(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	p.focusEmulated()

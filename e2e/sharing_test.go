@@ -25,6 +25,7 @@ import (
 // a share link by Bearer is scoped and view only; revoking it closes its
 // socket with 4003; an unauthenticated upgrade gets 401.
 func TestNginxWebSocketClient(t *testing.T) {
+	t.Parallel()
 	for _, l := range []layout{underPrefix, atRoot, stripPrefix} {
 		t.Run(l.name, func(t *testing.T) {
 			e := newNginxEnv(t, l, false)
@@ -230,6 +231,7 @@ func (e *env) openShare(name, link, wantRole, id, scheme string) *page {
 // separate browser contexts, server-side view-only enforcement, revocation,
 // and an owner reload through the proxy.
 func TestNginxSharingUnderPrefix(t *testing.T) {
+	t.Parallel()
 	e := newNginxEnv(t, underPrefix, true)
 	owner := e.newPage("owner")
 	owner.colorScheme("dark")
@@ -355,6 +357,7 @@ func TestNginxSharingUnderPrefix(t *testing.T) {
 // Behind nginx at /: login, a viewer link from the palette's Share
 // command, live output in another browser context, reload, sign out.
 func TestNginxAtRoot(t *testing.T) {
+	t.Parallel()
 	e := newNginxEnv(t, atRoot, true)
 	owner := e.newPage("owner")
 	owner.colorScheme("light")
@@ -409,6 +412,7 @@ func TestNginxAtRoot(t *testing.T) {
 // nginx strips /term and sends X-Forwarded-Prefix (termhost trusts it):
 // login, cookie path, WebSocket and a terminal all live under /term/.
 func TestNginxStripPrefix(t *testing.T) {
+	t.Parallel()
 	e := newNginxEnv(t, stripPrefix, true)
 	owner := e.newPage("owner")
 	owner.login()

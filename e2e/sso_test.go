@@ -335,6 +335,7 @@ func (s *ssoEnv) cliTerminal() (*ahptest.Client, string) {
 // other by name, Bob cannot type, Alice takes control from the CLI, and the
 // audit trail says who typed into build.
 func TestSSONginxTwoPeople(t *testing.T) {
+	t.Parallel()
 	s := newNginxSSOEnv(t, true)
 	cli, id := s.cliTerminal()
 
@@ -421,6 +422,7 @@ func TestSSONginxTwoPeople(t *testing.T) {
 // Alice and Bob are named in presence; someone in no list gets the "not
 // allowed" page naming whom to ask.
 func TestSSOCaddyForwardAuth(t *testing.T) {
+	t.Parallel()
 	s := newCaddySSOEnv(t, true)
 	_, id := s.cliTerminal()
 	alice := s.signIn("alice", "/t/"+id)
@@ -490,6 +492,7 @@ func wsAs(t *testing.T, base, cookie string, extra [][2]string) (*ahptest.Client
 // pages and on the WebSocket upgrade. Straight to termhost from a peer that
 // is not the proxy, the header is refused (401).
 func TestSSOProxySpoofing(t *testing.T) {
+	t.Parallel()
 	for _, proxy := range []struct {
 		name  string
 		start func(*testing.T) *ssoEnv

@@ -27,6 +27,7 @@ const themeColours = `(() => {
 // none, the system's prefers-color-scheme. Each mode's colours are written to
 // $TMPDIR/termhost-shots/colours-<mode>.txt for comparing two builds.
 func TestThemeColours(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.colorScheme("dark")

@@ -111,6 +111,7 @@ func (p *page) waitLoaded(id string) {
 // a viewer, nor a page resuming by reconnect replay; the shell's input line
 // stays empty.
 func TestReplayedQueriesNeverType(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	cli := e.cliClient("e2e-cli")
 	const id = "replayq"
@@ -208,6 +209,7 @@ func (p *page) clipboard() string {
 // localStorage) and never from replayed history. Also: the focused page
 // still answers a live question (a program reading the cursor position).
 func TestClipboardOSC52(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("owner")
 	e.grantClipboard(p)
@@ -271,6 +273,7 @@ func TestClipboardOSC52(t *testing.T) {
 // The Share dialog selects the viewer role by default and
 // says, when driver is picked, that a driver link is the server user's shell.
 func TestShareDialogWarnsAboutDriverLinks(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	owner := e.newPage("owner")
 	owner.login()
@@ -344,6 +347,7 @@ func headerOf(t *testing.T, url, name string) string {
 // get a CSP with script-src 'self' and run under it without a violation
 // (the login script is a bundle now, not inline).
 func TestPagesRunUnderCSP(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	for _, path := range []string{"/", "/t/none"} {
 		csp := headerOf(t, e.URL+path, "Content-Security-Policy")
@@ -377,6 +381,7 @@ var appBundleRE = regexp.MustCompile(`src="(/static/dist/app[^"]*\.js\?v=[0-9a-f
 // without window.__termhost, an app bundle without the hook, and not the
 // test build at all.
 func TestProductionPageHasNoTestHook(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, func(c *handlers.Config) { c.TestHooks = false })
 	code, html := e.httpGet("/")
 	m := appBundleRE.FindStringSubmatch(html)

@@ -25,6 +25,7 @@ import (
 // browser gets the claim, and the terminal its size, at once (not after the
 // 10 s claim grace).
 func TestWatcherReadableSize(t *testing.T) {
+	t.Parallel()
 	e := newAuthEnv(t)
 	cli := e.cliClient("e2e-cli") // the clientId createSizedTerminal claims for
 	createSizedTerminal(t, cli, "wide", 200, 50)
@@ -75,6 +76,7 @@ func TestWatcherReadableSize(t *testing.T) {
 // the terminal down to its pane, so it shows the terminal unscaled; the
 // wide CLI holding the claim sees the smaller size.
 func TestSizePolicySmallestInBrowser(t *testing.T) {
+	t.Parallel()
 	token := "e2e-owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	s := testserver.New(t, shellOptions(), testserver.NoAuth(), testserver.TestHooks(),
 		testserver.Terminals(func(c *terminals.Config) { c.SizePolicy = terminals.SizeSmallest }),

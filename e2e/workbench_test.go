@@ -21,6 +21,7 @@ import (
 // Load the page, create a terminal, type, read the output; a second tab on
 // /t/{id} sees the same terminal live.
 func TestCreateTypeAndShare(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.newPage("tab1")
 	a.colorScheme("dark")
@@ -123,6 +124,7 @@ func TestCreateTypeAndShare(t *testing.T) {
 // shows the offline banner, blocks input, and recovers by itself without
 // duplicated output.
 func TestReloadAndReconnect(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -194,6 +196,7 @@ func TestReloadAndReconnect(t *testing.T) {
 // Commands view lists it (also with the failed-only filter), and the title
 // and favicon show the failure.
 func TestFailedCommand(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.colorScheme("dark")
@@ -258,6 +261,7 @@ func TestFailedCommand(t *testing.T) {
 
 // Resizing the window resizes the pty (we hold the claim).
 func TestResizeFollowsWindow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -290,6 +294,7 @@ func TestResizeFollowsWindow(t *testing.T) {
 // A terminal whose shell exits shows its exit code in the side bar and in
 // the terminal's info bar; input is blocked.
 func TestExitedTerminal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.open("/")
@@ -305,6 +310,7 @@ func TestExitedTerminal(t *testing.T) {
 
 // Light theme follows the OS; the not-found page is a clear 404.
 func TestLightThemeAndNotFound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.colorScheme("light")
@@ -351,6 +357,7 @@ func TestLightThemeAndNotFound(t *testing.T) {
 // Pasting several lines asks first; tabs reorder by drag and drop and move
 // into a group to the right.
 func TestPasteAndTabs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.newPage("tab")
 	p.colorScheme("dark")

@@ -57,6 +57,7 @@ func fromStart(envs []ahp.Envelope) string {
 // fewer bytes on the wire; a reconnect keeps the choice; a client without
 // the capability, or with it null, gets JSON only.
 func TestBinaryData(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"0.8.0", "1.0.0"} {
 		t.Run(version, func(t *testing.T) {
 			ts := newServer(t)

@@ -258,6 +258,7 @@ func TestRequestRate(t *testing.T) {
 // reading; a download whose client takes nothing for DownloadStall is cut
 // off and frees its slot.
 func TestDownloadShares(t *testing.T) {
+	t.Parallel()
 	// The stall bound must outlast the set-up below (the downloads held
 	// open must all be in flight when the next is refused): 300 ms did
 	// not at load 36. The end waits for it once.

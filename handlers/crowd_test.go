@@ -36,6 +36,7 @@ func waitCrowd(t *testing.T, c *client, uri string, want []string, viewers int) 
 // joiner; below it again, it names everyone. A viewer joining the crowd
 // gets the end of the history, the owner all of it.
 func TestPresenceOfACrowd(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.Budgets.RequestBurst = 1000 })
 	owner := ts.dial(t, "User-Agent", firefoxUA)
 	owner.Initialize("1.0.0", "web-owner")
@@ -129,6 +130,7 @@ func joinCrowd(t *testing.T, ts *testServer, owner *client, uri string, n int) [
 // threshold); with the cadence running, every viewer gets every byte the
 // holder got.
 func TestCrowdOutputPaced(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		cycle time.Duration

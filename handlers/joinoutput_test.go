@@ -97,6 +97,7 @@ func readOutput(t *testing.T, ws *websocket.Conn, uri, end string) (msgs []outpu
 // each message ending at a serverSeq those got, its data all the output up
 // to it.
 func TestQueuedOutputJoined(t *testing.T) {
+	t.Parallel()
 	// A queue that holds the whole output: this test is about joining, not
 	// skipping ahead.
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) { hc.SendQueue, hc.PingInterval = 64<<20, noPings })

@@ -27,6 +27,7 @@ func keystroke(uri string, seq int64, data string) string {
 // the confirmation of each keystroke once, in the order typed; JSON and
 // binary data clients alike.
 func TestKeystrokesWhileOutputFlows(t *testing.T) {
+	t.Parallel()
 	for _, binary := range []bool{false, true} {
 		t.Run(fmt.Sprintf("binary=%v", binary), func(t *testing.T) {
 			ts := newServer(t)

@@ -102,6 +102,7 @@ func TestCreateDispose100(t *testing.T) {
 // TestBadInputIsolation: one client floods garbage, wrong params and input
 // while another drives a terminal; the other sees exact output.
 func TestBadInputIsolation(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	good := ts.dial(t)
 	good.Initialize("1.0.0", "good")

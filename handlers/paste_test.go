@@ -110,6 +110,7 @@ func rejections(c *client, uri string) []ahp.Envelope {
 // output. (The queue held 64 chunks, 256 KiB, and then refused every
 // dispatch with "input queue is full".)
 func TestPasteIsPaced(t *testing.T) {
+	t.Parallel()
 	pasteIsPaced(t, 256<<10, 1<<20)
 }
 

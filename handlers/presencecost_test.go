@@ -38,6 +38,7 @@ func presenceCount(uri string, n int) func(*ahp.Message) bool {
 // 10 viewers on another one; those viewers receive nothing. (The full
 // catalogue with every terminal's presence went to every root subscriber.)
 func TestJoinCostFlat(t *testing.T) {
+	t.Parallel()
 	perJoin := map[int]int64{}
 	for _, n := range []int{1, 50} {
 		t.Run(fmt.Sprintf("%d terminals", n), func(t *testing.T) {

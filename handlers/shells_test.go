@@ -43,6 +43,7 @@ func shellPath(t *testing.T, name string) string {
 // and fish through the whole server, as a client that knows only AHP sees
 // them.
 func TestShellIntegrationOverWebSocket(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"bash", "zsh", "fish"} {
 		t.Run(name, func(t *testing.T) { // not parallel: interrupts are timing-sensitive under load
 			shell := shellPath(t, name)

@@ -408,6 +408,7 @@ func TestSlowViewersSkipAhead(t *testing.T) {
 // frame's params, whatever the method, sees each pair once, and serverSeq
 // strictly grows on the connection (the viewer's read checks both).
 func TestSkipNoticeCarriesNoServerSeq(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(_ *terminals.Config, hc *handlersConfig) {
 		hc.SendQueue, hc.PingInterval, hc.WriteTimeout = 1<<20, noPings, time.Hour
 	})

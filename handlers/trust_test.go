@@ -194,6 +194,7 @@ func rpcRequest(id int, method string, params map[string]any) map[string]any {
 // pacing the shell would stall it there. (8 MiB under -race took half a
 // minute of make test for what the volume test shows once.)
 func TestViewerNeverPacesOwner(t *testing.T) {
+	t.Parallel()
 	viewerNeverPacesOwner(t, 1<<20)
 }
 

@@ -23,6 +23,7 @@ import (
 // (5 of 5 runs), the joiner's presence published before it subscribes
 // (3 of 3).
 func TestJoinersSeeTheirOwnArrival(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	owner := ts.dial(t)
 	owner.Initialize("1.0.0", "race-owner")

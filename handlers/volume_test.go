@@ -170,6 +170,7 @@ func TestLargeOutputTwoSubscribers(t *testing.T) {
 // is cut off with close code 4001 (reconnect to resume) while the shell and
 // a live subscriber carry on unharmed.
 func TestSlowSubscriberEvicted(t *testing.T) {
+	t.Parallel()
 	// The stuck client's writer waits in a frame write from the moment its
 	// socket is full until the eviction, which takes as long as the live
 	// subscriber needs to read the queue bound: under load it may be longer
