@@ -141,6 +141,17 @@ func (s *Server) workbenchPage(w http.ResponseWriter, r *http.Request, id string
 		render(w, r, http.StatusNotFound, web.NotFound(page))
 		return
 	}
+	if who.Share == nil {
+		// Whoever may list the hosts (GET /api/hosts, mayList) gets the list
+		// in the page, so that it opens every host's WebSocket at once with
+		// its own; a share link's page reaches its one terminal only. The
+		// page may connect to exactly these hosts: its Content-Security-Policy
+		// is made from the same list, even if the file changed since the
+		// middleware set the header.
+		l := s.cfg.Hosts.Current()
+		page.Hosts = &l
+		w.Header().Set("Content-Security-Policy", hostsCSP(l))
+	}
 	render(w, r, http.StatusOK, web.Workbench(page))
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"strings"
 
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/static"
 )
 
@@ -28,6 +29,11 @@ type Page struct {
 	// Scrollback is the server's content budget per terminal in bytes; the
 	// browser keeps no more than that in its mirror (0: its default).
 	Scrollback int
+	// Hosts is the host list (GET <base>/api/hosts's answer) for a person
+	// who may list the hosts, so that the page connects to every host as it
+	// starts instead of after fetching the list; nil for a share link's
+	// page, which never learns of other hosts.
+	Hosts *ext.HostList
 	// TestHooks loads the test build of the app (app-test.js, which has the
 	// window.__termhost hook) instead of app.js. Only the e2e tests set it.
 	TestHooks bool
@@ -47,6 +53,8 @@ type Config struct {
 	// The replay player's bundle and styles, loaded only when a replay opens.
 	PlayerScript string `json:"playerScript,omitempty"`
 	PlayerStyle  string `json:"playerStyle,omitempty"`
+	// The host list (Page.Hosts), only on the app's pages.
+	Hosts *ext.HostList `json:"hosts,omitempty"`
 }
 
 // config is the page's Config; the app's pages (script appScript) also
@@ -56,6 +64,7 @@ func (p Page) config(script string) Config {
 		ServerUser: p.ServerUser, ServerHost: p.ServerHost, Person: p.Person, Scrollback: p.Scrollback}
 	if script == appScript {
 		c.PlayerScript, c.PlayerStyle = p.asset("player.js"), p.asset("player.css")
+		c.Hosts = p.Hosts
 	}
 	return c
 }

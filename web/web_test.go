@@ -3,15 +3,18 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/a-h/templ"
 
+	"github.com/termhost/termhost/ahp/ext"
 	"github.com/termhost/termhost/static"
 )
 
@@ -90,6 +93,39 @@ func TestConfigJSON(t *testing.T) {
 		`"playerScript":"/term/static/dist/player.js?v=` + static.Hash("player.js") + `","playerStyle":"/term/static/dist/player.css?v=` + static.Hash("player.css") + `"}`
 	if !bytes.Contains(html, []byte(want)) {
 		t.Errorf("config script missing or wrong; want %s in\n%s", want, html)
+	}
+}
+
+// TestConfigHosts: the host list goes into the app's config as given, and
+// a host's name or URL that reads "</script>" cannot end the data block
+// (the page's script would then run what follows as markup). Only the
+// app's pages carry it.
+func TestConfigHosts(t *testing.T) {
+	evil := ext.HostList{Home: ext.HomeHost{Name: "box1</script><b>"}, Hosts: []ext.Host{{Name: "</script><script>alert(1)</script>", URL: "https://x/</script>&'\"/"}}}
+	html := string(render(t, Workbench(Page{Role: "owner", Hosts: &evil})))
+	const open = `<script id="termhost-config" type="application/json">`
+	_, rest, ok := strings.Cut(html, open)
+	if !ok {
+		t.Fatalf("no config script in\n%s", html)
+	}
+	raw, after, _ := strings.Cut(rest, "</script>")
+	if !strings.HasPrefix(after, `<script src="`) {
+		t.Errorf("the config block ends early: after it comes %.80q", after)
+	}
+	var c struct {
+		Hosts *ext.HostList `json:"hosts"`
+	}
+	if err := json.Unmarshal([]byte(raw), &c); err != nil {
+		t.Fatalf("config %q: %v", raw, err)
+	}
+	if c.Hosts == nil || !reflect.DeepEqual(*c.Hosts, evil) {
+		t.Errorf("config hosts %+v, want %+v", c.Hosts, evil)
+	}
+	if got := string(render(t, NotFound(Page{Hosts: &evil}))); strings.Contains(got, `"hosts"`) {
+		t.Errorf("the not-found page carries the host list:\n%s", got)
+	}
+	if got := string(render(t, Workbench(Page{Role: "viewer"}))); strings.Contains(got, `"hosts"`) {
+		t.Errorf("a page given no list names hosts:\n%s", got)
 	}
 }
 
