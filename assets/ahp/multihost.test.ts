@@ -107,6 +107,26 @@ describe('MultiHostClient', () => {
     assert.equal(x.mc.hosts()[0]!.status, 'connected');
   });
 
+  test('the same list again (the page checks it each time its home link is up) changes nothing', async () => {
+    const x = setup();
+    x.mc.connect();
+    x.mc.setHosts(x.list);
+    await x.answer('box1', [info('ahp-terminal:/a1')]);
+    await x.answer('box2', [info('ahp-terminal:/b1')]);
+    const box2 = x.sock('box2');
+    let events = 0;
+    x.mc.on('hosts', () => events++);
+    x.mc.on('snapshot', () => events++);
+    x.mc.setHosts({ home: 'box1', hosts: [{ name: 'box2', url: 'https://dev.corp/box2/' }] });
+    await flush();
+    assert.equal(events, 0, 'no redraw');
+    assert.equal(x.sock('box2'), box2, 'the same socket');
+    assert.equal(x.mc.hosts()[0]!.status, 'connected');
+    x.mc.setHosts({ home: 'box1', hosts: [{ name: 'box2', url: 'https://dev.corp/other/' }] });
+    assert.ok(events > 0, 'a host whose URL changed is a change');
+    assert.equal(x.mc.hosts()[0]!.status, 'connecting');
+  });
+
   test('the home host going online is a host change: its group never waits for another host to say so', async () => {
     const x = setup();
     const seen: string[] = [];

@@ -197,8 +197,18 @@ export class MultiHostClient {
     });
   }
 
-  /** Connect to the listed hosts, drop the ones no longer listed. Never waits for any. */
+  /**
+   * Connect to the listed hosts, drop the ones no longer listed. Never waits
+   * for any. The same list again changes nothing (the page checks it again
+   * each time its home link comes online).
+   */
   setHosts(list: HostList): void {
+    const same =
+      this.#listed &&
+      list.home === this.#homeName &&
+      list.hosts.length === this.#order.length &&
+      list.hosts.every((h, i) => h.name === this.#order[i] && this.#remotes.get(h.name)?.entry.url === h.url);
+    if (same) return;
     this.#listed = true;
     this.#homeName = list.home;
     const want = new Map(list.hosts.map((h) => [h.name, h]));

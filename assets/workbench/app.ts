@@ -9,7 +9,7 @@
 
 import type { ConnectionState, StateDetail } from '../ahp/client';
 import type { MultiHostClient } from '../ahp/multihost';
-import { deepLinkPath, hostApiUrl, splitHostUri } from '../ahp/hosts';
+import { deepLinkPath, hostApiUrl, splitHostUri, type HostList } from '../ahp/hosts';
 import { extMeta, extMethods, type ScreenResult } from '../ahp/ext';
 import { ROOT_CHANNEL, exitCodeOf, isTerminalAction, terminalIdOf, terminalUri, type RootState, type TerminalClaim, type TerminalInfo, type TerminalState } from '../ahp/types';
 import { icons } from './icons';
@@ -91,6 +91,11 @@ export interface AppConfig {
   /** The replay player's bundle and styles (player.ts), loaded on demand. */
   playerScript?: string;
   playerStyle?: string;
+  /**
+   * The host list, as GET <base>/api/hosts answers it: in the page of
+   * whoever may list the hosts, so that every host's socket starts at boot.
+   */
+  hosts?: HostList;
 }
 
 export class Workbench implements ViewHost, EditorHost, SidebarHost, ActionTarget {
