@@ -492,3 +492,47 @@ func TestHostsOwnerTokens(t *testing.T) {
 	p.echo(id2, "signed")
 	p.shot("hosts-signed-in")
 }
+
+// TestHostsFileChangesWhileOpen: the page starts with the host list its
+// server wrote into it, and follows the hosts file while it is open (the
+// x-termhost/hosts notification): a host added joins the side bar, a host
+// taken out leaves it. A page loaded after the edit has the new list from
+// the start and reaches the new host (an open page cannot: its
+// Content-Security-Policy, fixed when it loaded, names the hosts of then).
+func TestHostsFileChangesWhileOpen(t *testing.T) {
+	bin := buildTermhost(t)
+	addr := func() string { return "127.0.0.1:" + strconv.Itoa(freePort(t)) }
+	a1, a2, a3 := addr(), addr(), addr()
+	hostsFile := writeFile(t, "hosts", "box2 http://"+a2+"/\n")
+	newHostProc(t, bin, "box1", a1, "--auth", "none", "--host-name", "box1", "--hosts", hostsFile)
+	newHostProc(t, bin, "box2", a2, "--auth", "none", "--host-name", "box2", "--allowed-origin", "http://"+a1)
+	newHostProc(t, bin, "box3", a3, "--auth", "none", "--host-name", "box3", "--allowed-origin", "http://"+a1)
+
+	e := &env{t: t, URL: "http://" + a1}
+	t.Cleanup(e.startBrowser())
+	p := e.newPage("owner", chromedp.WithNewBrowserContext())
+	p.addInitScript(domRenderer)
+	p.do(chromedp.Navigate("http://" + a1 + "/"))
+	p.waitHostStatus("", "connected")
+	p.waitHostStatus("box2", "connected")
+
+	// The file is replaced (as an editor saves it): box3 in, box2 out.
+	next := hostsFile + ".new"
+	if err := os.WriteFile(next, []byte("box3 http://"+a3+"/\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, hostsFile); err != nil {
+		t.Fatal(err)
+	}
+	p.waitJS("box3's group in, box2's gone", `!!document.querySelector('.host-group[data-host="box3"]') && !document.querySelector('.host-group[data-host="box2"]')`, 30*time.Second)
+	if g := p.hostGroups(); len(g) != 2 || g[0].Name != "box1" || g[1].Host != "box3" {
+		t.Errorf("side bar groups %+v after the edit; want box1 (home) and box3", g)
+	}
+
+	// A page loaded now: box3 from the start, box2 nowhere.
+	p.do(chromedp.Navigate("http://" + a1 + "/"))
+	p.waitHostStatus("box3", "connected")
+	if g := p.hostGroups(); len(g) != 2 || g[1].Host != "box3" {
+		t.Errorf("side bar groups %+v on a page loaded after the edit; want box1 (home) and box3", g)
+	}
+}

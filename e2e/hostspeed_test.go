@@ -346,13 +346,29 @@ func openWorkbench(t *testing.T, e *env, layout string, run int, addr string, re
 			t.Errorf("%s run %d: the host that never answers is %q", layout, run, now)
 		}
 	}
-	// The other hosts' sockets: made (as the host list came), open, first message (their list).
+	// The other hosts' sockets: made (with the home host's: the host list
+	// is in the page), open, first message (their list). Made in the task
+	// that made the home host's, each comes before the home socket's open.
 	var sockets []string
 	othersOpen := -1.0
+	homeOpen := -1.0
+	for _, s := range probe.Sockets {
+		if s.Host == addr && homeOpen < 0 {
+			homeOpen = s.Open
+		}
+	}
+	first := map[string]bool{}
 	for _, s := range probe.Sockets {
 		sockets = append(sockets, fmt.Sprintf("%s %v→%v→%v", s.Host, s.Made, s.Open, s.First))
 		if s.Host != addr && s.Open > othersOpen {
 			othersOpen = s.Open
+		}
+		if first[s.Host] {
+			continue // a host's later socket: a retry
+		}
+		first[s.Host] = true
+		if s.Host != addr && (homeOpen < 0 || s.Made > homeOpen) {
+			t.Errorf("%s run %d: host %s's socket was made at %v ms, after the home socket opened (%v ms); want it made with the home host's", layout, run, s.Host, s.Made, homeOpen)
 		}
 	}
 	t.Logf("%s run %d: marks %v; %d other hosts had answered before the side bar; host states at the prompt %v; long tasks [start duration] %v; sockets [host made→open→first message] %v", layout, run, marks, remotesFirst, probe.GroupsAtPrompt, probe.LongTasks, sockets)
