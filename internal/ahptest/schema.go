@@ -10,7 +10,7 @@ import (
 	"github.com/termhost/termhost/ahp/schemacheck"
 )
 
-// validFrames holds the digests of frames found valid, with their version
+// validFrames holds the SHA-256 sums of frames found valid, with their version
 // and method: a crowd of clients receives the same frames, and validating
 // each copy again would take most of a crowd test's time under -race.
 var validFrames sync.Map
